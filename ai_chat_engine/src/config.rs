@@ -1,0 +1,600 @@
+//! The `[ai]` section of koi's config, how each effective value is found
+//! (file, environment, detection, default) and where it came from.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ai_tools::Mode;
+use serde::{Deserialize, Serialize};
+
+use crate::budgets::LOCAL_PROBE_TIMEOUT;
+
+/// The env var consulted for the API key when the config names none.
+pub const DEFAULT_API_KEY_ENV: &str = "KOI_API_KEY";
+
+/// How long a tool call waits for the user's approval before it is denied.
+/// Ten minutes: long enough to step away briefly, short enough that an
+/// unattended turn does not hang for good.
+pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Loopback ports where local OpenAI-compatible servers usually listen:
+/// Ollama, LM Studio, llama.cpp's server, vLLM.
+pub const LOCAL_SERVER_PORTS: [u16; 4] = [11434, 1234, 8080, 8000];
+
+/// Which wire protocol the engine speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ProviderKind {
+    /// OpenAI Chat Completions; also Ollama, llama.cpp, LM Studio, vLLM.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// OpenAI Responses.
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+    /// Anthropic Messages.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// The built-in offline demo.
+    #[serde(rename = "demo")]
+    Demo,
+}
+
+impl ProviderKind {
+    /// The name used in config and flags.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::OpenAiResponses => "openai-responses",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Demo => "demo",
+        }
+    }
+
+    /// Parses a config/flag name.
+    pub fn parse(s: &str) -> Option<ProviderKind> {
+        match s.trim() {
+            "openai" => Some(ProviderKind::OpenAi),
+            "openai-responses" => Some(ProviderKind::OpenAiResponses),
+            "anthropic" => Some(ProviderKind::Anthropic),
+            "demo" => Some(ProviderKind::Demo),
+            _ => None,
+        }
+    }
+
+    fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com/v1",
+            ProviderKind::Demo => "",
+        }
+    }
+
+    fn default_model(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => "gpt-4.1",
+            ProviderKind::Anthropic => "claude-sonnet-4-5",
+            ProviderKind::Demo => "koi-demo",
+        }
+    }
+
+    fn default_fast_model(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => Some("gpt-4.1-mini"),
+            ProviderKind::Anthropic => Some("claude-haiku-4-5"),
+            ProviderKind::Demo => None,
+        }
+    }
+
+    /// The provider's conventional API key variable.
+    pub fn usual_key_env(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => Some("OPENAI_API_KEY"),
+            ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
+            ProviderKind::Demo => None,
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An API key. Never printed: `Debug` and `Display` show `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wraps a key.
+    pub fn new(key: impl Into<String>) -> ApiKey {
+        ApiKey(key.into())
+    }
+
+    /// The key itself, for the one place that sends it (an HTTP header).
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+impl fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// The `[ai]` table as written. Every field is optional so that "where did
+/// this value come from" can be answered.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AiConfig {
+    /// `openai` | `openai-responses` | `anthropic` | `demo`.
+    pub provider: Option<ProviderKind>,
+    /// API base, e.g. `http://127.0.0.1:11434/v1`.
+    pub base_url: Option<String>,
+    /// The main model.
+    pub model: Option<String>,
+    /// A cheaper model for titles and summaries (defaults to `model`).
+    pub fast_model: Option<String>,
+    /// Env var holding the key (default `KOI_API_KEY`, then the provider's
+    /// usual variable).
+    pub api_key_env: Option<String>,
+    /// A key written in the file. Allowed, never logged.
+    pub api_key: Option<String>,
+    /// Default approval mode (`default`, `accept-edits`, `plan`,
+    /// `dont-ask`, `bypass`).
+    pub approval_mode: Option<String>,
+    /// Seconds to wait for an approval before denying.
+    pub approval_timeout_secs: Option<u64>,
+}
+
+impl fmt::Debug for AiConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AiConfig")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("fast_model", &self.fast_model)
+            .field("api_key_env", &self.api_key_env)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("approval_mode", &self.approval_mode)
+            .field("approval_timeout_secs", &self.approval_timeout_secs)
+            .finish()
+    }
+}
+
+/// Why a config could not be used; the caller keeps its last good one.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML, or `[ai]` has a bad value.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with position where TOML gives one.
+        message: String,
+    },
+    /// A value is out of range (e.g. an unknown approval mode).
+    #[error("[ai] {0}")]
+    Invalid(String),
+}
+
+/// koi's config directory (`$XDG_CONFIG_HOME/koi` or the platform's).
+pub fn config_dir() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("koi"))
+}
+
+/// koi's data directory (`$XDG_DATA_HOME/koi` or the platform's).
+pub fn data_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("koi"))
+}
+
+/// `~/.config/koi/koi.toml` (platform equivalent).
+pub fn config_path() -> Option<PathBuf> {
+    config_dir().map(|d| d.join("koi.toml"))
+}
+
+impl AiConfig {
+    /// Parses the `[ai]` table of a whole koi.toml, ignoring every other
+    /// table. A file without `[ai]` gives the empty config.
+    pub fn from_toml_str(text: &str, path: &Path) -> Result<AiConfig, ConfigError> {
+        let parse_err = |message: String| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message,
+        };
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| parse_err(e.to_string()))?;
+        let Some(ai) = table.get("ai") else {
+            return Ok(AiConfig::default());
+        };
+        let cfg: AiConfig = ai
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| parse_err(format!("[ai]: {e}")))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Loads `[ai]` from `path`; a missing file is the empty config.
+    pub fn load_from(path: &Path) -> Result<AiConfig, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::from_toml_str(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AiConfig::default()),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// Loads `[ai]` from the platform config path.
+    pub fn load() -> Result<AiConfig, ConfigError> {
+        match config_path() {
+            Some(p) => Self::load_from(&p),
+            None => Ok(AiConfig::default()),
+        }
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(m) = &self.approval_mode {
+            m.parse::<Mode>()
+                .map_err(|e| ConfigError::Invalid(format!("approval_mode: {e}")))?;
+        }
+        if let Some(url) = &self.base_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(ConfigError::Invalid(format!(
+                    "base_url {url:?} must start with http:// or https://"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// True when nothing that picks a model was set.
+    fn is_unconfigured(&self) -> bool {
+        self.provider.is_none() && self.base_url.is_none() && self.model.is_none()
+    }
+
+    /// Resolves effective values from this config and the process
+    /// environment; with nothing configured, probes local servers.
+    pub fn resolve(&self) -> ResolvedConfig {
+        self.resolve_with(&|k| std::env::var(k).ok(), true)
+    }
+
+    /// [`AiConfig::resolve`] with an explicit environment and optional probing.
+    pub fn resolve_with(&self, env: &dyn Fn(&str) -> Option<String>, probe: bool) -> ResolvedConfig {
+        let mut sources = Vec::new();
+        let (provider, base_url, detected_model) = self.pick_provider(env, probe, &mut sources);
+        let model = match (&self.model, detected_model) {
+            (Some(m), _) => {
+                sources.push(Provenance::new("model", m, Source::Config));
+                m.clone()
+            }
+            (None, Some(m)) => {
+                sources.push(Provenance::new("model", &m, Source::Detected));
+                m
+            }
+            (None, None) => {
+                let m = provider.default_model().to_string();
+                sources.push(Provenance::new("model", &m, Source::Default));
+                m
+            }
+        };
+        let fast_model = match (&self.fast_model, provider.default_fast_model()) {
+            (Some(m), _) => {
+                sources.push(Provenance::new("fast_model", m, Source::Config));
+                m.clone()
+            }
+            // A provider's default fast model only makes sense with its
+            // default main model; a custom or local model is its own fast model.
+            (None, Some(d)) if self.model.is_none() && base_url == provider.default_base_url() => {
+                sources.push(Provenance::new("fast_model", d, Source::Default));
+                d.to_string()
+            }
+            _ => {
+                sources.push(Provenance::new("fast_model", &model, Source::Default));
+                model.clone()
+            }
+        };
+        let (api_key, key_source) = self.find_key(provider, env);
+        let shown = if api_key.is_some() { "***" } else { "(none)" };
+        sources.push(Provenance::new("api_key", shown, key_source));
+        let approval_mode = match &self.approval_mode {
+            Some(m) => {
+                sources.push(Provenance::new("approval_mode", m, Source::Config));
+                m.parse().unwrap_or_default()
+            }
+            None => {
+                sources.push(Provenance::new("approval_mode", "default", Source::Default));
+                Mode::Default
+            }
+        };
+        let approval_timeout = match self.approval_timeout_secs {
+            Some(s) => {
+                sources.push(Provenance::new("approval_timeout_secs", &s.to_string(), Source::Config));
+                Duration::from_secs(s)
+            }
+            None => {
+                let s = DEFAULT_APPROVAL_TIMEOUT.as_secs().to_string();
+                sources.push(Provenance::new("approval_timeout_secs", &s, Source::Default));
+                DEFAULT_APPROVAL_TIMEOUT
+            }
+        };
+        ResolvedConfig {
+            provider,
+            base_url,
+            model,
+            fast_model,
+            api_key,
+            key_env_vars: self.key_env_vars(provider),
+            approval_mode,
+            approval_timeout,
+            sources,
+        }
+    }
+
+    fn pick_provider(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+        probe: bool,
+        sources: &mut Vec<Provenance>,
+    ) -> (ProviderKind, String, Option<String>) {
+        if !self.is_unconfigured() {
+            let provider = self.provider.unwrap_or(ProviderKind::OpenAi);
+            let src = if self.provider.is_some() { Source::Config } else { Source::Default };
+            sources.push(Provenance::new("provider", provider.as_str(), src));
+            let base = match &self.base_url {
+                Some(u) => {
+                    sources.push(Provenance::new("base_url", u, Source::Config));
+                    u.trim_end_matches('/').to_string()
+                }
+                None => {
+                    let u = provider.default_base_url();
+                    sources.push(Provenance::new("base_url", u, Source::Default));
+                    u.to_string()
+                }
+            };
+            return (provider, base, None);
+        }
+        if probe {
+            if let Some((url, model)) = probe_local_servers(&LOCAL_SERVER_PORTS, LOCAL_PROBE_TIMEOUT) {
+                sources.push(Provenance::new("provider", "openai", Source::Detected));
+                sources.push(Provenance::new("base_url", &url, Source::Detected));
+                return (ProviderKind::OpenAi, url, model);
+            }
+        }
+        for (kind, var) in [
+            (ProviderKind::OpenAi, DEFAULT_API_KEY_ENV),
+            (ProviderKind::OpenAi, "OPENAI_API_KEY"),
+            (ProviderKind::Anthropic, "ANTHROPIC_API_KEY"),
+        ] {
+            if env(var).is_some_and(|v| !v.is_empty()) {
+                sources.push(Provenance::new("provider", kind.as_str(), Source::Env(var.into())));
+                let u = kind.default_base_url();
+                sources.push(Provenance::new("base_url", u, Source::Default));
+                return (kind, u.to_string(), None);
+            }
+        }
+        sources.push(Provenance::new("provider", "demo", Source::Default));
+        sources.push(Provenance::new("base_url", "(offline)", Source::Default));
+        (ProviderKind::Demo, String::new(), None)
+    }
+
+    fn key_env_vars(&self, provider: ProviderKind) -> Vec<String> {
+        let mut vars = vec![self
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| DEFAULT_API_KEY_ENV.to_string())];
+        if let Some(v) = provider.usual_key_env() {
+            if !vars.iter().any(|x| x == v) {
+                vars.push(v.to_string());
+            }
+        }
+        vars
+    }
+
+    fn find_key(&self, provider: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> (Option<ApiKey>, Source) {
+        if provider == ProviderKind::Demo {
+            return (None, Source::Default);
+        }
+        if let Some(k) = self.api_key.as_ref().filter(|k| !k.is_empty()) {
+            return (Some(ApiKey::new(k.clone())), Source::Config);
+        }
+        for var in self.key_env_vars(provider) {
+            if let Some(k) = env(&var).filter(|k| !k.is_empty()) {
+                return (Some(ApiKey::new(k)), Source::Env(var));
+            }
+        }
+        (None, Source::Default)
+    }
+}
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The `[ai]` table (or a front-end flag applied to it).
+    Config,
+    /// This environment variable.
+    Env(String),
+    /// Found by probing local servers.
+    Detected,
+    /// Built-in default.
+    Default,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Config => f.write_str("config"),
+            Source::Env(v) => write!(f, "env {v}"),
+            Source::Detected => f.write_str("detected"),
+            Source::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// One effective value and its origin, for `k config`. Secrets are masked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    /// The `[ai]` key.
+    pub key: &'static str,
+    /// The value as displayed (`***` for keys).
+    pub value: String,
+    /// Where it came from.
+    pub source: Source,
+}
+
+impl Provenance {
+    fn new(key: &'static str, value: &str, source: Source) -> Provenance {
+        Provenance {
+            key,
+            value: value.to_string(),
+            source,
+        }
+    }
+}
+
+/// The values the engine actually uses.
+#[derive(Debug, Clone)]
+pub struct ResolvedConfig {
+    /// Wire protocol.
+    pub provider: ProviderKind,
+    /// API base without trailing slash (empty for the demo).
+    pub base_url: String,
+    /// Main model.
+    pub model: String,
+    /// Titles and summaries.
+    pub fast_model: String,
+    /// The key, if one was found.
+    pub api_key: Option<ApiKey>,
+    /// Env var names that may hold keys (scrubbed from tool subprocesses).
+    pub key_env_vars: Vec<String>,
+    /// Default approval mode.
+    pub approval_mode: Mode,
+    /// How long an approval waits.
+    pub approval_timeout: Duration,
+    /// Where each value came from, in display order.
+    pub sources: Vec<Provenance>,
+}
+
+/// Looks for an OpenAI-compatible server on loopback: the first port that
+/// accepts a connection and answers `GET /v1/models` with JSON wins.
+/// Returns the base URL and the first model it lists.
+pub fn probe_local_servers(ports: &[u16], timeout: Duration) -> Option<(String, Option<String>)> {
+    ports.iter().find_map(|&port| probe_one(port, timeout))
+}
+
+fn probe_one(port: u16, timeout: Duration) -> Option<(String, Option<String>)> {
+    use std::io::{Read, Write};
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = std::net::TcpStream::connect_timeout(&addr, timeout).ok()?;
+    s.set_read_timeout(Some(timeout)).ok()?;
+    s.set_write_timeout(Some(timeout)).ok()?;
+    let req = format!("GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).ok()?;
+    let mut buf = Vec::new();
+    // Bounded: a models list is small; more than 1 MiB is not what we want.
+    let _ = s.take(1024 * 1024).read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    if !head.starts_with("HTTP/1.1 200") && !head.starts_with("HTTP/1.0 200") {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Models {
+        data: Vec<ModelEntry>,
+    }
+    #[derive(Deserialize)]
+    struct ModelEntry {
+        id: String,
+    }
+    // Chunked bodies put a size line first; find the JSON object itself.
+    let json = body.find('{').and_then(|s| body.rfind('}').map(|e| &body[s..=e]))?;
+    let models: Models = serde_json::from_str(json).ok()?;
+    Some((
+        format!("http://127.0.0.1:{port}/v1"),
+        models.data.into_iter().next().map(|m| m.id),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn reads_only_the_ai_table() {
+        let text = r#"
+            [font]
+            size = 13
+            [ai]
+            provider = "openai"
+            base_url = "http://127.0.0.1:11434/v1/"
+            model = "qwen2.5-coder"
+            api_key = "sk-secret"
+            [colors.primary]
+            background = "x"
+        "#;
+        let cfg = AiConfig::from_toml_str(text, Path::new("koi.toml")).unwrap();
+        assert_eq!(cfg.model.as_deref(), Some("qwen2.5-coder"));
+        assert!(!format!("{cfg:?}").contains("sk-secret"));
+        let r = cfg.resolve_with(&no_env, false);
+        assert_eq!(r.provider, ProviderKind::OpenAi);
+        assert_eq!(r.base_url, "http://127.0.0.1:11434/v1");
+        assert_eq!(r.fast_model, "qwen2.5-coder");
+        assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("sk-secret"));
+        assert!(!format!("{r:?}").contains("sk-secret"));
+        let key = r.sources.iter().find(|p| p.key == "api_key").unwrap();
+        assert_eq!((key.value.as_str(), &key.source), ("***", &Source::Config));
+    }
+
+    #[test]
+    fn bad_values_are_clear_errors() {
+        let e = AiConfig::from_toml_str("[ai]\napproval_mode = \"yolo\"", Path::new("k.toml"))
+            .unwrap_err();
+        assert!(e.to_string().contains("approval_mode"), "{e}");
+        let e = AiConfig::from_toml_str("[ai]\nprovider = \"gpt\"", Path::new("k.toml")).unwrap_err();
+        assert!(e.to_string().contains("k.toml"), "{e}");
+        assert!(AiConfig::from_toml_str("[ai\n", Path::new("k.toml")).is_err());
+    }
+
+    #[test]
+    fn key_lookup_order_and_sources() {
+        let cfg = AiConfig {
+            provider: Some(ProviderKind::Anthropic),
+            ..AiConfig::default()
+        };
+        let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "a-key".to_string());
+        let r = cfg.resolve_with(&env, false);
+        assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("a-key"));
+        assert_eq!(r.key_env_vars, vec!["KOI_API_KEY", "ANTHROPIC_API_KEY"]);
+        let env2 = |k: &str| (k == "KOI_API_KEY" || k == "ANTHROPIC_API_KEY").then(|| k.to_string());
+        let r = cfg.resolve_with(&env2, false);
+        assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("KOI_API_KEY"));
+        assert_eq!(r.fast_model, "claude-haiku-4-5");
+    }
+
+    #[test]
+    fn nothing_configured_without_servers_is_demo() {
+        let r = AiConfig::default().resolve_with(&no_env, false);
+        assert_eq!(r.provider, ProviderKind::Demo);
+        assert!(r.api_key.is_none());
+    }
+}

@@ -1,0 +1,53 @@
+//! The GUI-free chat engine shared by the Cmd+L overlay and `k`: an agent
+//! loop on its own thread streaming typed [`StreamMsg`] events, providers,
+//! cache-stable prompt assembly, budgets and the session log.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use ai_chat_engine::{AiConfig, ApprovalReply, Engine, EngineOptions, StreamMsg, UserInput};
+//! use ai_tools::{Registry, RegistryConfig, Workspace};
+//!
+//! let registry = Registry::standard(RegistryConfig::new(Workspace::new(".").unwrap()));
+//! let engine = Engine::new(AiConfig::load().unwrap_or_default(), Arc::new(registry),
+//!                          EngineOptions::default()).unwrap();
+//! let conversation = engine.new_conversation();
+//! let (rx, _cancel) = engine.submit(&conversation, UserInput::text("what is in this directory?"));
+//! for msg in rx {
+//!     match msg {
+//!         StreamMsg::Token(t) => print!("{t}"),
+//!         StreamMsg::ApprovalRequired { summary, reply, .. } => {
+//!             eprintln!("approve? {summary}");
+//!             let _ = reply.send(ApprovalReply::Approve);
+//!         }
+//!         StreamMsg::Done => break,
+//!         StreamMsg::Err(e) => { eprintln!("{e}"); break }
+//!         _ => {}
+//!     }
+//! }
+//! ```
+
+pub mod budgets;
+pub mod config;
+pub mod context;
+pub mod message;
+pub mod prompt;
+pub mod session_log;
+pub mod sse;
+pub mod stream_msg;
+
+mod agent_loop;
+mod conversation;
+mod engine;
+mod providers;
+mod time;
+mod tool_exec;
+mod transport;
+
+pub use agent_loop::WRAP_UP_NOTICE;
+pub use config::{AiConfig, ApiKey, ConfigError, Provenance, ProviderKind, ResolvedConfig, Source};
+pub use conversation::Conversation;
+pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
+pub use message::{Attachment, AttachmentKind, Message, ToolCall, UserInput};
+pub use providers::{Finish, FinishKind, Usage};
+pub use session_log::SessionInfo;
+pub use stream_msg::{ApprovalReply, EngineError, StreamMsg};

@@ -1,0 +1,262 @@
+//! Provider dialects: how a neutral request becomes an HTTP body, and how a
+//! provider's SSE events become neutral deltas and one step result.
+
+pub(crate) mod anthropic;
+pub(crate) mod demo;
+pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
+
+use ai_tools::ToolSpec;
+
+use crate::budgets::{MAX_TOOL_ARGS_BYTES, MAX_TOOL_CALLS_PER_RESPONSE};
+use crate::config::{ApiKey, ProviderKind};
+use crate::message::{Message, ToolCall};
+use crate::sse::SseEvent;
+
+/// Everything one model round is built from.
+pub(crate) struct Request<'a> {
+    pub model: &'a str,
+    pub system: &'a str,
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolSpec],
+}
+
+/// A ready-to-send HTTP request.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpRequest {
+    pub url: String,
+    /// Header pairs. The key header is added at send time, never stored.
+    pub headers: Vec<(&'static str, String)>,
+    pub body: String,
+}
+
+/// Builds the HTTP request for `kind`.
+pub(crate) fn prepare(kind: ProviderKind, base_url: &str, req: &Request<'_>) -> HttpRequest {
+    let (path, body) = match kind {
+        ProviderKind::OpenAi | ProviderKind::Demo => ("/chat/completions", openai_chat::body(req)),
+        ProviderKind::OpenAiResponses => ("/responses", openai_responses::body(req)),
+        ProviderKind::Anthropic => ("/messages", anthropic::body(req)),
+    };
+    let mut headers = vec![
+        ("content-type", "application/json".to_string()),
+        ("accept", "text/event-stream".to_string()),
+    ];
+    if kind == ProviderKind::Anthropic {
+        headers.push(("anthropic-version", anthropic::API_VERSION.to_string()));
+    }
+    HttpRequest {
+        url: format!("{}{path}", base_url.trim_end_matches('/')),
+        headers,
+        body,
+    }
+}
+
+/// The auth header for `kind`, built only at send time.
+pub(crate) fn auth_header(kind: ProviderKind, key: &ApiKey) -> (&'static str, String) {
+    match kind {
+        ProviderKind::Anthropic => ("x-api-key", key.expose().to_string()),
+        _ => ("authorization", format!("Bearer {}", key.expose())),
+    }
+}
+
+/// A fresh decoder for `kind`.
+pub(crate) fn decoder(kind: ProviderKind) -> Box<dyn Decoder> {
+    match kind {
+        ProviderKind::OpenAi | ProviderKind::Demo => Box::<openai_chat::ChatDecoder>::default(),
+        ProviderKind::OpenAiResponses => Box::<openai_responses::ResponsesDecoder>::default(),
+        ProviderKind::Anthropic => Box::<anthropic::MessagesDecoder>::default(),
+    }
+}
+
+/// A streamed piece the user sees as it arrives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Delta {
+    Text(String),
+    Reasoning(String),
+}
+
+/// Why a response stopped, normalised across providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinishKind {
+    /// A complete answer.
+    Stop,
+    /// The model wants tools run.
+    ToolCalls,
+    /// The output-token limit cut it.
+    Length,
+    /// A filter or refusal stopped it.
+    ContentFilter,
+    /// Anything else.
+    Other,
+}
+
+/// A normalised stop reason with the provider's raw value kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finish {
+    /// The normalised kind.
+    pub kind: FinishKind,
+    /// The provider's own word for it.
+    pub raw: String,
+}
+
+/// Token usage of one round.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Input tokens, cached included.
+    pub input: u64,
+    /// Cached input tokens.
+    pub cached_input: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
+/// The outcome of one cleanly ended response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StepOutput {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub finish: Finish,
+    pub usage: Option<Usage>,
+}
+
+/// How a stream went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DecodeError {
+    /// Not the dialect we expected, or cut before its end.
+    Malformed(String),
+    /// The provider reported an error inside the stream.
+    Provider(String),
+    /// A per-response limit tripped.
+    Limit(String),
+}
+
+/// Turns one dialect's events into deltas and, at a clean end, a step.
+pub(crate) trait Decoder: Send {
+    /// Handles one event; pushes user-visible deltas to `out`.
+    fn on_event(&mut self, ev: &SseEvent, out: &mut Vec<Delta>) -> Result<(), DecodeError>;
+    /// True once the dialect's terminal event arrived; later bytes are ignored.
+    fn is_complete(&self) -> bool;
+    /// Called at end of body: the step, or why the stream was incomplete.
+    fn finish(self: Box<Self>) -> Result<StepOutput, DecodeError>;
+    /// Usage seen so far (reported even when the step fails).
+    fn usage(&self) -> Option<Usage>;
+}
+
+/// Tool-call assembly shared by the dialects, enforcing the call limits.
+#[derive(Debug, Default)]
+pub(crate) struct CallAssembler {
+    calls: Vec<PartialCall>,
+}
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    key: String,
+    id: String,
+    name: String,
+    args: String,
+}
+
+impl CallAssembler {
+    /// Starts a call identified by `key` (index or item id).
+    pub fn start(&mut self, key: &str, id: &str, name: &str) -> Result<(), DecodeError> {
+        if self.calls.len() >= MAX_TOOL_CALLS_PER_RESPONSE {
+            return Err(DecodeError::Limit(format!(
+                "more than {MAX_TOOL_CALLS_PER_RESPONSE} tool calls in one response"
+            )));
+        }
+        self.calls.push(PartialCall {
+            key: key.to_string(),
+            id: id.to_string(),
+            name: name.to_string(),
+            args: String::new(),
+        });
+        Ok(())
+    }
+
+    /// Whether a call with this key exists.
+    pub fn has(&self, key: &str) -> bool {
+        self.calls.iter().any(|c| c.key == key)
+    }
+
+    fn get(&mut self, key: &str) -> Result<&mut PartialCall, DecodeError> {
+        self.calls
+            .iter_mut()
+            .rev()
+            .find(|c| c.key == key)
+            .ok_or_else(|| DecodeError::Malformed(format!("arguments for unknown tool call {key:?}")))
+    }
+
+    /// Appends to a call's name (some servers split it).
+    pub fn push_name(&mut self, key: &str, piece: &str) -> Result<(), DecodeError> {
+        self.get(key)?.name.push_str(piece);
+        Ok(())
+    }
+
+    /// Appends an arguments delta.
+    pub fn push_args(&mut self, key: &str, piece: &str) -> Result<(), DecodeError> {
+        let call = self.get(key)?;
+        if call.args.len() + piece.len() > MAX_TOOL_ARGS_BYTES {
+            return Err(DecodeError::Limit(format!(
+                "tool call arguments passed {MAX_TOOL_ARGS_BYTES} bytes"
+            )));
+        }
+        call.args.push_str(piece);
+        Ok(())
+    }
+
+    /// Replaces a call's arguments with the authoritative full text.
+    pub fn set_args(&mut self, key: &str, full: &str) -> Result<(), DecodeError> {
+        if full.len() > MAX_TOOL_ARGS_BYTES {
+            return Err(DecodeError::Limit(format!(
+                "tool call arguments passed {MAX_TOOL_ARGS_BYTES} bytes"
+            )));
+        }
+        self.get(key)?.args = full.to_string();
+        Ok(())
+    }
+
+    /// True when no call was started.
+    pub fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// The finished calls; a call without an id or name is malformed.
+    pub fn finish(self) -> Result<Vec<ToolCall>, DecodeError> {
+        self.calls
+            .into_iter()
+            .map(|c| {
+                if c.id.is_empty() || c.name.is_empty() {
+                    return Err(DecodeError::Malformed(
+                        "a tool call arrived without an id or name".into(),
+                    ));
+                }
+                Ok(ToolCall {
+                    id: c.id,
+                    name: c.name,
+                    arguments: c.args,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The arguments to send back in history: the model's own text when it is a
+/// JSON object, else `{}` (providers reject non-object arguments, and the
+/// tool result already tells the model what was wrong).
+pub(crate) fn history_arguments(raw: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Ok(v) if v.is_object() => raw.to_string(),
+        _ => "{}".to_string(),
+    }
+}
+
+/// Parses provider JSON, mapping failure to a malformed-stream error.
+pub(crate) fn parse_json<'a, T: serde::Deserialize<'a>>(data: &'a str) -> Result<T, DecodeError> {
+    serde_json::from_str(data).map_err(|e| {
+        let mut shown: String = data.chars().take(120).collect();
+        if shown.len() < data.len() {
+            shown.push('…');
+        }
+        DecodeError::Malformed(format!("unexpected event ({e}): {shown}"))
+    })
+}

@@ -1,0 +1,316 @@
+//! OpenAI Chat Completions over SSE (also Ollama, llama.cpp, LM Studio,
+//! vLLM, DeepSeek): `data:` chunks with `choices[0].delta`, a
+//! `finish_reason`, an optional usage chunk, then `data: [DONE]`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    parse_json, CallAssembler, DecodeError, Decoder, Delta, Finish, FinishKind, Request,
+    StepOutput, Usage,
+};
+use crate::message::Message;
+use crate::sse::SseEvent;
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    stream: bool,
+    stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<ToolJson<'a>>,
+    // Last, so each request's body is a byte prefix of the next one's
+    // (up to the closing brackets).
+    messages: Vec<Msg<'a>>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct ToolJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: FunctionJson<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionJson<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a serde_json::Value,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum Msg<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<CallJson<'a>>,
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct CallJson<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: CallFunctionJson<'a>,
+}
+
+#[derive(Serialize)]
+struct CallFunctionJson<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+fn msg(m: &Message) -> Msg<'_> {
+    match m {
+        Message::Assistant { text, tool_calls } => Msg::Assistant {
+            content: if text.is_empty() && !tool_calls.is_empty() {
+                None
+            } else {
+                Some(text)
+            },
+            tool_calls: tool_calls
+                .iter()
+                .map(|c| CallJson {
+                    id: &c.id,
+                    kind: "function",
+                    function: CallFunctionJson {
+                        name: &c.name,
+                        arguments: &c.arguments,
+                    },
+                })
+                .collect(),
+        },
+        Message::ToolResult {
+            call_id, content, ..
+        } => Msg::Tool {
+            tool_call_id: call_id,
+            content,
+        },
+        other => Msg::User {
+            content: other.user_text().unwrap_or_default(),
+        },
+    }
+}
+
+/// The request body.
+pub(crate) fn body(req: &Request<'_>) -> String {
+    let mut messages = vec![Msg::System {
+        content: req.system,
+    }];
+    messages.extend(req.messages.iter().map(msg));
+    let body = Body {
+        model: req.model,
+        stream: true,
+        stream_options: StreamOptions {
+            include_usage: true,
+        },
+        tools: req
+            .tools
+            .iter()
+            .map(|t| ToolJson {
+                kind: "function",
+                function: FunctionJson {
+                    name: t.name,
+                    description: t.description,
+                    parameters: &t.input_schema,
+                },
+            })
+            .collect(),
+        messages,
+    };
+    // Serialising plain structs of strings and `Value`s cannot fail.
+    serde_json::to_string(&body).unwrap_or_default()
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    usage: Option<UsageJson>,
+    error: Option<ErrorJson>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    #[serde(default)]
+    delta: DeltaJson,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct DeltaJson {
+    content: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
+    tool_calls: Option<Vec<CallDelta>>,
+}
+
+#[derive(Deserialize)]
+struct CallDelta {
+    index: Option<usize>,
+    id: Option<String>,
+    function: Option<FunctionDelta>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta {
+    name: Option<String>,
+    arguments: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct UsageJson {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    prompt_tokens_details: Option<PromptDetails>,
+    /// DeepSeek's name for cached input.
+    prompt_cache_hit_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct ErrorJson {
+    message: Option<String>,
+}
+
+/// Decoder state for one response.
+#[derive(Default)]
+pub(crate) struct ChatDecoder {
+    text: String,
+    calls: CallAssembler,
+    finish: Option<String>,
+    usage: Option<Usage>,
+    done: bool,
+}
+
+impl ChatDecoder {
+    fn on_call(&mut self, d: CallDelta) -> Result<(), DecodeError> {
+        // Servers that omit `index` send each call whole, in order.
+        let key = match d.index {
+            Some(i) => i.to_string(),
+            None => d.id.clone().unwrap_or_else(|| "last".to_string()),
+        };
+        let (name, args) = match d.function {
+            Some(f) => (f.name, f.arguments),
+            None => (None, None),
+        };
+        let new_id = d.id.filter(|id| !id.is_empty());
+        if !self.calls.has(&key) || new_id.is_some() && d.index.is_none() {
+            self.calls
+                .start(&key, new_id.as_deref().unwrap_or(""), name.as_deref().unwrap_or(""))?;
+        } else if let Some(n) = name.filter(|n| !n.is_empty()) {
+            self.calls.push_name(&key, &n)?;
+        }
+        if let Some(a) = args {
+            self.calls.push_args(&key, &a)?;
+        }
+        Ok(())
+    }
+}
+
+impl Decoder for ChatDecoder {
+    fn on_event(&mut self, ev: &SseEvent, out: &mut Vec<Delta>) -> Result<(), DecodeError> {
+        if self.done {
+            return Ok(());
+        }
+        if ev.data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let chunk: Chunk = parse_json(&ev.data)?;
+        if let Some(e) = chunk.error {
+            return Err(DecodeError::Provider(
+                e.message.unwrap_or_else(|| "unspecified error".into()),
+            ));
+        }
+        if let Some(u) = chunk.usage {
+            let cached = u
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .or(u.prompt_cache_hit_tokens)
+                .unwrap_or(0);
+            self.usage = Some(Usage {
+                input: u.prompt_tokens,
+                cached_input: cached,
+                output: u.completion_tokens,
+            });
+        }
+        for choice in chunk.choices {
+            let d = choice.delta;
+            if let Some(r) = d.reasoning_content.or(d.reasoning).filter(|r| !r.is_empty()) {
+                out.push(Delta::Reasoning(r));
+            }
+            if let Some(t) = d.content.filter(|t| !t.is_empty()) {
+                self.text.push_str(&t);
+                out.push(Delta::Text(t));
+            }
+            for call in d.tool_calls.unwrap_or_default() {
+                self.on_call(call)?;
+            }
+            if let Some(f) = choice.finish_reason.filter(|f| !f.is_empty()) {
+                self.finish = Some(f);
+            }
+        }
+        Ok(())
+    }
+
+    fn is_complete(&self) -> bool {
+        self.done
+    }
+
+    fn finish(self: Box<Self>) -> Result<StepOutput, DecodeError> {
+        let me = *self;
+        let raw = match me.finish {
+            Some(f) => f,
+            None if me.done => "[DONE]".to_string(),
+            None => {
+                return Err(DecodeError::Malformed(
+                    "the stream ended before the model finished".into(),
+                ))
+            }
+        };
+        let has_calls = !me.calls.is_empty();
+        let kind = match raw.as_str() {
+            "tool_calls" | "function_call" => FinishKind::ToolCalls,
+            // Some local servers report `stop` after complete tool calls; the
+            // stream still ended cleanly, so the calls are whole.
+            "stop" | "[DONE]" if has_calls => FinishKind::ToolCalls,
+            "stop" | "[DONE]" | "eos" => FinishKind::Stop,
+            "length" => FinishKind::Length,
+            "content_filter" => FinishKind::ContentFilter,
+            _ => FinishKind::Other,
+        };
+        Ok(StepOutput {
+            text: me.text,
+            tool_calls: me.calls.finish()?,
+            finish: Finish { kind, raw },
+            usage: me.usage,
+        })
+    }
+
+    fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+}

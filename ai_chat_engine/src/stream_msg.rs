@@ -1,0 +1,140 @@
+//! The typed events a turn streams to its front end, and the turn's errors.
+
+use crossbeam_channel::Sender;
+
+/// The user's answer to [`StreamMsg::ApprovalRequired`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalReply {
+    /// Run this call.
+    Approve,
+    /// Do not run it; the model is told the user declined.
+    Deny,
+}
+
+/// One event of a turn. A turn ends with exactly one [`StreamMsg::Done`] or
+/// [`StreamMsg::Err`], and nothing follows it.
+#[derive(Debug)]
+pub enum StreamMsg {
+    /// The model is about to stream text for a new round (insert a bubble).
+    AssistantStart,
+    /// A piece of the answer.
+    Token(String),
+    /// A piece of the model's reasoning/thinking (shown apart, never fed back).
+    Reasoning(String),
+    /// A tool call is about to run.
+    ToolStart {
+        /// The provider's call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments, shortened to one line.
+        args_preview: String,
+    },
+    /// A tool call finished.
+    ToolDone {
+        /// The provider's call id.
+        id: String,
+        /// One line saying what it did.
+        result_preview: String,
+    },
+    /// A tool call failed, was refused, or was not run; the model sees why.
+    ToolFailed {
+        /// The provider's call id.
+        id: String,
+        /// What went wrong.
+        error: String,
+    },
+    /// A call needs the user's consent. The engine blocks until `reply`
+    /// answers, the approval timeout passes, or the turn is cancelled;
+    /// anything but [`ApprovalReply::Approve`] denies.
+    ApprovalRequired {
+        /// One line naming exactly what would run or change.
+        summary: String,
+        /// Why approval is needed.
+        detail: String,
+        /// Where the answer goes.
+        reply: Sender<ApprovalReply>,
+    },
+    /// Token usage of one model round, sent the moment its stream ends.
+    Usage {
+        /// Input tokens, cached ones included.
+        input: u64,
+        /// Input tokens served from the provider's prompt cache.
+        cached_input: u64,
+        /// Output tokens (reasoning included).
+        output: u64,
+    },
+    /// The model answered without asking for more tools.
+    Done,
+    /// The turn ended without a complete answer.
+    Err(EngineError),
+}
+
+impl StreamMsg {
+    /// True for the two messages that end a turn.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, StreamMsg::Done | StreamMsg::Err(_))
+    }
+}
+
+/// Why a turn ended without a complete answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// The user cancelled.
+    #[error("cancelled")]
+    Cancelled,
+    /// Another turn of this conversation is still running.
+    #[error("this conversation is busy with another turn")]
+    Busy,
+    /// The provider refused the request (4xx other than 429); retrying the
+    /// same request cannot help.
+    #[error("the provider rejected the request (HTTP {status}): {message}")]
+    Rejected {
+        /// HTTP status.
+        status: u16,
+        /// The provider's message, shortened.
+        message: String,
+    },
+    /// Retryable failures (network, 429, 5xx) did not clear.
+    #[error("the provider failed {attempts} times; last error: {last}")]
+    RetriesExhausted {
+        /// Attempts made.
+        attempts: usize,
+        /// The last failure.
+        last: String,
+    },
+    /// The connection failed or broke mid-response (nothing was executed).
+    #[error("network error: {0}")]
+    Network(String),
+    /// The response stream was cut, malformed or reported an error
+    /// (nothing was executed).
+    #[error("the model's response was incomplete: {0}")]
+    Stream(String),
+    /// A per-response safety limit tripped (nothing was executed).
+    #[error("the model's response exceeded a limit: {0}")]
+    StreamLimit(String),
+    /// The turn streamed more than the output cap; what was shown is partial.
+    #[error("the answer passed the {limit_bytes}-byte output cap and was stopped; what you see is partial")]
+    OutputCap {
+        /// The cap.
+        limit_bytes: usize,
+    },
+    /// The model stopped early (length limit, content filter, refusal).
+    #[error("the model stopped before finishing ({reason}); the answer is partial")]
+    Incomplete {
+        /// The provider's raw stop reason.
+        reason: String,
+    },
+    /// The turn used all its rounds.
+    #[error("stopped after {rounds} model rounds; the task may be half done — ask to continue")]
+    RoundLimit {
+        /// Rounds used.
+        rounds: usize,
+    },
+    /// Misconfiguration (no key, bad URL, …).
+    #[error("configuration: {0}")]
+    Config(String),
+    /// The session log could not be written.
+    #[error("session log: {0}")]
+    Session(String),
+}

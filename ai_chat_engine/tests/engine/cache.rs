@@ -1,0 +1,140 @@
+//! Prompt-cache stability: every request starts with the previous
+//! request's bytes, and the system prompt is identical across processes.
+
+use std::process::Command;
+
+use ai_chat_engine::ProviderKind;
+use koi_testkit::anthropic::MessagesStream;
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::FakeProvider;
+
+use crate::common::*;
+
+/// Each body, less its closing `]}`, must be a byte prefix of the next.
+fn assert_prefix_chain(bodies: &[String]) {
+    for (i, pair) in bodies.windows(2).enumerate() {
+        let prev = messages_prefix(&pair[0]);
+        let next = messages_prefix(&pair[1]);
+        assert!(
+            next.starts_with(prev),
+            "request {} does not start with request {}'s messages",
+            i + 2,
+            i + 1
+        );
+        let head = |b: &str| b[..b.find("\"messages\":[").unwrap()].to_string();
+        assert_eq!(head(&pair[0]), head(&pair[1]), "model/tools header changed");
+    }
+}
+
+#[test]
+fn ten_round_session_is_append_only() {
+    let server = FakeProvider::start_with(|_, i| match i {
+        // Turn 1: 9 tool rounds, then an answer (10 requests).
+        0..=8 => ChatStream::new()
+            .text(&format!("Step {i}."))
+            .tool_call(&format!("c{i}"), "fs_read", &format!(r#"{{"path":"f{}.txt"}}"#, i % 3))
+            .tool_calls()
+            .usage(1000 + 100 * i as u64, 900 + 100 * i as u64, 10)
+            .reply(),
+        9 => ChatStream::new().text("All read.").stop().reply(),
+        // Turn 2 continues the same prefix.
+        _ => ChatStream::new().text("Second answer.").stop().reply(),
+    });
+    let h = harness(&server);
+    for n in 0..3 {
+        std::fs::write(h.workspace.path().join(format!("f{n}.txt")), format!("file {n}\n")).unwrap();
+    }
+    let conv = h.engine.new_conversation();
+    let msgs = run(&h.engine, &conv, "read the files");
+    assert!(is_done(&msgs), "{msgs:?}");
+    let msgs = run(&h.engine, &conv, "and now?");
+    assert!(is_done(&msgs), "{msgs:?}");
+    let bodies: Vec<String> = server.requests().iter().map(|r| r.body_str()).collect();
+    assert_eq!(bodies.len(), 11);
+    assert_prefix_chain(&bodies);
+}
+
+#[test]
+fn anthropic_prefix_is_stable_apart_from_the_moving_breakpoint() {
+    let server = FakeProvider::start_with(|_, i| match i {
+        0..=3 => MessagesStream::new(10, 0, 0)
+            .tool_use(&format!("t{i}"), "fs_list", r#"{"path":"."}"#)
+            .stop("tool_use", 5)
+            .reply(),
+        _ => MessagesStream::new(10, 0, 0).text("done").stop("end_turn", 1).reply(),
+    });
+    let h = harness_with(&server, ProviderKind::Anthropic, |_| {});
+    let conv = h.engine.new_conversation();
+    assert!(is_done(&run(&h.engine, &conv, "look around")));
+    let marker = ",\"cache_control\":{\"type\":\"ephemeral\"}";
+    let bodies: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| {
+            let b = r.body_str();
+            // Keep the system prompt's fixed marker; drop the moving one.
+            let (head, msgs) = b.split_at(b.find("\"messages\":[").unwrap());
+            format!("{head}{}", msgs.replace(marker, ""))
+        })
+        .collect();
+    assert_eq!(bodies.len(), 5);
+    for pair in bodies.windows(2) {
+        // Anthropic merges the next turn's blocks into the last user turn,
+        // so compare up to the previous body's last content block.
+        let prev = pair[0].strip_suffix("]}]}").unwrap();
+        assert!(pair[1].starts_with(prev), "prefix broke:\n{prev}\n---\n{}", pair[1]);
+    }
+}
+
+/// Set in a child process: print the system prompt and exit.
+const CHILD_ENV: &str = "KOI_ENGINE_TEST_PRINT_PROMPT";
+
+#[test]
+fn child_prints_system_prompt() {
+    let Ok(config_dir) = std::env::var(CHILD_ENV) else {
+        return; // only meaningful when spawned by the test below
+    };
+    let server = FakeProvider::start([]);
+    let workspace = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let engine = ai_chat_engine::Engine::new(
+        config(&server, ProviderKind::OpenAi),
+        registry(workspace.path()),
+        options(data.path(), std::path::Path::new(&config_dir)),
+    )
+    .unwrap();
+    println!("<<<PROMPT>>>{}<<<END>>>", engine.system_prompt());
+}
+
+fn prompt_from_child(config_dir: &std::path::Path) -> String {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "cache::child_prints_system_prompt", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, config_dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let start = stdout.find("<<<PROMPT>>>").expect("child printed the prompt") + 12;
+    let end = stdout.find("<<<END>>>").unwrap();
+    stdout[start..end].to_string()
+}
+
+#[test]
+fn system_prompt_is_identical_across_processes() {
+    let config_dir = tempfile::tempdir().unwrap();
+    std::fs::write(config_dir.path().join("SOUL.md"), "Prefer Rust examples.\n").unwrap();
+    std::fs::write(config_dir.path().join("MEMORY.md"), "changes often\n").unwrap();
+    let a = prompt_from_child(config_dir.path());
+    let b = prompt_from_child(config_dir.path());
+    assert_eq!(a, b);
+    assert!(a.contains("Prefer Rust examples."));
+    assert!(!a.contains("changes often"), "MEMORY.md stays out of the system prompt");
+    let server = FakeProvider::start([]);
+    let data = tempfile::tempdir().unwrap();
+    let here = ai_chat_engine::Engine::new(
+        config(&server, ProviderKind::OpenAi),
+        registry(data.path()),
+        options(data.path(), config_dir.path()),
+    )
+    .unwrap();
+    assert_eq!(here.system_prompt(), a);
+}

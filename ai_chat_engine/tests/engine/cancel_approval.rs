@@ -1,0 +1,173 @@
+//! Cancel (mid-stream, mid-tool, mid-approval) and the approval handshake.
+
+use std::time::{Duration, Instant};
+
+use ai_chat_engine::{ApprovalReply, EngineError, Message, ProviderKind, StreamMsg, UserInput};
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::FakeProvider;
+
+use crate::common::*;
+
+/// How fast cancel must end the turn.
+const CANCEL_BUDGET: Duration = Duration::from_millis(100);
+
+#[test]
+fn cancel_mid_stream_within_100ms() {
+    let server = FakeProvider::start([ChatStream::new().text("I am thinking very slowly").stop().reply().hang_after(2)]);
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let (rx, cancel) = h.engine.submit(&conv, UserInput::text("hi"));
+    loop {
+        if let StreamMsg::Token(_) = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+            break;
+        }
+    }
+    let t0 = Instant::now();
+    cancel.cancel();
+    let rest = collect(&rx);
+    let took = t0.elapsed();
+    assert_eq!(error_of(&rest), &EngineError::Cancelled);
+    assert!(took < CANCEL_BUDGET, "cancel took {took:?}");
+    assert!(cancel.is_cancelled());
+}
+
+#[test]
+fn cancel_mid_tool_within_100ms() {
+    let server = FakeProvider::start([ChatStream::new()
+        .tool_call("s1", "shell_exec", r#"{"command":"sleep 5"}"#)
+        .tool_calls()
+        .reply()]);
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let (rx, cancel) = h.engine.submit(&conv, UserInput::text("wait"));
+    loop {
+        if let StreamMsg::ToolStart { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let t0 = Instant::now();
+    cancel.cancel();
+    let rest = collect(&rx);
+    let took = t0.elapsed();
+    assert_eq!(error_of(&rest), &EngineError::Cancelled);
+    assert!(took < CANCEL_BUDGET, "cancel took {took:?}");
+    // The call still has a result in history, so the next request is valid.
+    let history = conv.messages();
+    assert!(matches!(history.last(), Some(Message::ToolResult { is_error: true, content, .. }) if content.contains("cancelled")));
+    assert_eq!(server.request_count(), 1);
+}
+
+fn write_call() -> String {
+    r#"{"path":"out.txt","content":"approved content\n","expected_revision":"absent"}"#.to_string()
+}
+
+fn approval_server() -> FakeProvider {
+    FakeProvider::start([
+        ChatStream::new().tool_call("w1", "fs_write", &write_call()).tool_calls().reply(),
+        ChatStream::new().text("finished").stop().reply(),
+    ])
+}
+
+/// Runs a turn answering the approval with `answer` (None: never answer).
+fn turn_with_approval(h: &Harness, answer: Option<ApprovalReply>) -> (Vec<StreamMsg>, usize) {
+    let conv = h.engine.new_conversation();
+    let (rx, _c) = h.engine.submit(&conv, UserInput::text("write out.txt"));
+    let mut msgs = Vec::new();
+    let mut asked = 0;
+    loop {
+        let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
+        if let StreamMsg::ApprovalRequired { summary, reply, .. } = &m {
+            asked += 1;
+            assert!(summary.contains("out.txt"), "{summary}");
+            if let Some(a) = answer {
+                reply.send(a).unwrap();
+            }
+        }
+        let end = m.is_terminal();
+        msgs.push(m);
+        if end {
+            break;
+        }
+    }
+    (msgs, asked)
+}
+
+fn tool_result_text(server: &FakeProvider) -> String {
+    let m = server.requests()[1].json()["messages"].as_array().unwrap().clone();
+    m[4]["content"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn approval_approved_runs_the_call() {
+    let server = approval_server();
+    let h = harness(&server);
+    let (msgs, asked) = turn_with_approval(&h, Some(ApprovalReply::Approve));
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert_eq!(asked, 1);
+    assert_eq!(
+        std::fs::read_to_string(h.workspace.path().join("out.txt")).unwrap(),
+        "approved content\n"
+    );
+    assert!(msgs.iter().any(|m| matches!(m, StreamMsg::ToolDone { .. })));
+}
+
+#[test]
+fn approval_denied_tells_the_model() {
+    let server = approval_server();
+    let h = harness(&server);
+    let (msgs, asked) = turn_with_approval(&h, Some(ApprovalReply::Deny));
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert_eq!(asked, 1);
+    assert!(!h.workspace.path().join("out.txt").exists());
+    assert!(tool_result_text(&server).contains("the user declined"));
+}
+
+#[test]
+fn approval_timeout_denies() {
+    let server = approval_server();
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
+        o.approval_timeout = Some(Duration::from_millis(300))
+    });
+    let t0 = Instant::now();
+    let (msgs, asked) = turn_with_approval(&h, None);
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert_eq!(asked, 1);
+    assert!(t0.elapsed() >= Duration::from_millis(300));
+    assert!(!h.workspace.path().join("out.txt").exists());
+    assert!(tool_result_text(&server).contains("nobody answered"));
+}
+
+#[test]
+fn dropped_reply_channel_denies_and_cancel_while_waiting_is_prompt() {
+    let server = approval_server();
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let (rx, cancel) = h.engine.submit(&conv, UserInput::text("write"));
+    loop {
+        if let StreamMsg::ApprovalRequired { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+            break; // the reply sender is held by the message we just dropped… it is gone
+        }
+    }
+    // Dropping the message dropped the only reply sender: that is a deny.
+    let msgs = collect(&rx);
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert!(tool_result_text(&server).contains("without an answer"));
+    drop(cancel);
+
+    let server = approval_server();
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let (rx, cancel) = h.engine.submit(&conv, UserInput::text("write"));
+    let _keep = loop {
+        if let StreamMsg::ApprovalRequired { reply, .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+            break reply;
+        }
+    };
+    let t0 = Instant::now();
+    cancel.cancel();
+    let rest = collect(&rx);
+    assert_eq!(error_of(&rest), &EngineError::Cancelled);
+    assert!(t0.elapsed() < CANCEL_BUDGET);
+    assert!(!h.workspace.path().join("out.txt").exists());
+}

@@ -1,0 +1,157 @@
+//! Shared fixtures.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ai_chat_engine::{
+    AiConfig, Conversation, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput,
+};
+use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
+use crossbeam_channel::Receiver;
+use koi_testkit::FakeProvider;
+use tempfile::TempDir;
+
+/// Longest any test waits for a turn to end.
+pub const TURN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A workspace, a data dir, a config dir, and an engine talking to a fake server.
+pub struct Harness {
+    pub engine: Engine,
+    pub workspace: TempDir,
+    pub data: TempDir,
+    pub _config_dir: TempDir,
+}
+
+impl Harness {
+    pub fn ws(&self) -> PathBuf {
+        self.workspace.path().canonicalize().unwrap()
+    }
+
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.data.path().join("sessions")
+    }
+}
+
+pub fn options(data: &Path, config_dir: &Path) -> EngineOptions {
+    EngineOptions {
+        mode: Some(Mode::Default),
+        approval_timeout: Some(Duration::from_secs(10)),
+        data_dir: Some(data.to_path_buf()),
+        config_dir: Some(config_dir.to_path_buf()),
+        persist: true,
+        generate_titles: false,
+        probe_local: false,
+        demo_word_delay: Duration::ZERO,
+        ..EngineOptions::default()
+    }
+}
+
+pub fn config(server: &FakeProvider, provider: ProviderKind) -> AiConfig {
+    AiConfig {
+        provider: Some(provider),
+        base_url: Some(server.base_url()),
+        model: Some("main-model".into()),
+        fast_model: Some("fast-model".into()),
+        api_key: Some("sk-test-SECRET-123".into()),
+        ..AiConfig::default()
+    }
+}
+
+pub fn registry(ws: &Path) -> Arc<Registry> {
+    Arc::new(Registry::standard(RegistryConfig::new(Workspace::new(ws).unwrap())))
+}
+
+/// An engine for `provider` at `server`, options adjusted by `tweak`.
+pub fn harness_with(
+    server: &FakeProvider,
+    provider: ProviderKind,
+    tweak: impl FnOnce(&mut EngineOptions),
+) -> Harness {
+    let workspace = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let config_dir = tempfile::tempdir().unwrap();
+    let mut opts = options(data.path(), config_dir.path());
+    tweak(&mut opts);
+    let engine = Engine::new(config(server, provider), registry(workspace.path()), opts).unwrap();
+    Harness {
+        engine,
+        workspace,
+        data,
+        _config_dir: config_dir,
+    }
+}
+
+pub fn harness(server: &FakeProvider) -> Harness {
+    harness_with(server, ProviderKind::OpenAi, |_| {})
+}
+
+/// Collects a turn's messages up to and including its terminal one, and
+/// checks that exactly one terminal message arrives and nothing follows.
+pub fn collect(rx: &Receiver<StreamMsg>) -> Vec<StreamMsg> {
+    let deadline = Instant::now() + TURN_TIMEOUT;
+    let mut out = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let msg = rx.recv_timeout(left).expect("turn did not end in time");
+        let end = msg.is_terminal();
+        out.push(msg);
+        if end {
+            break;
+        }
+    }
+    // Nothing after the terminal message (the sender is dropped soon after).
+    let extra = rx.recv_timeout(Duration::from_millis(300));
+    assert!(
+        !matches!(extra, Ok(ref m) if m.is_terminal()),
+        "a second terminal message: {extra:?}"
+    );
+    out
+}
+
+/// Submits and collects.
+pub fn run(engine: &Engine, conv: &Conversation, text: &str) -> Vec<StreamMsg> {
+    let (rx, _cancel) = engine.submit(conv, UserInput::text(text));
+    collect(&rx)
+}
+
+pub fn tokens(msgs: &[StreamMsg]) -> String {
+    msgs.iter()
+        .filter_map(|m| match m {
+            StreamMsg::Token(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn reasoning(msgs: &[StreamMsg]) -> String {
+    msgs.iter()
+        .filter_map(|m| match m {
+            StreamMsg::Reasoning(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn is_done(msgs: &[StreamMsg]) -> bool {
+    matches!(msgs.last(), Some(StreamMsg::Done))
+}
+
+pub fn error_of(msgs: &[StreamMsg]) -> &ai_chat_engine::EngineError {
+    match msgs.last() {
+        Some(StreamMsg::Err(e)) => e,
+        other => panic!("expected Err, got {other:?}"),
+    }
+}
+
+pub fn count<F: Fn(&StreamMsg) -> bool>(msgs: &[StreamMsg], f: F) -> usize {
+    msgs.iter().filter(|m| f(m)).count()
+}
+
+/// The raw text of a request body's `messages` array (OpenAI chat), without
+/// its closing bracket: the part the next request must start with.
+pub fn messages_prefix(body: &str) -> &str {
+    let start = body.find("\"messages\":[").expect("messages array");
+    let inner = &body[start..];
+    inner.strip_suffix("]}").expect("messages is the last field")
+}

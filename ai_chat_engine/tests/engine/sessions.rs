@@ -1,0 +1,174 @@
+//! Session logs: load, continue, torn tails, uncertain calls, titles,
+//! and compaction recorded in the log.
+
+use std::io::Write;
+
+use ai_chat_engine::session_log::{read_log, Entry, UNCERTAIN_RESULT};
+use ai_chat_engine::{AttachmentKind, Message, ProviderKind, StreamMsg, UserInput};
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::FakeProvider;
+
+use crate::common::*;
+
+#[test]
+fn load_continue_and_ignore_a_torn_tail() {
+    let server = FakeProvider::start([
+        ChatStream::new()
+            .tool_call("c1", "fs_read", r#"{"path":"n.txt"}"#)
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("First answer.").stop().reply(),
+        ChatStream::new().text("Second answer.").stop().reply(),
+    ]);
+    let h = harness(&server);
+    std::fs::write(h.workspace.path().join("n.txt"), "note\n").unwrap();
+    let conv = h.engine.new_conversation();
+    assert!(is_done(&run(&h.engine, &conv, "read n.txt")));
+    let path = conv.log_path().unwrap();
+    assert_eq!(path.parent().unwrap(), h.sessions_dir());
+
+    // Entries were written as they happened, tool start before result.
+    let log = read_log(&path).unwrap();
+    let kinds: Vec<&str> = log
+        .records
+        .iter()
+        .map(|r| match &r.entry {
+            Entry::Meta { .. } => "meta",
+            Entry::Environment { .. } => "env",
+            Entry::User { .. } => "user",
+            Entry::Assistant { .. } => "assistant",
+            Entry::ToolStart { .. } => "tool_start",
+            Entry::ToolResult { .. } => "tool_result",
+            Entry::Usage { .. } => "usage",
+            Entry::TurnEnd { .. } => "turn_end",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["meta", "env", "user", "assistant", "tool_start", "tool_result", "assistant", "turn_end"]
+    );
+    assert!(log.records.iter().all(|r| !r.id.is_empty() && r.ts.ends_with('Z')));
+
+    // A crash mid-write leaves a torn line; it is ignored, then cut.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(br#"{"id":"e99","ts":"2026-01-01T00:00:00.000Z","type":"user","te"#).unwrap();
+    drop(f);
+    assert!(read_log(&path).unwrap().torn_tail);
+
+    let sessions = h.engine.sessions();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].id, conv.id());
+    assert_eq!(sessions[0].user_messages, 1);
+    let latest = h.engine.latest_conversation().expect("latest for this cwd");
+    assert_eq!(latest.id(), conv.id());
+    assert_eq!(latest.messages(), conv.messages(), "replay equals the live history");
+
+    // Continuing after a reload keeps the cache prefix.
+    assert!(is_done(&run(&h.engine, &latest, "and again?")));
+    let reqs = server.requests();
+    let (before, after) = (reqs[1].body_str(), reqs[2].body_str());
+    assert!(messages_prefix(&after).starts_with(messages_prefix(&before)));
+    let log = read_log(&path).unwrap();
+    assert!(!log.torn_tail);
+    assert_eq!(log.skipped, 0);
+}
+
+#[test]
+fn a_started_call_without_result_is_uncertain_after_a_crash() {
+    let server = FakeProvider::start([ChatStream::new().text("ok").stop().reply()]);
+    let h = harness(&server);
+    let dir = h.sessions_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let ws = h.ws();
+    let lines = [
+        format!(r#"{{"id":"e1","ts":"2026-01-01T00:00:00.000Z","type":"meta","session":"20260101-000000-abcdef","cwd":{:?},"provider":"openai","model":"m","format":1}}"#, ws.to_string_lossy()),
+        r#"{"id":"e2","ts":"2026-01-01T00:00:01.000Z","type":"environment","text":"<environment>\ndate: 2026-01-01\n</environment>"}"#.to_string(),
+        r#"{"id":"e3","ts":"2026-01-01T00:00:02.000Z","type":"user","text":"delete the cache"}"#.to_string(),
+        r#"{"id":"e4","ts":"2026-01-01T00:00:03.000Z","type":"assistant","text":"","tool_calls":[{"id":"k1","name":"shell_exec","arguments":"{\"command\":\"rm -rf cache\"}"},{"id":"k2","name":"fs_list","arguments":"{}"}],"finish":"tool_calls"}"#.to_string(),
+        r#"{"id":"e5","ts":"2026-01-01T00:00:04.000Z","type":"tool_start","call_id":"k1","name":"shell_exec","arguments":"{\"command\":\"rm -rf cache\"}"}"#.to_string(),
+    ];
+    std::fs::write(dir.join("20260101-000000-abcdef.jsonl"), lines.join("\n") + "\n").unwrap();
+    let conv = h.engine.load_conversation("20260101-000000-abcdef").unwrap();
+    let uncertain = conv.uncertain_calls();
+    assert_eq!(uncertain.len(), 1);
+    assert_eq!(uncertain[0].id, "k1");
+    let m = conv.messages();
+    assert!(matches!(&m[3], Message::ToolResult { call_id, content, .. } if call_id == "k1" && content == UNCERTAIN_RESULT));
+    assert!(matches!(&m[4], Message::ToolResult { call_id, content, .. } if call_id == "k2" && content.starts_with("not run")));
+    // The conversation can continue; both calls have results in the request.
+    assert!(is_done(&run(&h.engine, &conv, "what happened?")));
+    let body = server.requests()[0].json();
+    let msgs = body["messages"].as_array().unwrap();
+    assert_eq!(msgs.iter().filter(|m| m["role"] == "tool").count(), 2);
+    assert!(h.engine.load_conversation("../etc/passwd").is_err());
+}
+
+#[test]
+fn title_is_generated_with_the_fast_model() {
+    let server = FakeProvider::start([
+        ChatStream::new().text("Fixed.").stop().reply(),
+        ChatStream::new().text("\"Fixing the build.\"\n").stop().reply(),
+        ChatStream::new().text("Anything else?").stop().reply(),
+    ]);
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| o.generate_titles = true);
+    let conv = h.engine.new_conversation();
+    assert!(is_done(&run(&h.engine, &conv, "the build is broken")));
+    // A second turn waits for the title request, so requests keep their order.
+    assert!(is_done(&run(&h.engine, &conv, "thanks")));
+    assert_eq!(conv.title().as_deref(), Some("Fixing the build"));
+    let reqs = server.requests();
+    let title_req = reqs[1].json();
+    assert_eq!(title_req["model"], "fast-model");
+    assert!(title_req.get("tools").is_none());
+    assert!(title_req["messages"][1]["content"].as_str().unwrap().contains("the build is broken"));
+    assert_eq!(reqs[2].json()["model"], "main-model");
+    assert_eq!(h.engine.sessions()[0].title.as_deref(), Some("Fixing the build"));
+}
+
+#[test]
+fn compaction_summarises_in_band_and_is_recorded() {
+    let big = "y".repeat(20 * 1024);
+    let server = FakeProvider::start([
+        ChatStream::new().text("one").stop().reply(),
+        ChatStream::new().text("two").stop().reply(),
+        ChatStream::new().text("SUMMARY: user pasted two logs.").stop().reply(),
+        ChatStream::new().text("three").stop().reply(),
+    ]);
+    // Budget: everything but the third attachment fits.
+    let probe = FakeProvider::start([ChatStream::new().text("x").stop().reply()]);
+    let p = harness(&probe);
+    let c = p.engine.new_conversation();
+    assert!(is_done(&run(&p.engine, &c, "q")));
+    let base = probe.requests()[0].body.len();
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| o.context_budget_bytes = base + 50 * 1024);
+
+    let conv = h.engine.new_conversation();
+    for (i, q) in ["first", "second", "third"].iter().enumerate() {
+        let input = UserInput::text(*q).with_attachment(AttachmentKind::CommandOutput, &format!("log {i}"), &big);
+        let (rx, _c) = h.engine.submit(&conv, input);
+        let msgs = collect(&rx);
+        assert!(is_done(&msgs), "{msgs:?}");
+    }
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 4);
+    // The summary request: fast model, the same prefix, the instruction last.
+    let summary_req = reqs[2].body_str();
+    assert!(summary_req.contains("\"model\":\"fast-model\""));
+    assert!(summary_req.contains("Context budget reached"));
+    let prev = messages_prefix(&reqs[1].body_str()).to_string();
+    assert!(messages_prefix(&summary_req).starts_with(&prev), "in-band: same prefix");
+    // The next request carries the summary instead of the oldest turn.
+    let after = reqs[3].json();
+    let m = after["messages"].as_array().unwrap();
+    assert!(m[2]["content"].as_str().unwrap().contains("SUMMARY: user pasted two logs."));
+    assert!(!reqs[3].body_str().contains("log 0"));
+    assert!(reqs[3].body_str().contains("log 2"));
+    // Recorded, and replay reproduces the compacted history.
+    let log = read_log(&conv.log_path().unwrap()).unwrap();
+    assert!(log.records.iter().any(|r| matches!(&r.entry, Entry::Summary { method, .. } if method == "summary")));
+    let loaded = h.engine.load_conversation(&conv.id()).unwrap();
+    assert_eq!(loaded.messages(), conv.messages());
+    assert!(matches!(conv.messages()[1], Message::Summary(_)));
+    let _ = StreamMsg::Done;
+}

@@ -1,0 +1,69 @@
+//! The one error type every tool returns; its `Display` is written for the
+//! model to read and act on.
+
+/// Why a tool call did not produce a result.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The model asked for a tool this registry does not have.
+    #[error("unknown tool {0:?}")]
+    UnknownTool(String),
+    /// The arguments did not match the tool's schema.
+    #[error("invalid arguments for {tool}: {message}")]
+    BadArgs {
+        /// Tool name.
+        tool: &'static str,
+        /// What was wrong, e.g. the serde message.
+        message: String,
+    },
+    /// The file changed since the model read it; nothing was written.
+    #[error("{path} changed since you read it (expected revision {expected}, current {current}); re-read the file and try again. Nothing was written.")]
+    StaleRevision {
+        /// Workspace-relative path.
+        path: String,
+        /// The revision the model sent.
+        expected: String,
+        /// The revision on disk now (`absent` if there is no file).
+        current: String,
+    },
+    /// A patch's `old` text matched zero or several times.
+    #[error("edit {index}: `old` must match exactly once in {path}, but it matched {count} times; include more surrounding context. Nothing was written.")]
+    MatchCount {
+        /// Workspace-relative path.
+        path: String,
+        /// Which edit (0-based).
+        index: usize,
+        /// How many matches were found.
+        count: usize,
+    },
+    /// The policy floor refused this call regardless of mode.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// A path could not be used (outside the workspace, not found, …).
+    #[error("{0}")]
+    Path(String),
+    /// An I/O error on a named path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The call was cancelled by the user.
+    #[error("cancelled by the user")]
+    Cancelled,
+    /// Anything else, described for the model.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl ToolError {
+    /// Shorthand for [`ToolError::Io`].
+    pub fn io(path: impl std::fmt::Display, source: std::io::Error) -> Self {
+        ToolError::Io {
+            path: path.to_string(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The assistant's tools (files, search, shell, web, memory), the registry
+//! that describes them to the engine, and the approval policy in front of
+//! anything that changes the world.
+//!
+//! The engine's view (see `API.md` beside this crate):
+//! 1. [`Registry::standard`] builds every tool for one workspace.
+//! 2. [`Registry::specs`] advertises them to the model.
+//! 3. For each call: [`Registry::decide`] (pure approval policy),
+//!    [`Registry::footprint`] (what it touches, for parallelism), then
+//!    [`Registry::run`] on a plain thread with a [`CancelToken`].
+
+pub mod access;
+pub mod cancel;
+pub mod error;
+pub mod mode;
+pub mod output;
+pub mod policy;
+pub mod process;
+pub mod registry;
+pub mod secrets;
+pub mod tool;
+pub mod tools;
+pub mod workspace;
+
+pub use access::{Access, Footprint};
+pub use cancel::CancelToken;
+pub use error::ToolError;
+pub use mode::{Decision, Mode, ParseModeError};
+pub use output::ToolOutput;
+pub use registry::{Registry, RegistryConfig};
+pub use tool::{Effect, Tool, ToolContext, ToolSpec};
+pub use workspace::Workspace;

@@ -1,0 +1,150 @@
+//! The credential floor: paths no tool reads or writes in any mode.
+
+use std::path::Path;
+
+use crate::policy::unicode::fold;
+
+/// Directories whose contents are credentials wherever they appear.
+const SECRET_DIRS: &[&str] = &[
+    ".ssh", ".aws", ".gnupg", ".gpg", ".kube", ".docker", ".azure",
+];
+
+/// Whole file names that hold credentials.
+const SECRET_FILES: &[&str] = &[
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    "credentials.json",
+    "service-account.json",
+    ".htpasswd",
+];
+
+/// File extensions that hold keys and certificates with private parts.
+const SECRET_EXTENSIONS: &[&str] = &[
+    "pem", "key", "p12", "pfx", "jks", "keystore", "ppk", "gpg", "asc",
+];
+
+/// Suffixes that make a `.env*` file a harmless template.
+const ENV_TEMPLATE_SUFFIXES: &[&str] = &[".example", ".sample", ".template", ".dist", ".defaults"];
+
+/// Why this path is a credential, or `None`. Look-alike characters are
+/// folded first so `.еnv` (Cyrillic е) is still `.env`.
+pub fn credential_reason(path: &str) -> Option<String> {
+    let folded = fold(path).to_lowercase();
+    let comps: Vec<&str> = folded
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty())
+        .collect();
+    for (i, comp) in comps.iter().enumerate() {
+        if SECRET_DIRS.contains(comp) {
+            return Some(format!("{path} is inside {comp}, which holds credentials"));
+        }
+        // koi's own configuration (API keys) under ~/.config/koi or the
+        // platform config dir.
+        if *comp == "koi"
+            && i > 0
+            && (comps[i - 1] == ".config" || comps[i - 1] == "application support")
+        {
+            return Some(format!(
+                "{path} is koi's own configuration, which holds API keys"
+            ));
+        }
+    }
+    if let Some(cfg) = dirs::config_dir() {
+        let koi = cfg.join("koi");
+        if Path::new(&folded).starts_with(koi.to_string_lossy().to_lowercase()) {
+            return Some(format!(
+                "{path} is koi's own configuration, which holds API keys"
+            ));
+        }
+    }
+    let name = comps.last().copied()?;
+    if is_secret_name(name) {
+        return Some(format!("{path} looks like a credential file"));
+    }
+    None
+}
+
+/// Is this file name (already folded, lower case) a credential?
+fn is_secret_name(name: &str) -> bool {
+    if SECRET_FILES.contains(&name) {
+        return true;
+    }
+    if name == ".env" || name.starts_with(".env.") || name.ends_with(".env") && name.len() > 4 {
+        return !ENV_TEMPLATE_SUFFIXES.iter().any(|s| name.ends_with(s));
+    }
+    if name.starts_with("id_") {
+        return true;
+    }
+    if let Some((_, ext)) = name.rsplit_once('.') {
+        if SECRET_EXTENSIONS.contains(&ext) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Check a path both as written and after following symlinks.
+pub fn path_reason(written: &Path, canonical: &Path) -> Option<String> {
+    credential_reason(&written.to_string_lossy()).or_else(|| {
+        credential_reason(&canonical.to_string_lossy()).map(|r| {
+            format!(
+                "{} resolves to a credential: {r}",
+                written.to_string_lossy()
+            )
+        })
+    })
+}
+
+/// Names a glob could match that would be credentials; a content-reading
+/// glob matching any of them is not proven safe.
+pub const CREDENTIAL_SAMPLES: &[&str] = &[
+    ".env",
+    ".env.local",
+    "id_rsa",
+    "id_ed25519",
+    "server.pem",
+    "tls.key",
+    ".netrc",
+    ".ssh",
+    ".aws",
+    "cert.p12",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches() {
+        for p in [
+            "~/.ssh/id_rsa",
+            ".env",
+            "./config/.env.local",
+            "a/prod.env",
+            "../../.env",
+            "key.pem",
+            "tls.KEY",
+            "/home/u/.aws/credentials",
+            ".еnv",
+            "id_ed25519.pub",
+            "/home/u/.config/koi/koi.toml",
+        ] {
+            assert!(credential_reason(p).is_some(), "{p}");
+        }
+        for p in [
+            ".env.example",
+            "src/env.rs",
+            "README.md",
+            "keys.rs",
+            "monkey",
+            "Cargo.toml",
+            ".environment.md",
+        ] {
+            assert!(credential_reason(p).is_none(), "{p}");
+        }
+    }
+}

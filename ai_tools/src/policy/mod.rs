@@ -1,0 +1,220 @@
+//! The approval policy: a pure function of (call effect, mode, workspace)
+//! to Allow / Ask / Deny, with a floor that holds in every mode.
+//!
+//! - `default`: anything proven read-only runs; anything else asks.
+//! - `accept-edits`: file edits inside the workspace run too.
+//! - `plan`: read-only only; everything else is denied with a reason.
+//! - `dont-ask`: whatever would ask is denied.
+//! - `bypass`: everything runs except what the floor denies or asks about.
+
+pub mod credentials;
+pub mod floor;
+pub mod git;
+pub mod programs;
+pub mod readonly;
+pub mod sed;
+pub mod shell_lex;
+pub mod shell_parse;
+pub mod unicode;
+
+use std::path::{Path, PathBuf};
+
+use crate::mode::{Decision, Mode};
+use crate::tool::Effect;
+use crate::workspace::{canonicalize_lenient, Workspace};
+use floor::Floor;
+
+/// What a call is, before the mode is applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Class {
+    /// Proven to change nothing.
+    ReadOnly,
+    /// Changes files inside the workspace.
+    Edit,
+    /// Anything else with side effects (shell, network writes, edits to
+    /// files that make git run programs).
+    SideEffect(String),
+}
+
+/// Judge one call's effect in `mode`.
+pub fn decide(effect: &Effect, mode: Mode, ws: &Workspace) -> Decision {
+    let summary = summarize(effect, ws);
+    let (floor, class) = classify(effect, ws);
+    match floor {
+        Floor::Deny(reason) => return Decision::Deny { reason },
+        Floor::Ask(why) => {
+            return match mode {
+                Mode::Plan => Decision::Deny {
+                    reason: format!("plan mode is read-only, and {why}"),
+                },
+                Mode::DontAsk => Decision::Deny {
+                    reason: format!(
+                        "{why}, which needs approval; dont-ask mode denies it, so find another way"
+                    ),
+                },
+                _ => Decision::Ask {
+                    summary,
+                    detail: why,
+                },
+            }
+        }
+        Floor::Clear => {}
+    }
+    match (class, mode) {
+        (Class::ReadOnly, _) => Decision::Allow,
+        (Class::Edit, Mode::AcceptEdits | Mode::Bypass) => Decision::Allow,
+        (Class::SideEffect(_), Mode::Bypass) => Decision::Allow,
+        (Class::Edit, Mode::Default) => Decision::Ask {
+            summary,
+            detail: "edits a file in the workspace".into(),
+        },
+        (Class::SideEffect(why), Mode::Default | Mode::AcceptEdits) => Decision::Ask { summary, detail: why },
+        (Class::Edit, Mode::Plan) | (Class::SideEffect(_), Mode::Plan) => Decision::Deny {
+            reason: format!("plan mode is read-only: {summary} would change things; describe the change instead"),
+        },
+        (Class::Edit, Mode::DontAsk) => Decision::Deny {
+            reason: format!("{summary} needs approval, and dont-ask mode denies it; find another way"),
+        },
+        (Class::SideEffect(why), Mode::DontAsk) => Decision::Deny {
+            reason: format!("{summary} needs approval ({why}), and dont-ask mode denies it; find another way"),
+        },
+    }
+}
+
+/// One line for the approval prompt; a shell call shows the exact command
+/// with control characters made visible.
+fn summarize(effect: &Effect, ws: &Workspace) -> String {
+    let names = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|p| ws.display(p))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match effect {
+        Effect::Read(p) => format!("read {}", unicode::visible(&names(p))),
+        Effect::Write(p) => format!("edit {}", unicode::visible(&names(p))),
+        Effect::Shell { command, .. } => unicode::visible(command),
+        Effect::NetworkRead { url } => format!("GET {}", unicode::visible(url)),
+        Effect::NetworkWrite { method, url } => format!("{method} {}", unicode::visible(url)),
+        Effect::OwnProcess => "manage a background process".into(),
+    }
+}
+
+fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
+    match effect {
+        Effect::Read(paths) => (paths_credential_floor(paths), Class::ReadOnly),
+        Effect::Write(paths) => {
+            let floor = paths_credential_floor(paths);
+            if floor != Floor::Clear {
+                return (floor, Class::Edit);
+            }
+            for p in paths {
+                let canonical = canonicalize_lenient(p);
+                if !canonical.starts_with(ws.root()) {
+                    return (
+                        Floor::Ask(format!(
+                            "writes {}, outside the workspace",
+                            canonical.display()
+                        )),
+                        Class::Edit,
+                    );
+                }
+                if let Ok(rel) = canonical.strip_prefix(ws.root()) {
+                    if rel.components().any(|c| c.as_os_str() == ".git") {
+                        return (
+                            Floor::Clear,
+                            Class::SideEffect(
+                                "changes git's internals, which can make git run programs".into(),
+                            ),
+                        );
+                    }
+                }
+            }
+            (Floor::Clear, Class::Edit)
+        }
+        Effect::Shell { command, cwd } => shell_class(command, cwd, ws),
+        Effect::NetworkRead { .. } => (Floor::Clear, Class::ReadOnly),
+        Effect::NetworkWrite { method, .. } => (
+            Floor::Clear,
+            Class::SideEffect(format!("an HTTP {method} request may change remote state")),
+        ),
+        Effect::OwnProcess => (Floor::Clear, Class::ReadOnly),
+    }
+}
+
+fn paths_credential_floor(paths: &[PathBuf]) -> Floor {
+    for p in paths {
+        let canonical = canonicalize_lenient(p);
+        if let Some(why) = credentials::path_reason(p, &canonical) {
+            return Floor::Deny(format!(
+                "{why}; credentials are never read or written by tools"
+            ));
+        }
+    }
+    Floor::Clear
+}
+
+fn shell_class(command: &str, cwd: &Path, ws: &Workspace) -> (Floor, Class) {
+    let floor = match floor::shell_floor(command, ws, cwd) {
+        Floor::Deny(why) => {
+            return (
+                Floor::Deny(format!("{why}; this is refused in every mode")),
+                Class::SideEffect(String::new()),
+            )
+        }
+        other => other,
+    };
+    let proof = if command
+        .chars()
+        .any(|c| unicode::is_invisible(c) || (c.is_control() && c != '\n' && c != '\t'))
+    {
+        Err("contains invisible or control characters".to_string())
+    } else {
+        shell_parse::parse(command)
+            .map_err(|e| format!("the command could not be parsed ({e})"))
+            .and_then(|script| readonly::prove(&script, ws, cwd))
+    };
+    match proof {
+        Ok(()) => (floor, Class::ReadOnly),
+        Err(why) => {
+            let floor = match floor {
+                Floor::Clear if !canonicalize_lenient(cwd).starts_with(ws.root()) => {
+                    Floor::Ask("runs outside the workspace".into())
+                }
+                other => other,
+            };
+            (
+                floor,
+                Class::SideEffect(format!("not proven read-only: {why}")),
+            )
+        }
+    }
+}
+
+/// Judge a shell command as `k policy check` does, with the current
+/// directory as the workspace.
+pub fn check_command(cmd: &str, mode: Mode) -> Decision {
+    let ws = std::env::current_dir()
+        .ok()
+        .and_then(|d| Workspace::new(d).ok())
+        .or_else(|| Workspace::new("/").ok());
+    match ws {
+        Some(ws) => check_command_in(cmd, mode, &ws),
+        None => Decision::Deny {
+            reason: "no usable working directory".to_string(),
+        },
+    }
+}
+
+/// Judge a shell command run in `ws`'s root.
+pub fn check_command_in(cmd: &str, mode: Mode, ws: &Workspace) -> Decision {
+    decide(
+        &Effect::Shell {
+            command: cmd.to_string(),
+            cwd: ws.root().to_path_buf(),
+        },
+        mode,
+        ws,
+    )
+}

@@ -1,0 +1,121 @@
+//! The `Tool` trait every tool implements, and what a call runs with.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::cancel::CancelToken;
+use crate::error::ToolError;
+use crate::output::ToolOutput;
+use crate::process::BackgroundTable;
+use crate::workspace::Workspace;
+
+/// What a tool advertises to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    /// The tool's name, as the model calls it.
+    pub name: &'static str,
+    /// What it does and when to use it.
+    pub description: &'static str,
+    /// JSON schema of its arguments object.
+    pub input_schema: serde_json::Value,
+}
+
+/// What a call would do to the world, in the terms the approval policy
+/// judges. Paths are resolved against the workspace but not canonicalised;
+/// the policy follows symlinks itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Reads these files or directories.
+    Read(Vec<PathBuf>),
+    /// Creates, changes or deletes these files.
+    Write(Vec<PathBuf>),
+    /// Runs a shell command (foreground or background).
+    Shell {
+        /// The exact command line.
+        command: String,
+        /// The directory it runs in.
+        cwd: PathBuf,
+    },
+    /// An HTTP GET/HEAD.
+    NetworkRead {
+        /// Target URL.
+        url: String,
+    },
+    /// Any other HTTP method.
+    NetworkWrite {
+        /// The method, upper case.
+        method: String,
+        /// Target URL.
+        url: String,
+    },
+    /// Polls or stops a background process this registry started.
+    OwnProcess,
+}
+
+/// Everything a running tool may use. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The workspace root relative paths resolve against.
+    pub workspace: Workspace,
+    /// Checked by long tools; shell tools kill their group on cancel.
+    pub cancel: CancelToken,
+    /// Extra environment variable names to scrub from subprocesses (the
+    /// configured API key variables), on top of the built-in patterns.
+    pub secret_env_vars: Arc<Vec<String>>,
+    /// Background processes started by `shell_bg`.
+    pub background: BackgroundTable,
+    /// The user's MEMORY.md, if configured.
+    pub memory_path: Option<PathBuf>,
+}
+
+/// One tool. Implementations are small typed structs; the registry holds
+/// them as trait objects. Tools run on plain threads, never inside a tokio
+/// runtime.
+pub trait Tool: Send + Sync {
+    /// The name the model calls it by.
+    fn name(&self) -> &'static str;
+    /// What it does, for the model.
+    fn description(&self) -> &'static str;
+    /// JSON schema of the arguments object.
+    fn input_schema(&self) -> serde_json::Value;
+    /// What this call would do, for the approval policy. Bad arguments are
+    /// a [`ToolError::BadArgs`] the model can read.
+    fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError>;
+    /// Run the call. Only after the policy said Allow (or the user agreed).
+    fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+
+    /// The advertised spec.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name(),
+            description: self.description(),
+            input_schema: self.input_schema(),
+        }
+    }
+}
+
+/// Parse a tool's typed arguments, turning serde's complaint into an error
+/// the model can read.
+pub fn parse_args<T: DeserializeOwned>(
+    tool: &'static str,
+    args: &serde_json::Value,
+) -> Result<T, ToolError> {
+    let args = match args {
+        // Some models send `null` for a tool without parameters.
+        serde_json::Value::Null => serde_json::Value::Object(Default::default()),
+        serde_json::Value::Object(_) => args.clone(),
+        other => {
+            return Err(ToolError::BadArgs {
+                tool,
+                message: format!("arguments must be a JSON object, not {other}"),
+            })
+        }
+    };
+    serde_json::from_value(args).map_err(|e| ToolError::BadArgs {
+        tool,
+        message: e.to_string(),
+    })
+}

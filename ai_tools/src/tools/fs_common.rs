@@ -1,0 +1,132 @@
+//! Shared file plumbing: content revisions, atomic writes that keep
+//! permissions, unified diffs, and path resolution for tools.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::error::ToolError;
+use crate::workspace::{canonicalize_lenient, Workspace};
+
+/// Largest file the file tools load. Source files are far smaller; this
+/// stops a mistaken read of a disk image from eating memory.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The revision a file has when it does not exist.
+pub const ABSENT: &str = "absent";
+
+/// Hex digits of SHA-256 kept in a revision: 64 bits is plenty to detect
+/// a change and short enough for the model to copy reliably.
+pub const REVISION_HEX_LEN: usize = 16;
+
+/// Lines of context around each change in a diff.
+pub const DIFF_CONTEXT: usize = 3;
+
+/// The revision of some content.
+pub fn revision_of(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    hex[..REVISION_HEX_LEN].to_string()
+}
+
+/// Resolve a model-given path: relative to the workspace, symlinks
+/// followed, so reads and writes land where the policy looked.
+pub fn resolve(ws: &Workspace, path: &str) -> PathBuf {
+    canonicalize_lenient(&ws.resolve(path))
+}
+
+/// Read a file's bytes, or `None` if it does not exist.
+pub fn read_existing(path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(ToolError::Path(format!("{shown} is a directory"))),
+        Ok(m) if m.len() > MAX_FILE_BYTES => Err(ToolError::Path(format!(
+            "{shown} is {} bytes, more than the {MAX_FILE_BYTES}-byte limit for file tools",
+            m.len()
+        ))),
+        Ok(_) => std::fs::read(path)
+            .map(Some)
+            .map_err(|e| ToolError::io(shown, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ToolError::io(shown, e)),
+    }
+}
+
+/// The current revision (or [`ABSENT`]) must equal `expected`.
+pub fn check_revision(
+    current: Option<&[u8]>,
+    expected: &str,
+    shown: &str,
+) -> Result<(), ToolError> {
+    let current_rev = current.map_or_else(|| ABSENT.to_string(), revision_of);
+    if current_rev != expected.trim() {
+        return Err(ToolError::StaleRevision {
+            path: shown.to_string(),
+            expected: expected.to_string(),
+            current: current_rev,
+        });
+    }
+    Ok(())
+}
+
+/// Write `content` to `path` atomically: a temp file in the same directory,
+/// flushed, given the old file's permissions, then renamed over the target.
+pub fn atomic_write(path: &Path, content: &[u8], shown: &str) -> Result<(), ToolError> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| ToolError::Path(format!("{shown} has no parent directory")))?;
+    std::fs::create_dir_all(dir).map_err(|e| ToolError::io(dir.display(), e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}.koi-{}-{}.tmp",
+        std::process::id(),
+        unique()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(content)?;
+        f.sync_all()?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            std::fs::set_permissions(&tmp, meta.permissions())?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ToolError::io(shown, e));
+    }
+    Ok(())
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A unified diff between two texts, with `a/` and `b/` headers.
+pub fn unified_diff(old: &str, new: &str, shown: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(DIFF_CONTEXT)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string()
+}
+
+/// Lines added and removed, for previews.
+pub fn diff_counts(old: &str, new: &str) -> (usize, usize) {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut added = 0;
+    let mut removed = 0;
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    (added, removed)
+}

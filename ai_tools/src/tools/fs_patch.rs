@@ -1,0 +1,126 @@
+//! `fs_patch`: exact-match replacements and appends, guarded by revision.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::ToolError;
+use crate::output::ToolOutput;
+use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tools::fs_common::{atomic_write, check_revision, read_existing, resolve, ABSENT};
+use crate::tools::fs_write::change_output;
+use crate::workspace::Workspace;
+
+/// Edits one file in place.
+pub struct FsPatch;
+
+#[derive(Deserialize)]
+struct Edit {
+    old: String,
+    new: String,
+}
+
+#[derive(Deserialize)]
+struct Args {
+    path: String,
+    expected_revision: String,
+    #[serde(default)]
+    edits: Vec<Edit>,
+    #[serde(default)]
+    append: Option<String>,
+}
+
+/// Apply the edits in order; each `old` must match exactly once in the
+/// text as it stands after the previous edits.
+fn apply(
+    text: &str,
+    edits: &[Edit],
+    append: Option<&str>,
+    shown: &str,
+) -> Result<String, ToolError> {
+    let mut out = text.to_string();
+    for (index, e) in edits.iter().enumerate() {
+        if e.old.is_empty() {
+            return Err(ToolError::Failed(format!(
+                "edit {index}: `old` is empty; use `append` to add text at the end. Nothing was written."
+            )));
+        }
+        let count = out.matches(e.old.as_str()).count();
+        if count != 1 {
+            return Err(ToolError::MatchCount {
+                path: shown.to_string(),
+                index,
+                count,
+            });
+        }
+        out = out.replacen(e.old.as_str(), &e.new, 1);
+    }
+    if let Some(extra) = append {
+        out.push_str(extra);
+    }
+    Ok(out)
+}
+
+impl Tool for FsPatch {
+    fn name(&self) -> &'static str {
+        "fs_patch"
+    }
+
+    fn description(&self) -> &'static str {
+        "Edit a file: each edit replaces `old` (which must occur exactly once; include enough context) \
+         with `new`, in order; `append` adds text at the end. `expected_revision` must be the revision \
+         fs_read returned; the edit is refused if the file changed since. Returns a unified diff."
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "expected_revision": {"type": "string"},
+                "edits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"old": {"type": "string"}, "new": {"type": "string"}},
+                        "required": ["old", "new"]
+                    }
+                },
+                "append": {"type": "string", "description": "Text to add at the end of the file"}
+            },
+            "required": ["path", "expected_revision"]
+        })
+    }
+
+    fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
+        let a: Args = parse_args(self.name(), args)?;
+        Ok(Effect::Write(vec![ws.resolve(&a.path)]))
+    }
+
+    fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let a: Args = parse_args(self.name(), args)?;
+        if a.edits.is_empty() && a.append.is_none() {
+            return Err(ToolError::BadArgs {
+                tool: "fs_patch",
+                message: "give `edits`, `append`, or both".into(),
+            });
+        }
+        let path = resolve(&ctx.workspace, &a.path);
+        let shown = ctx.workspace.display(&ctx.workspace.resolve(&a.path));
+        let current = read_existing(&path, &shown)?;
+        if a.expected_revision.trim() == ABSENT && current.is_none() && a.edits.is_empty() {
+            // Appending to a file that does not exist yet creates it.
+            let new = a.append.clone().unwrap_or_default();
+            atomic_write(&path, new.as_bytes(), &shown)?;
+            return Ok(change_output(&shown, "", &new, "created"));
+        }
+        check_revision(current.as_deref(), &a.expected_revision, &shown)?;
+        let Some(bytes) = current else {
+            return Err(ToolError::Path(format!("{shown} does not exist")));
+        };
+        let old = String::from_utf8(bytes)
+            .map_err(|_| ToolError::Failed(format!("{shown} is not UTF-8 text; use fs_write")))?;
+        let new = apply(&old, &a.edits, a.append.as_deref(), &shown)?;
+        atomic_write(&path, new.as_bytes(), &shown)?;
+        Ok(change_output(&shown, &old, &new, "patched"))
+    }
+}

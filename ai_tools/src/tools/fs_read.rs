@@ -1,0 +1,124 @@
+//! `fs_read`: a budgeted window of a file plus the whole file's revision.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::ToolError;
+use crate::output::ToolOutput;
+use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tools::fs_common::{read_existing, resolve, revision_of};
+use crate::workspace::Workspace;
+
+/// Lines returned per call: a screenful of context that keeps several
+/// reads affordable in one turn.
+pub const MAX_READ_LINES: usize = 200;
+
+/// Characters returned per call, whatever the line count (minified files
+/// have few, very long lines).
+pub const MAX_READ_CHARS: usize = 16_000;
+
+/// Reads a text file.
+pub struct FsRead;
+
+#[derive(Deserialize)]
+struct Args {
+    path: String,
+    start_line: Option<usize>,
+    end_line: Option<usize>,
+}
+
+impl Tool for FsRead {
+    fn name(&self) -> &'static str {
+        "fs_read"
+    }
+
+    fn description(&self) -> &'static str {
+        "Read a text file (at most 200 lines / 16000 characters per call, cut at line boundaries; \
+         the result says where to continue). Returns the file's `revision`, which fs_write, fs_patch \
+         and fs_delete require. Paths are relative to the workspace root."
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace root"},
+                "start_line": {"type": "integer", "minimum": 1, "description": "First line to read (1-based, default 1)"},
+                "end_line": {"type": "integer", "minimum": 1, "description": "Last line to read (inclusive)"}
+            },
+            "required": ["path"]
+        })
+    }
+
+    fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
+        let a: Args = parse_args(self.name(), args)?;
+        Ok(Effect::Read(vec![ws.resolve(&a.path)]))
+    }
+
+    fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let a: Args = parse_args(self.name(), args)?;
+        let path = resolve(&ctx.workspace, &a.path);
+        let shown = ctx.workspace.display(&ctx.workspace.resolve(&a.path));
+        let bytes = read_existing(&path, &shown)?
+            .ok_or_else(|| ToolError::Path(format!("{shown} does not exist")))?;
+        let revision = revision_of(&bytes);
+        if bytes.iter().take(8192).any(|b| *b == 0) {
+            let text = format!(
+                "{shown} is a binary file ({} bytes, revision {revision}); not shown.",
+                bytes.len()
+            );
+            return Ok(ToolOutput::same(
+                text,
+                format!("read {shown} → binary, {} bytes", bytes.len()),
+            ));
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let total = lines.len();
+        let start = a.start_line.unwrap_or(1).max(1);
+        if start > total.max(1) {
+            return Err(ToolError::Failed(format!(
+                "start_line {start} is past the end of {shown}, which has {total} lines"
+            )));
+        }
+        let requested_end = a.end_line.unwrap_or(usize::MAX).max(start).min(total);
+        let mut body = String::new();
+        let mut end = start - 1;
+        let mut chars = 0;
+        let mut cut_line = false;
+        for (i, line) in lines.iter().enumerate().take(requested_end).skip(start - 1) {
+            let n = line.chars().count();
+            if i + 1 - start >= MAX_READ_LINES || (chars + n > MAX_READ_CHARS && end >= start) {
+                break;
+            }
+            if chars + n > MAX_READ_CHARS {
+                // One line longer than the whole budget: show its start.
+                body.extend(line.chars().take(MAX_READ_CHARS));
+                body.push_str("\n[… line cut …]\n");
+                cut_line = true;
+                end = i + 1;
+                break;
+            }
+            body.push_str(line);
+            chars += n;
+            end = i + 1;
+        }
+        if !body.is_empty() && !body.ends_with('\n') {
+            body.push('\n');
+        }
+        let mut out =
+            format!("{shown}: lines {start}-{end} of {total} (revision {revision})\n{body}");
+        if end < total {
+            out.push_str(&format!(
+                "[{} more lines; continue with start_line={}]\n",
+                total - end,
+                end + 1
+            ));
+        }
+        if cut_line {
+            out.push_str("[a line was longer than the read budget and was cut]\n");
+        }
+        let preview = format!("read {shown} → {} lines", end + 1 - start);
+        Ok(ToolOutput::same(out, preview))
+    }
+}

@@ -1,0 +1,169 @@
+//! `grep_search`: ripgrep's crates over the workspace, honouring
+//! .gitignore, with capped results and counts of what was left out.
+
+use std::path::Path;
+
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{sinks, BinaryDetection, SearcherBuilder};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::ToolError;
+use crate::output::ToolOutput;
+use crate::policy::credentials::credential_reason;
+use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tools::fs_common::resolve;
+use crate::workspace::Workspace;
+
+/// Matching lines returned; beyond this the model should narrow the search.
+pub const MAX_MATCHES: usize = 200;
+
+/// Characters shown per matching line (minified code has huge lines).
+pub const MAX_LINE_CHARS: usize = 300;
+
+/// Matches kept per file, so one noisy file does not crowd out the rest.
+pub const MAX_MATCHES_PER_FILE: usize = 30;
+
+/// Searches file contents.
+pub struct GrepSearch;
+
+#[derive(Deserialize)]
+struct Args {
+    pattern: String,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    glob: Option<String>,
+    #[serde(default)]
+    case_insensitive: bool,
+}
+
+impl Tool for GrepSearch {
+    fn name(&self) -> &'static str {
+        "grep_search"
+    }
+
+    fn description(&self) -> &'static str {
+        "Search file contents with a regular expression (Rust regex syntax), like ripgrep: honours \
+         .gitignore, skips hidden and binary files. Optional `path` (file or directory) and `glob` \
+         (e.g. \"*.rs\"). Returns file:line: text, capped at 200 matches with counts of what was left out."
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "Regular expression"},
+                "path": {"type": "string", "description": "File or directory to search (default .)"},
+                "glob": {"type": "string", "description": "Only files matching this glob, e.g. *.rs"},
+                "case_insensitive": {"type": "boolean"}
+            },
+            "required": ["pattern"]
+        })
+    }
+
+    fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
+        let a: Args = parse_args(self.name(), args)?;
+        Ok(Effect::Read(vec![
+            ws.resolve(a.path.as_deref().unwrap_or("."))
+        ]))
+    }
+
+    fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let a: Args = parse_args(self.name(), args)?;
+        let rel = a.path.as_deref().unwrap_or(".");
+        let root = resolve(&ctx.workspace, rel);
+        let matcher = RegexMatcherBuilder::new()
+            .case_insensitive(a.case_insensitive)
+            .build(&a.pattern)
+            .map_err(|e| ToolError::BadArgs {
+                tool: "grep_search",
+                message: format!("bad pattern: {e}"),
+            })?;
+        let mut walker = ignore::WalkBuilder::new(&root);
+        walker.require_git(false);
+        walker.sort_by_file_name(|x, y| x.cmp(y));
+        if let Some(glob) = &a.glob {
+            let mut ob = ignore::overrides::OverrideBuilder::new(&root);
+            ob.add(glob).map_err(|e| ToolError::BadArgs {
+                tool: "grep_search",
+                message: format!("bad glob: {e}"),
+            })?;
+            let ov = ob.build().map_err(|e| ToolError::BadArgs {
+                tool: "grep_search",
+                message: format!("bad glob: {e}"),
+            })?;
+            walker.overrides(ov);
+        }
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .build();
+        let mut lines: Vec<String> = Vec::new();
+        let mut total_matches = 0usize;
+        let mut files_with_matches = 0usize;
+        let mut skipped_credentials = 0usize;
+        for entry in walker.build() {
+            if ctx.cancel.is_cancelled() {
+                return Err(ToolError::Cancelled);
+            }
+            let Ok(entry) = entry else { continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            let shown = display_rel(&ctx.workspace, path);
+            let real = crate::workspace::canonicalize_lenient(path);
+            if credential_reason(&shown).is_some()
+                || credential_reason(&real.to_string_lossy()).is_some()
+            {
+                skipped_credentials += 1;
+                continue;
+            }
+            let mut in_file = 0usize;
+            let result = searcher.search_path(
+                &matcher,
+                path,
+                sinks::UTF8(|lnum, line| {
+                    in_file += 1;
+                    if in_file <= MAX_MATCHES_PER_FILE && lines.len() < MAX_MATCHES {
+                        let text: String = line.trim_end().chars().take(MAX_LINE_CHARS).collect();
+                        lines.push(format!("{shown}:{lnum}: {text}"));
+                    }
+                    Ok(true)
+                }),
+            );
+            if result.is_ok() && in_file > 0 {
+                files_with_matches += 1;
+                total_matches += in_file;
+            }
+        }
+        let mut out = lines.join("\n");
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let left_out = total_matches - lines.len();
+        if left_out > 0 {
+            out.push_str(&format!(
+                "[{left_out} more matches not shown ({total_matches} in {files_with_matches} files); narrow the pattern, path or glob]\n"
+            ));
+        }
+        if total_matches == 0 {
+            out.push_str("no matches\n");
+        }
+        if skipped_credentials > 0 {
+            out.push_str(&format!(
+                "[{skipped_credentials} credential files were not searched]\n"
+            ));
+        }
+        let preview = format!(
+            "grep {} → {total_matches} matches in {files_with_matches} files",
+            a.pattern
+        );
+        Ok(ToolOutput::same(out, preview))
+    }
+}
+
+fn display_rel(ws: &Workspace, path: &Path) -> String {
+    ws.display(path)
+}

@@ -1,0 +1,143 @@
+//! The policy table: every row's expected decision in every mode, plus the
+//! usability measure (safe read-only commands auto-approved) and the safety
+//! measure (writes auto-approved: must be zero).
+
+use std::path::Path;
+
+use ai_tools::{policy, Decision, Mode, Registry, RegistryConfig, Workspace};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    ws: Workspace,
+    out: String,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    let out = dir.path().join("outside");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("clean")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(root.join("README.md"), "# demo\n").unwrap();
+    std::fs::write(root.join("notes.txt"), "a,b\n").unwrap();
+    std::fs::write(root.join(".env"), "KOI_API_KEY=sk-test\n").unwrap();
+    std::fs::write(root.join(".env.example"), "KOI_API_KEY=\n").unwrap();
+    std::fs::write(root.join("clean/a.txt"), "foo\n").unwrap();
+    std::fs::write(out.join("plain.txt"), "plain\n").unwrap();
+    std::fs::write(out.join("server.pem"), "-----BEGIN PRIVATE KEY-----\n").unwrap();
+    std::os::unix::fs::symlink(&out, root.join("escape")).unwrap();
+    std::os::unix::fs::symlink(out.join("server.pem"), root.join("link_to_key")).unwrap();
+    let ws = Workspace::new(&root).unwrap();
+    let out = out.canonicalize().unwrap().to_string_lossy().into_owned();
+    Fixture { _dir: dir, ws, out }
+}
+
+struct Row {
+    line: usize,
+    codes: Vec<char>,
+    class: String,
+    kind: String,
+    input: String,
+}
+
+fn load(path: &Path) -> Vec<Row> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.splitn(4, ' ');
+        let codes: Vec<char> = parts.next().unwrap().chars().collect();
+        assert_eq!(codes.len(), 5, "line {}: bad codes", i + 1);
+        let class = parts.next().unwrap().to_string();
+        let kind = parts.next().unwrap().to_string();
+        let input = parts.next().unwrap_or("").to_string();
+        rows.push(Row {
+            line: i + 1,
+            codes,
+            class,
+            kind,
+            input,
+        });
+    }
+    rows
+}
+
+fn code(d: &Decision) -> char {
+    match d {
+        Decision::Allow => 'A',
+        Decision::Ask { .. } => 'Q',
+        Decision::Deny { .. } => 'D',
+    }
+}
+
+fn decide(reg: &Registry, fx: &Fixture, row: &Row, mode: Mode) -> Decision {
+    let input = row.input.replace("@OUT@", &fx.out);
+    if row.kind == "sh" {
+        policy::check_command_in(&input, mode, &fx.ws)
+    } else {
+        let args: serde_json::Value = serde_json::from_str(&input)
+            .unwrap_or_else(|e| panic!("line {}: bad json: {e}", row.line));
+        reg.decide(&row.kind, &args, mode)
+    }
+}
+
+#[test]
+fn policy_table() {
+    let fx = fixture();
+    let reg = Registry::standard(RegistryConfig::new(fx.ws.clone()));
+    let rows = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/policy_table.txt"));
+    assert!(rows.len() >= 150, "the table must hold at least 150 rows");
+    let mut failures = Vec::new();
+    let (mut ro_total, mut ro_allowed) = (0, 0);
+    let (mut w_total, mut w_allowed) = (0, 0);
+    for row in &rows {
+        let got: Vec<Decision> = Mode::ALL.iter().map(|m| decide(&reg, &fx, row, *m)).collect();
+        let got_codes: String = got.iter().map(code).collect();
+        let want: String = row.codes.iter().collect();
+        if got_codes != want {
+            let why: Vec<String> = got
+                .iter()
+                .map(|d| match d {
+                    Decision::Allow => "allow".to_string(),
+                    Decision::Ask { detail, .. } => format!("ask: {detail}"),
+                    Decision::Deny { reason } => format!("deny: {reason}"),
+                })
+                .collect();
+            failures.push(format!(
+                "line {} [{} {}] want {want} got {got_codes}\n    {}",
+                row.line,
+                row.kind,
+                row.input,
+                why.join("\n    ")
+            ));
+        }
+        match row.class.as_str() {
+            "ro" => {
+                ro_total += 1;
+                if got[0].is_allow() {
+                    ro_allowed += 1;
+                }
+            }
+            "w" => {
+                w_total += 1;
+                // Writes never run unasked in default, plan or dont-ask.
+                if got[0].is_allow() || got[2].is_allow() || got[3].is_allow() {
+                    w_allowed += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    println!(
+        "policy table: {} rows; safe read-only auto-approved in default mode: {ro_allowed}/{ro_total}; \
+         writes auto-approved (default/plan/dont-ask): {w_allowed}/{w_total}",
+        rows.len()
+    );
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(w_allowed, 0, "a write was auto-approved");
+    assert_eq!(ro_allowed, ro_total, "a safe read-only command was not auto-approved");
+}

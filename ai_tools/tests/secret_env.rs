@@ -1,0 +1,38 @@
+//! Secrets never reach a subprocess: `env` through shell_exec shows neither
+//! KOI_API_KEY nor a configured key variable, by name or by value. Its own
+//! test binary because it sets process environment variables.
+
+use ai_tools::{CancelToken, Registry, RegistryConfig, Workspace};
+use serde_json::json;
+
+#[test]
+fn env_does_not_show_secrets() {
+    std::env::set_var("KOI_API_KEY", "sk-koi-very-secret-1234");
+    std::env::set_var("MY_LLM_CREDS", "configured-secret-5678");
+    std::env::set_var("OPENAI_API_KEY", "sk-openai-secret-9999");
+    std::env::set_var("KOI_TEST_HARMLESS_VISIBLE", "1");
+    std::env::set_var("PLAIN_VALUE_FOR_TEST", "visible-value");
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = RegistryConfig::new(Workspace::new(dir.path()).unwrap());
+    cfg.secret_env_vars = vec!["MY_LLM_CREDS".into()];
+    let reg = Registry::standard(cfg);
+    let c = CancelToken::new();
+    let out = reg.run("shell_exec", &json!({"command": "env; printenv KOI_API_KEY; echo \"[$MY_LLM_CREDS]\""}), &c).unwrap();
+    for text in [&out.for_model, &out.full] {
+        for secret in ["KOI_API_KEY", "sk-koi-very-secret-1234", "MY_LLM_CREDS", "configured-secret-5678", "OPENAI_API_KEY", "sk-openai-secret-9999"] {
+            assert!(!text.contains(secret), "{secret} leaked:\n{text}");
+        }
+    }
+    assert!(out.full.contains("PLAIN_VALUE_FOR_TEST=visible-value"), "{}", out.full);
+    assert!(out.full.contains("[]"));
+    // Even a secret value reaching output another way is redacted.
+    std::fs::write(dir.path().join("leak.txt"), "token sk-koi-very-secret-1234\n").unwrap();
+    let out = reg.run("shell_exec", &json!({"command": "cat leak.txt"}), &c).unwrap();
+    assert!(!out.full.contains("sk-koi-very-secret-1234"));
+    assert!(out.full.contains("[redacted]"));
+    // Background processes get the same environment.
+    reg.run("shell_bg", &json!({"command": "env"}), &c).unwrap();
+    let out = reg.run("shell_poll", &json!({"id": 1, "wait_secs": 5}), &c).unwrap();
+    assert!(out.full.contains("PLAIN_VALUE_FOR_TEST"), "{}", out.full);
+    assert!(!out.full.contains("KOI_API_KEY") && !out.full.contains("MY_LLM_CREDS"));
+}

@@ -1,0 +1,276 @@
+//! Fonts: the configured family with the embedded fallback, and the cell
+//! metrics derived from the primary face.
+
+use glyphon::cosmic_text::skrifa::{self, MetadataProvider as _};
+use glyphon::{fontdb, Attrs, Buffer, Family, FontSystem, Metrics, Shaping, Wrap};
+
+/// The family of the embedded fallback font.
+pub const FALLBACK_FAMILY: &str = "DejaVu Sans Mono";
+
+/// The embedded fallback faces (DejaVu Sans Mono, Bitstream Vera licence,
+/// see `assets/fonts/LICENSE-DejaVu.txt`): koi renders text even on a
+/// machine with no fonts installed.
+const EMBEDDED_FACES: [&[u8]; 4] = [
+    include_bytes!("../../assets/fonts/DejaVuSansMono.ttf"),
+    include_bytes!("../../assets/fonts/DejaVuSansMono-Bold.ttf"),
+    include_bytes!("../../assets/fonts/DejaVuSansMono-Oblique.ttf"),
+    include_bytes!("../../assets/fonts/DejaVuSansMono-BoldOblique.ttf"),
+];
+
+/// CSS pixels per typographic point (96 dpi / 72 pt per inch): the same
+/// convention Alacritty and browsers use for font sizes in points.
+const PX_PER_PT: f32 = 96.0 / 72.0;
+
+/// Smallest and largest accepted font size in points; outside this range a
+/// cell is either invisible or bigger than any screen.
+const SIZE_PT_RANGE: (f32, f32) = (2.0, 256.0);
+
+/// Smallest and largest accepted scale factor (what winit reports stays
+/// well inside this).
+const SCALE_RANGE: (f64, f64) = (0.25, 8.0);
+
+/// Font settings from the config file and the window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FontConfig {
+    /// Family name; `None` (or a family that is not installed) uses the
+    /// embedded DejaVu Sans Mono.
+    pub family: Option<String>,
+    /// Size in points.
+    pub size_pt: f32,
+    /// The window's scale factor (HiDPI); 1.0 offscreen.
+    pub scale_factor: f64,
+}
+
+impl Default for FontConfig {
+    fn default() -> Self {
+        Self {
+            family: None,
+            size_pt: 11.0,
+            scale_factor: 1.0,
+        }
+    }
+}
+
+impl FontConfig {
+    /// The font size in physical pixels, with size and scale clamped to
+    /// sane ranges (NaN falls back to the defaults).
+    pub fn size_px(&self) -> f32 {
+        let pt = if self.size_pt.is_finite() {
+            self.size_pt.clamp(SIZE_PT_RANGE.0, SIZE_PT_RANGE.1)
+        } else {
+            FontConfig::default().size_pt
+        };
+        let scale = if self.scale_factor.is_finite() {
+            self.scale_factor.clamp(SCALE_RANGE.0, SCALE_RANGE.1)
+        } else {
+            1.0
+        };
+        pt * PX_PER_PT * scale as f32
+    }
+}
+
+/// The size of one grid cell and where lines sit inside it, in physical
+/// pixels (all integers, so every cell starts on a pixel boundary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellMetrics {
+    /// Cell width.
+    pub width: u32,
+    /// Cell height.
+    pub height: u32,
+    /// Baseline, from the cell's top.
+    pub baseline: u32,
+    /// Top of the underline, from the cell's top.
+    pub underline_top: u32,
+    /// Underline (and strikeout, and cursor beam) thickness.
+    pub stroke: u32,
+    /// Top of the strikeout line, from the cell's top.
+    pub strikeout_top: u32,
+}
+
+/// The font system with the fallback loaded, the resolved family, and the
+/// metrics at the configured size.
+pub(crate) struct Fonts {
+    pub system: FontSystem,
+    pub family: String,
+    /// An installed colour emoji family, preferred for emoji-presentation
+    /// characters over monochrome symbol fonts that also cover them.
+    pub emoji_family: Option<String>,
+    pub size_px: f32,
+    pub metrics: CellMetrics,
+}
+
+impl Fonts {
+    /// Loads system fonts plus the embedded fallback and measures a cell.
+    pub fn new(config: &FontConfig) -> Self {
+        let mut system = FontSystem::new();
+        for face in EMBEDDED_FACES {
+            system.db_mut().load_font_data(face.to_vec());
+        }
+        let emoji_family = find_emoji_family(system.db());
+        let mut fonts = Self {
+            system,
+            family: FALLBACK_FAMILY.to_owned(),
+            emoji_family,
+            size_px: config.size_px(),
+            metrics: CellMetrics {
+                width: 1,
+                height: 1,
+                baseline: 1,
+                underline_top: 0,
+                stroke: 1,
+                strikeout_top: 0,
+            },
+        };
+        fonts.configure(config);
+        fonts
+    }
+
+    /// Applies a new family/size/scale and re-measures the cell.
+    pub fn configure(&mut self, config: &FontConfig) {
+        self.family = match &config.family {
+            Some(name) if self.has_family(name) => name.clone(),
+            Some(name) => {
+                log::warn!("render: font family {name:?} not found; using {FALLBACK_FAMILY}");
+                FALLBACK_FAMILY.to_owned()
+            }
+            None => FALLBACK_FAMILY.to_owned(),
+        };
+        self.size_px = config.size_px();
+        self.metrics = self.measure();
+    }
+
+    fn has_family(&self, name: &str) -> bool {
+        let query = fontdb::Query {
+            families: &[fontdb::Family::Name(name)],
+            ..Default::default()
+        };
+        self.system.db().query(&query).is_some()
+    }
+
+    /// Attributes for the primary (or emoji) family in the given face.
+    pub fn attrs(&self, bold: bool, italic: bool, emoji: bool) -> Attrs<'_> {
+        let family = match (&self.emoji_family, emoji) {
+            (Some(name), true) => name,
+            _ => &self.family,
+        };
+        let mut attrs = Attrs::new().family(Family::Name(family));
+        if bold {
+            attrs = attrs.weight(fontdb::Weight::BOLD);
+        }
+        if italic {
+            attrs = attrs.style(fontdb::Style::Italic);
+        }
+        attrs
+    }
+
+    /// A buffer holding `text` shaped at the configured size, one cell high.
+    pub fn shape(
+        &mut self,
+        text: &str,
+        (bold, italic, emoji): (bool, bool, bool),
+        line_height: f32,
+    ) -> Buffer {
+        let metrics = Metrics::new(self.size_px, line_height.max(1.0));
+        let mut buffer = Buffer::new(&mut self.system, metrics);
+        buffer.set_wrap(Wrap::None);
+        let attrs = self.attrs(bold, italic, emoji).clone();
+        buffer.set_text(text, &attrs, Shaping::Advanced, None);
+        buffer.shape_until_scroll(&mut self.system, false);
+        buffer
+    }
+
+    fn measure(&mut self) -> CellMetrics {
+        let px = self.size_px;
+        // The advance of '0' in the primary face is the cell width.
+        let advance = {
+            let probe = self.shape("0", (false, false, false), px * 2.0);
+            probe
+                .layout_runs()
+                .flat_map(|run| run.glyphs.iter())
+                .map(|g| g.w)
+                .next()
+                .unwrap_or(px * 0.6)
+        };
+        let face = self.face_metrics();
+        let (ascent, descent, leading, underline, strike) = match face {
+            Some(m) => m,
+            // A font without usable tables: typical monospace proportions.
+            None => (px * 0.8, px * 0.2, 0.0, (-0.1 * px, 0.05 * px), (0.3 * px, 0.05 * px)),
+        };
+        let width = advance.round().max(1.0) as u32;
+        let height = (ascent + descent + leading).round().max(1.0) as u32;
+        let baseline = ((height as f32 - (ascent + descent)) / 2.0 + ascent)
+            .round()
+            .clamp(1.0, height as f32) as u32;
+        let stroke = underline.1.round().clamp(1.0, (height / 4).max(1) as f32) as u32;
+        let underline_top = (baseline as f32 - underline.0 - stroke as f32 / 2.0)
+            .round()
+            .clamp(0.0, (height - stroke) as f32) as u32;
+        let strikeout_top = (baseline as f32 - strike.0 - stroke as f32 / 2.0)
+            .round()
+            .clamp(0.0, (height - stroke) as f32) as u32;
+        CellMetrics {
+            width,
+            height,
+            baseline,
+            underline_top,
+            stroke,
+            strikeout_top,
+        }
+    }
+
+    /// (ascent, descent, leading, (underline offset, thickness),
+    /// (strikeout offset, thickness)) in pixels; offsets are above the
+    /// baseline (underline offsets are negative).
+    #[allow(clippy::type_complexity)]
+    fn face_metrics(&mut self) -> Option<(f32, f32, f32, (f32, f32), (f32, f32))> {
+        let query = fontdb::Query {
+            families: &[fontdb::Family::Name(&self.family)],
+            ..Default::default()
+        };
+        let id = self.system.db().query(&query)?;
+        let font = self.system.get_font(id, fontdb::Weight::NORMAL)?;
+        let data = font.data();
+        let face_index = self
+            .system
+            .db()
+            .face(id)
+            .map(|info| info.index)
+            .unwrap_or(0);
+        let face = skrifa::FontRef::from_index(data, face_index).ok()?;
+        let m = face.metrics(
+            skrifa::instance::Size::new(self.size_px),
+            skrifa::instance::LocationRef::default(),
+        );
+        let ascent = m.ascent;
+        let descent = -m.descent;
+        if !(ascent.is_finite() && descent.is_finite()) || ascent + descent <= 0.0 {
+            return None;
+        }
+        let default_stroke = (self.size_px / 14.0).max(1.0);
+        let underline = m
+            .underline
+            .map(|d| (d.offset, d.thickness))
+            .unwrap_or((-self.size_px * 0.1, default_stroke));
+        let strike = m
+            .strikeout
+            .map(|d| (d.offset, d.thickness))
+            .unwrap_or((self.size_px * 0.3, default_stroke));
+        Some((ascent, descent, m.leading.max(0.0), underline, strike))
+    }
+}
+
+/// The first colour emoji family installed, if any ("Noto Color Emoji",
+/// "Apple Color Emoji", "Twemoji", ...).
+fn find_emoji_family(db: &fontdb::Database) -> Option<String> {
+    let families: Vec<&str> = db
+        .faces()
+        .flat_map(|face| face.families.iter().map(|(name, _)| name.as_str()))
+        .filter(|name| name.contains("Emoji"))
+        .collect();
+    families
+        .iter()
+        .find(|name| name.contains("Color"))
+        .or_else(|| families.first())
+        .map(|name| (*name).to_owned())
+}

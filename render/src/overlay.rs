@@ -1,0 +1,181 @@
+//! Overlay layers: boxes with a background, a border and lines of styled
+//! text, drawn above the grid (the chat overlay, error banners).
+
+use crate::color::Color;
+use crate::frame::{Cell, CellFlags, UnderlineStyle};
+
+/// Where an overlay sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OverlayRect {
+    /// Physical pixels from the top-left corner of the target.
+    Pixels {
+        /// Left edge.
+        x: u32,
+        /// Top edge.
+        y: u32,
+        /// Width.
+        width: u32,
+        /// Height.
+        height: u32,
+    },
+    /// Grid cells, relative to the grid's first cell (inside the padding).
+    Cells {
+        /// First column.
+        col: usize,
+        /// First row.
+        row: usize,
+        /// Width in columns.
+        cols: usize,
+        /// Height in rows.
+        rows: usize,
+    },
+}
+
+/// A border drawn inside an overlay's rectangle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Border {
+    /// Border colour.
+    pub color: Color,
+    /// Thickness in physical pixels.
+    pub width_px: u32,
+}
+
+/// A run of text sharing one style.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// The text; control characters are skipped.
+    pub text: String,
+    /// Text colour.
+    pub fg: Color,
+    /// Background behind the span; `None` leaves the overlay's background.
+    pub bg: Option<Color>,
+    /// Bold face.
+    pub bold: bool,
+    /// Italic face.
+    pub italic: bool,
+    /// Single underline.
+    pub underline: bool,
+}
+
+impl Span {
+    /// Plain text in `fg`.
+    pub fn new(text: impl Into<String>, fg: Color) -> Self {
+        Self {
+            text: text.into(),
+            fg,
+            bg: None,
+            bold: false,
+            italic: false,
+            underline: false,
+        }
+    }
+}
+
+/// One line of an overlay: spans laid out left to right on the cell grid.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct StyledLine {
+    /// The spans, in order.
+    pub spans: Vec<Span>,
+}
+
+/// A box above the grid. Text is laid out one character per cell (two for
+/// wide characters), starting one cell-padding inside the border, and is
+/// clipped to the box; the caller wraps long lines.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OverlayLayer {
+    /// Placement.
+    pub rect: OverlayRect,
+    /// Fill colour.
+    pub background: Color,
+    /// Optional border.
+    pub border: Option<Border>,
+    /// Inner padding between the border and the text, in physical pixels.
+    pub padding_px: u32,
+    /// Text lines, top to bottom.
+    pub lines: Vec<StyledLine>,
+}
+
+/// An overlay's text converted to grid cells: `cols × lines.len()`.
+pub(crate) struct OverlayCells {
+    pub cols: usize,
+    pub rows: usize,
+    pub cells: Vec<Cell>,
+}
+
+/// Lays `lines` out on a grid `cols` wide (at most `max_rows` rows).
+pub(crate) fn layout_cells(
+    lines: &[StyledLine],
+    cols: usize,
+    max_rows: usize,
+    background: Color,
+) -> OverlayCells {
+    let rows = lines.len().min(max_rows);
+    let mut blank = Cell::new(' ');
+    blank.bg = background;
+    let mut cells = vec![blank; cols.saturating_mul(rows)];
+    for (row, line) in lines.iter().take(rows).enumerate() {
+        let mut col = 0usize;
+        for span in &line.spans {
+            let mut flags = CellFlags::empty();
+            flags.set(CellFlags::BOLD, span.bold);
+            flags.set(CellFlags::ITALIC, span.italic);
+            let template = Cell {
+                ch: ' ',
+                fg: span.fg,
+                bg: span.bg.unwrap_or(background),
+                flags,
+                underline: if span.underline {
+                    UnderlineStyle::Single
+                } else {
+                    UnderlineStyle::None
+                },
+                ..Cell::default()
+            };
+            for ch in span.text.chars() {
+                if ch.is_control() {
+                    continue;
+                }
+                let width = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+                if width == 0 || col + width > cols {
+                    continue;
+                }
+                let base = row * cols + col;
+                let mut cell = template.clone();
+                cell.ch = ch;
+                cell.flags.set(CellFlags::WIDE, width == 2);
+                cells[base] = cell;
+                if width == 2 {
+                    let mut spacer = template.clone();
+                    spacer.flags |= CellFlags::WIDE_SPACER;
+                    cells[base + 1] = spacer;
+                }
+                col += width;
+            }
+        }
+    }
+    OverlayCells { cols, rows, cells }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NamedColor;
+
+    #[test]
+    fn spans_lay_out_and_clip() {
+        let fg = Color::Named(NamedColor::Foreground);
+        let bg = Color::Named(NamedColor::Black);
+        let lines = vec![
+            StyledLine {
+                spans: vec![Span::new("ab", fg), Span::new("你xyz", fg)],
+            },
+            StyledLine::default(),
+        ];
+        let out = layout_cells(&lines, 5, 10, bg);
+        assert_eq!((out.cols, out.rows), (5, 2));
+        let text: String = out.cells[..5].iter().map(|c| c.ch).collect();
+        assert_eq!(text, "ab你 x");
+        assert!(out.cells[3].flags.contains(CellFlags::WIDE_SPACER));
+        assert_eq!(out.cells[5].bg, bg);
+    }
+}

@@ -1,0 +1,106 @@
+//! A window surface the caller created (from a winit window, say),
+//! configured for the renderer.
+
+use crate::error::RenderError;
+use crate::gpu::Gpu;
+
+/// A configured `wgpu::Surface` plus its configuration, so it can be
+/// resized and recovered after it is lost.
+#[derive(Debug)]
+pub struct WindowSurface {
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+}
+
+impl WindowSurface {
+    /// Configures `surface` at `width × height` physical pixels. Prefers a
+    /// non-sRGB 8-bit format so the window looks exactly like offscreen
+    /// captures (text blended in sRGB space, as most terminals do).
+    pub fn new(
+        gpu: &Gpu,
+        surface: wgpu::Surface<'static>,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, RenderError> {
+        let caps = surface.get_capabilities(&gpu.adapter);
+        let supported = |f: &&wgpu::TextureFormat| crate::rects::is_supported_format(**f);
+        let format = caps
+            .formats
+            .iter()
+            .filter(supported)
+            .find(|f| !f.is_srgb())
+            .or_else(|| caps.formats.iter().find(supported))
+            .copied()
+            .ok_or_else(|| {
+                RenderError::Surface(format!("no 8-bit RGBA/BGRA format in {:?}", caps.formats))
+            })?;
+        let present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Fifo) {
+            wgpu::PresentMode::Fifo
+        } else {
+            caps.present_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::PresentMode::Fifo)
+        };
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            width: width.max(1),
+            height: height.max(1),
+            present_mode,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: vec![],
+        };
+        surface.configure(&gpu.device, &config);
+        Ok(Self { surface, config })
+    }
+
+    /// The texture format; create the [`crate::Renderer`] with it.
+    pub fn format(&self) -> wgpu::TextureFormat {
+        self.config.format
+    }
+
+    /// Current size in physical pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.config.width, self.config.height)
+    }
+
+    /// Resizes the swapchain (zero sizes, as from a minimised window, are
+    /// clamped to one pixel).
+    pub fn resize(&mut self, gpu: &Gpu, width: u32, height: u32) {
+        self.config.width = width.max(1);
+        self.config.height = height.max(1);
+        self.surface.configure(&gpu.device, &self.config);
+    }
+
+    /// The next texture to draw into, reconfiguring once if the surface is
+    /// outdated or lost. `Ok(None)` means skip this frame (occluded or
+    /// timed out).
+    pub(crate) fn acquire(
+        &mut self,
+        device: &wgpu::Device,
+    ) -> Result<Option<wgpu::SurfaceTexture>, RenderError> {
+        for attempt in 0..2 {
+            match self.surface.get_current_texture() {
+                wgpu::CurrentSurfaceTexture::Success(t)
+                | wgpu::CurrentSurfaceTexture::Suboptimal(t) => return Ok(Some(t)),
+                wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                    return Ok(None)
+                }
+                wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost
+                    if attempt == 0 =>
+                {
+                    self.surface.configure(device, &self.config);
+                }
+                other => return Err(RenderError::Surface(format!("{other:?}"))),
+            }
+        }
+        Err(RenderError::Surface("surface stayed outdated after reconfiguring".into()))
+    }
+}

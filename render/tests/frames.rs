@@ -1,0 +1,249 @@
+//! Behaviour beyond single pixels: damage tracking, zoom, overlays, and
+//! inputs that must not panic.
+
+mod common;
+
+use common::*;
+use render::{
+    Border, Cell, CellFlags, Color, CursorShape, CursorSpec, Damage, FontConfig, Frame,
+    NamedColor, OverlayLayer, OverlayRect, RenderError, Rgb, SelectionSpan, Span, StyledLine,
+};
+
+fn dense_frame(cols: usize, rows: usize, seed: usize) -> Frame {
+    let mut frame = Frame::blank(cols, rows);
+    for (i, c) in frame.cells.iter_mut().enumerate() {
+        let v = i + seed;
+        c.ch = char::from(b'!' + (v % 90) as u8);
+        c.fg = Color::Indexed((v % 200) as u8 + 16);
+        if v % 7 == 0 {
+            c.bg = Color::Indexed((v % 13) as u8);
+        }
+        c.flags.set(CellFlags::BOLD, v % 5 == 0);
+    }
+    frame
+}
+
+#[test]
+fn only_changed_rows_are_prepared_and_the_result_matches_a_full_render() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let a = dense_frame(30, 8, 0);
+    let (w, h) = image_size(&r, &a);
+    r.render_to_image(&a, w, h).expect("first frame");
+    assert!(r.last_stats().full);
+    assert_eq!(r.last_stats().rows_prepared, 8);
+
+    r.render_to_image(&a, w, h).expect("same frame");
+    assert_eq!(r.last_stats().rows_prepared, 0);
+
+    let mut b = a.clone();
+    b.write_str(4, 5, "changed!", &Cell::new(' '));
+    let partial = r.render_to_image(&b, w, h).expect("one row changed");
+    assert_eq!(r.last_stats().rows_prepared, 1);
+    assert!(!r.last_stats().full);
+
+    let mut fresh = renderer(&gpu);
+    let full = fresh.render_to_image(&b, w, h).expect("fresh");
+    assert!(partial == full, "a partial update differs from a full render");
+
+    // The damage hint limits which rows are compared.
+    let mut c = b.clone();
+    c.write_str(0, 2, "xy", &Cell::new(' '));
+    c.damage = Damage::Rows(vec![2]);
+    r.render_to_image(&c, w, h).expect("hinted");
+    assert_eq!(r.last_stats().rows_prepared, 1);
+
+    // Moving a block cursor re-prepares the row it left and the row it entered.
+    let mut d = c.clone();
+    d.damage = Damage::Full;
+    d.cursor = Some(CursorSpec {
+        col: 1,
+        row: 1,
+        shape: CursorShape::Block,
+        focused: true,
+    });
+    r.render_to_image(&d, w, h).expect("cursor on");
+    assert_eq!(r.last_stats().rows_prepared, 1);
+    d.cursor = d.cursor.map(|cur| CursorSpec { row: 6, ..cur });
+    r.render_to_image(&d, w, h).expect("cursor moved");
+    assert_eq!(r.last_stats().rows_prepared, 2);
+
+    // A selection change re-prepares its rows only.
+    d.selection = vec![SelectionSpan {
+        row: 3,
+        start_col: 2,
+        end_col: 9,
+    }];
+    r.render_to_image(&d, w, h).expect("selection");
+    assert_eq!(r.last_stats().rows_prepared, 1);
+    let img = r.render_to_image(&d, w, h).expect("selection again");
+    let (x0, y0, _, _) = cell_rect(&r, 2, 3, 1);
+    assert_eq!(img.rgb(x0, y0), Some(r.theme().selection_background));
+}
+
+#[test]
+fn zoom_changes_the_cell_size_and_still_renders() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let (w0, h0) = r.cell_size();
+    let mut frame = Frame::blank(4, 2);
+    frame.write_str(0, 0, "ab", &Cell::new(' '));
+    render(&mut r, &frame);
+    let (w1, h1) = r.set_font(&FontConfig {
+        family: None,
+        size_pt: 24.0,
+        scale_factor: 1.0,
+    });
+    assert!(w1 > w0 && h1 > h0, "zoom did not grow the cell");
+    let img = render(&mut r, &frame);
+    assert!(r.last_stats().full);
+    let bg = r.theme().background;
+    let a = cell_rect(&r, 0, 0, 1);
+    assert!(pixels(&img).any(|(x, y, px)| px != bg && inside(a, x, y)));
+    // HiDPI: scale factor 2 doubles the cell.
+    let (w2, h2) = r.set_font(&FontConfig {
+        family: None,
+        size_pt: 12.0,
+        scale_factor: 2.0,
+    });
+    assert!(w2.abs_diff(2 * w0) <= 1 && h2.abs_diff(2 * h0) <= 1);
+    assert_eq!(
+        r.grid_size_for(2 * PAD + 10 * w2, 2 * PAD + 5 * h2),
+        (10, 5)
+    );
+}
+
+#[test]
+fn overlay_box_has_border_fill_and_text_on_top() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let mut frame = Frame::blank(20, 8);
+    frame.write_str(0, 3, "under the overlay", &Cell::new(' '));
+    let fill = Rgb::new(10, 20, 90);
+    let border = Rgb::new(200, 180, 0);
+    frame.overlays.push(OverlayLayer {
+        rect: OverlayRect::Cells {
+            col: 2,
+            row: 1,
+            cols: 14,
+            rows: 5,
+        },
+        background: Color::Rgb(fill),
+        border: Some(Border {
+            color: Color::Rgb(border),
+            width_px: 2,
+        }),
+        padding_px: 4,
+        lines: vec![StyledLine {
+            spans: vec![Span::new("hi 你", Color::Rgb(WHITE))],
+        }],
+    });
+    let img = render(&mut r, &frame);
+    let (x0, y0, x1, y1) = cell_rect(&r, 2, 1, 14);
+    let y1 = y1 + 4 * r.cell_size().1;
+    assert_eq!(img.rgb(x0, y0), Some(border));
+    assert_eq!(img.rgb(x1 - 1, y1 - 1), Some(border));
+    assert_eq!(img.rgb(x0 + 3, y1 - 3), Some(fill));
+    // The grid text under the box is hidden; the overlay's own text shows.
+    let (gx0, gy0, gx1, gy1) = cell_rect(&r, 3, 3, 12);
+    for y in gy0..gy1 {
+        for x in gx0..gx1 {
+            assert_eq!(img.rgb(x, y), Some(fill), "grid text shows through at ({x},{y})");
+        }
+    }
+    let text_row = (y0 + 6, y0 + 6 + r.cell_size().1);
+    let ink = (x0..x1)
+        .flat_map(|x| (text_row.0..text_row.1).map(move |y| (x, y)))
+        .filter(|&(x, y)| img.rgb(x, y).is_some_and(|p| p.r > 150 && p.b > 150))
+        .count();
+    assert!(ink > 0, "overlay text missing");
+}
+
+#[test]
+fn bad_sizes_are_errors_and_odd_frames_do_not_panic() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let frame = Frame::blank(3, 3);
+    assert!(matches!(
+        r.render_to_image(&frame, 0, 10),
+        Err(RenderError::InvalidSize { .. })
+    ));
+    assert!(matches!(
+        r.render_to_image(&frame, 10, u32::MAX),
+        Err(RenderError::InvalidSize { .. })
+    ));
+
+    // Zero-size grid: just the background.
+    let empty = Frame::default();
+    let img = r.render_to_image(&empty, 20, 10).expect("empty frame");
+    let bg = r.theme().background;
+    assert!(pixels(&img).all(|(_, _, px)| px == bg));
+
+    // Fewer cells than cols*rows, a huge declared grid, odd characters,
+    // cursor and selection out of range, and an overlay off screen.
+    let mut odd = Frame {
+        cols: 1_000_000,
+        rows: 1_000_000,
+        ..Frame::default()
+    };
+    let weird = [
+        '\0', '\u{7}', '\t', '\u{301}', '\u{FFFF}', '\u{10FFFF}', '\u{200D}', '😀', '🇯', 'ﷺ',
+        '\u{FEFF}', '⠿', '╳', '▒',
+    ];
+    for (i, ch) in weird.iter().enumerate() {
+        let mut c = Cell::new(*ch);
+        c.flags = if i % 2 == 0 {
+            CellFlags::WIDE
+        } else {
+            CellFlags::WIDE_SPACER
+        };
+        c.zerowidth = (i % 3 == 0).then(|| vec!['\u{301}', '\u{FE0F}'].into_boxed_slice());
+        c.underline = render::UnderlineStyle::Curly;
+        odd.cells.push(c);
+    }
+    odd.cursor = Some(CursorSpec {
+        col: usize::MAX,
+        row: usize::MAX,
+        shape: CursorShape::Beam,
+        focused: true,
+    });
+    odd.selection.push(SelectionSpan {
+        row: 0,
+        start_col: 5,
+        end_col: usize::MAX,
+    });
+    odd.overlays.push(OverlayLayer {
+        rect: OverlayRect::Cells {
+            col: usize::MAX,
+            row: 3,
+            cols: usize::MAX,
+            rows: 2,
+        },
+        background: Color::Named(NamedColor::Blue),
+        border: None,
+        padding_px: u32::MAX,
+        lines: vec![StyledLine::default()],
+    });
+    r.render_to_image(&odd, 300, 40).expect("odd frame renders");
+}
+
+#[test]
+fn emoji_and_cjk_stay_within_their_two_cells() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let bg = r.theme().background;
+    for text in ["😀", "你", "가"] {
+        let mut frame = Frame::blank(6, 1);
+        frame.write_str(2, 0, text, &cell(' ', WHITE, Color::Named(NamedColor::Background)));
+        let img = render(&mut r, &frame);
+        let rect = cell_rect(&r, 2, 0, 2);
+        let mut ink = 0;
+        for (x, y, px) in pixels(&img) {
+            if px != bg {
+                assert!(inside(rect, x, y), "{text}: ink outside its cells at ({x},{y})");
+                ink += 1;
+            }
+        }
+        assert!(ink > 0, "{text} drew nothing");
+    }
+}

@@ -1,0 +1,232 @@
+//! Pixel assertions on real wgpu (lavapipe in CI): where backgrounds,
+//! glyphs, lines, underlines and the cursor land, and that colours are exact.
+
+mod common;
+
+use common::*;
+use render::{
+    wgpu::TextureFormat, CellFlags, Color, CursorShape, CursorSpec, Frame, NamedColor, Rgb, Theme,
+    UnderlineStyle,
+};
+
+#[test]
+fn red_background_cell_is_red_only_in_its_rect() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let mut frame = Frame::blank(6, 3);
+    if let Some(c) = frame.cell_mut(2, 1) {
+        c.bg = Color::Rgb(RED);
+    }
+    let img = render(&mut r, &frame);
+    let rect = cell_rect(&r, 2, 1, 1);
+    let bg = r.theme().background;
+    for (x, y, px) in pixels(&img) {
+        if inside(rect, x, y) {
+            assert_eq!(px, RED, "inside the red cell at ({x},{y})");
+        } else {
+            assert_eq!(px, bg, "outside the red cell at ({x},{y})");
+        }
+    }
+}
+
+#[test]
+fn glyph_ink_falls_inside_its_cell() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let bg = r.theme().background;
+    // Wide, descending, tall and round glyphs, each alone on the grid.
+    for ch in ['W', 'g', 'j', '@', 'Q', '|', '_'] {
+        let mut frame = Frame::blank(5, 3);
+        if let Some(c) = frame.cell_mut(2, 1) {
+            *c = cell(ch, WHITE, Color::Named(NamedColor::Background));
+        }
+        let img = render(&mut r, &frame);
+        let rect = cell_rect(&r, 2, 1, 1);
+        let mut ink = 0;
+        for (x, y, px) in pixels(&img) {
+            if px != bg {
+                assert!(inside(rect, x, y), "{ch:?} has ink outside its cell at ({x},{y})");
+                ink += 1;
+            }
+        }
+        assert!(ink > 0, "{ch:?} drew nothing");
+    }
+}
+
+#[test]
+fn wide_char_puts_the_next_char_at_column_three() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let bg = r.theme().background;
+    let template = cell(' ', WHITE, Color::Named(NamedColor::Background));
+
+    let mut mixed = Frame::blank(6, 1);
+    mixed.write_str(0, 0, "a你b", &template);
+    assert!(mixed
+        .cell(1, 0)
+        .is_some_and(|c| c.flags.contains(CellFlags::WIDE)));
+    let mixed_img = render(&mut r, &mixed);
+
+    let mut alone = Frame::blank(6, 1);
+    alone.write_str(3, 0, "b", &template);
+    let alone_img = render(&mut r, &alone);
+
+    // Column 3 holds exactly the pixels of a lone 'b' at column 3.
+    let col3 = cell_rect(&r, 3, 0, 1);
+    let mut ink = 0;
+    for y in col3.1..col3.3 {
+        for x in col3.0..col3.2 {
+            let px = mixed_img.rgb(x, y);
+            assert_eq!(px, alone_img.rgb(x, y), "column 3 differs at ({x},{y})");
+            ink += usize::from(px != Some(bg));
+        }
+    }
+    assert!(ink > 0, "'b' is not at column 3");
+    // The wide glyph's ink stays inside columns 1..3.
+    let wide = cell_rect(&r, 1, 0, 2);
+    let wide_ink = pixels(&mixed_img)
+        .filter(|&(x, y, px)| px != bg && inside(wide, x, y))
+        .count();
+    assert!(wide_ink > 0, "你 drew nothing in columns 1-2");
+}
+
+#[test]
+fn column_of_box_verticals_is_one_unbroken_line() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let mut frame = Frame::blank(5, 6);
+    for row in 0..6 {
+        if let Some(c) = frame.cell_mut(2, row) {
+            *c = cell('│', WHITE, Color::Named(NamedColor::Background));
+        }
+    }
+    let img = render(&mut r, &frame);
+    let top = cell_rect(&r, 2, 0, 1);
+    let bottom = cell_rect(&r, 2, 5, 1);
+    let line_xs: Vec<u32> = (top.0..top.2)
+        .filter(|&x| img.rgb(x, top.1) == Some(WHITE))
+        .collect();
+    assert!(!line_xs.is_empty(), "no line at the top of the column");
+    for &x in &line_xs {
+        for y in top.1..bottom.3 {
+            assert_eq!(img.rgb(x, y), Some(WHITE), "gap in the line at ({x},{y})");
+        }
+    }
+    // Padding above and below stays background.
+    let bg = r.theme().background;
+    assert_eq!(img.rgb(line_xs[0], top.1 - 1), Some(bg));
+    assert_eq!(img.rgb(line_xs[0], bottom.3), Some(bg));
+}
+
+#[test]
+fn underline_ink_only_in_bottom_rows_and_only_when_underlined() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let m = r.cell_metrics();
+    let bg = r.theme().background;
+    for style in [
+        UnderlineStyle::Single,
+        UnderlineStyle::Double,
+        UnderlineStyle::Curly,
+        UnderlineStyle::Dotted,
+        UnderlineStyle::Dashed,
+    ] {
+        let mut frame = Frame::blank(5, 1);
+        let plain = cell('x', WHITE, Color::Named(NamedColor::Background));
+        if let Some(c) = frame.cell_mut(1, 0) {
+            *c = plain.clone();
+            c.underline = style;
+            c.underline_color = Some(Color::Rgb(GREEN));
+        }
+        if let Some(c) = frame.cell_mut(3, 0) {
+            *c = plain.clone();
+        }
+        let img = render(&mut r, &frame);
+        let underlined = cell_rect(&r, 1, 0, 1);
+        let unstyled = cell_rect(&r, 3, 0, 1);
+        let below_baseline = underlined.1 + m.baseline;
+        let mut green = 0;
+        for (x, y, px) in pixels(&img) {
+            let greenish = px.g > 100 && px.r < 100 && px.b < 100;
+            if greenish {
+                assert!(
+                    inside(underlined, x, y) && y >= below_baseline,
+                    "{style:?}: underline ink at ({x},{y}) outside the bottom rows"
+                );
+                green += 1;
+            }
+            if inside(unstyled, x, y) && y >= below_baseline {
+                assert_eq!(px, bg, "unstyled 'x' has ink in its bottom rows at ({x},{y})");
+            }
+        }
+        assert!(green > 0, "{style:?}: no underline drawn");
+    }
+}
+
+#[test]
+fn cursor_block_is_drawn_at_the_cursor_cell() {
+    let gpu = gpu();
+    let theme = Theme {
+        cursor: Rgb::new(0, 200, 100),
+        ..Theme::default()
+    };
+    let mut r = renderer_with(&gpu, theme.clone(), render::OFFSCREEN_FORMAT);
+    let mut frame = Frame::blank(6, 3);
+    frame.cursor = Some(CursorSpec {
+        col: 3,
+        row: 1,
+        shape: CursorShape::Block,
+        focused: true,
+    });
+    let img = render(&mut r, &frame);
+    let rect = cell_rect(&r, 3, 1, 1);
+    for (x, y, px) in pixels(&img) {
+        let want = if inside(rect, x, y) {
+            theme.cursor
+        } else {
+            theme.background
+        };
+        assert_eq!(px, want, "at ({x},{y})");
+    }
+
+    // Unfocused: a hollow block, its centre left in the background.
+    frame.cursor = frame.cursor.map(|c| CursorSpec {
+        focused: false,
+        ..c
+    });
+    let img = render(&mut r, &frame);
+    assert_eq!(img.rgb(rect.0, rect.1), Some(theme.cursor));
+    assert_eq!(img.rgb(rect.2 - 1, rect.3 - 1), Some(theme.cursor));
+    let centre = ((rect.0 + rect.2) / 2, (rect.1 + rect.3) / 2);
+    assert_eq!(img.rgb(centre.0, centre.1), Some(theme.background));
+    assert_eq!(img.rgb(rect.2, rect.1), Some(theme.background));
+}
+
+/// Truecolor backgrounds come out at their exact sRGB values on linear and
+/// sRGB targets, RGBA and BGRA alike.
+#[test]
+fn truecolor_backgrounds_are_exact_srgb() {
+    let gpu = gpu();
+    for format in [
+        TextureFormat::Rgba8Unorm,
+        TextureFormat::Rgba8UnormSrgb,
+        TextureFormat::Bgra8Unorm,
+        TextureFormat::Bgra8UnormSrgb,
+    ] {
+        let mut r = renderer_with(&gpu, Theme::default(), format);
+        let mut frame = Frame::blank(16, 16);
+        let colour = |i: usize| Rgb::new(i as u8, 255 - i as u8, (i * 37 % 256) as u8);
+        for i in 0..256 {
+            if let Some(c) = frame.cell_mut(i % 16, i / 16) {
+                c.bg = Color::Rgb(colour(i));
+            }
+        }
+        let img = render(&mut r, &frame);
+        for i in 0..256 {
+            let (x0, y0, x1, y1) = cell_rect(&r, i % 16, i / 16, 1);
+            for (x, y) in [(x0, y0), (x1 - 1, y1 - 1), ((x0 + x1) / 2, (y0 + y1) / 2)] {
+                assert_eq!(img.rgb(x, y), Some(colour(i)), "{format:?} colour {i} at ({x},{y})");
+            }
+        }
+    }
+}

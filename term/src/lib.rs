@@ -1,0 +1,13 @@
+//! The koi terminal: a shell in a real PTY parsed into `alacritty_terminal`
+//! state ([`session`]), the pure encoders that turn keys, mouse events and
+//! pastes into the bytes xterm would send ([`input`]), screen snapshots for
+//! tests and scripts ([`snapshot`]), and the `koi --headless` runner
+//! ([`headless`]). The winit app builds on these.
+
+pub mod headless;
+pub mod input;
+pub mod palette;
+pub mod session;
+pub mod snapshot;
+
+pub use session::{ExitStatus, GridSize, Session, SessionEvent, SessionOptions};

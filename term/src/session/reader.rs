@@ -1,0 +1,153 @@
+//! The reader thread: PTY bytes → parser → `Term`, in bounded slices.
+
+use std::io::{ErrorKind, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alacritty_terminal::sync::FairMutex;
+use alacritty_terminal::term::Term;
+use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::RwLock;
+
+use super::events::EventProxy;
+use super::wake::WakeReason;
+use super::writer::WriterMsg;
+use super::{ExitStatus, GridSize};
+use crate::palette::Palette;
+
+/// Bytes parsed per lock hold. 64 KiB parses in well under a millisecond, so
+/// the UI thread never waits long for the terminal even during a huge `cat`.
+pub(crate) const MAX_LOCKED_SLICE: usize = 64 * 1024;
+
+/// After the child exits, output still in the PTY is drained until this much
+/// silence: a grandchild holding the PTY open must not keep the session alive.
+const EXIT_DRAIN_IDLE: Duration = Duration::from_millis(50);
+
+/// …and for at most this long, even if a grandchild keeps printing.
+const EXIT_DRAIN_MAX: Duration = Duration::from_secs(1);
+
+pub(crate) struct Reader {
+    pub(crate) pty: Box<dyn Read + Send>,
+    pub(crate) poll: super::wake::PtyPoll,
+    pub(crate) terminal: Arc<FairMutex<Term<EventProxy>>>,
+    pub(crate) proxy: EventProxy,
+    pub(crate) writer: Sender<WriterMsg>,
+    pub(crate) palette: Arc<RwLock<Palette>>,
+    pub(crate) size: Arc<RwLock<GridSize>>,
+    pub(crate) bytes_read: Arc<AtomicU64>,
+    pub(crate) exit_status: Receiver<ExitStatus>,
+}
+
+impl Reader {
+    /// Runs until EOF, shutdown or a drained exit; returns the exit status
+    /// unless the session was shut down first.
+    pub(crate) fn run(mut self) -> Option<ExitStatus> {
+        let mut parser: Processor<StdSyncHandler> = Processor::new();
+        let mut buf = vec![0u8; MAX_LOCKED_SLICE];
+        let mut exited: Option<(ExitStatus, Instant)> = None;
+
+        loop {
+            let deadline = match &exited {
+                Some((_, at)) => Some((Instant::now() + EXIT_DRAIN_IDLE).min(*at + EXIT_DRAIN_MAX)),
+                None => parser.sync_timeout().sync_timeout(),
+            };
+            let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            match self.poll.wait(timeout) {
+                WakeReason::Shutdown => return None,
+                WakeReason::ChildExited => {
+                    if exited.is_none() {
+                        exited = self
+                            .exit_status
+                            .try_recv()
+                            .ok()
+                            .map(|s| (s, Instant::now()));
+                    }
+                    continue;
+                }
+                WakeReason::Timeout => {
+                    if exited
+                        .as_ref()
+                        .is_some_and(|(_, at)| at.elapsed() >= EXIT_DRAIN_IDLE)
+                    {
+                        break;
+                    }
+                    // A synchronized update (mode 2026) timed out: show what we have.
+                    let mut term = self.terminal.lock();
+                    parser.stop_sync(&mut *term);
+                    self.flush_replies(&term);
+                    drop(term);
+                    self.proxy_wakeup();
+                    continue;
+                }
+                WakeReason::Readable => {}
+            }
+
+            if exited
+                .as_ref()
+                .is_some_and(|(_, at)| at.elapsed() >= EXIT_DRAIN_MAX)
+            {
+                break;
+            }
+            let filled = match self.fill(&mut buf) {
+                Some(n) => n,
+                None => break,
+            };
+            self.bytes_read.fetch_add(filled as u64, Ordering::Relaxed);
+            let mut term = self.terminal.lock();
+            parser.advance(&mut *term, &buf[..filled]);
+            self.flush_replies(&term);
+            drop(term);
+            if parser.sync_bytes_count() == 0 {
+                self.proxy_wakeup();
+            }
+        }
+
+        // EOF or drained after exit: flush anything a sync update held back.
+        {
+            let mut term = self.terminal.lock();
+            parser.stop_sync(&mut *term);
+            self.flush_replies(&term);
+        }
+        // On EOF the child is exiting (or being killed by our Drop): wait for it.
+        let status = match exited {
+            Some((status, _)) => status,
+            None => self.exit_status.recv().ok()?,
+        };
+        Some(status)
+    }
+
+    /// Read what is available, up to one slice, without blocking past the
+    /// first read. `None` on EOF or a dead PTY.
+    fn fill(&mut self, buf: &mut [u8]) -> Option<usize> {
+        let mut filled = 0;
+        loop {
+            match self.pty.read(&mut buf[filled..]) {
+                Ok(0) => return (filled > 0).then_some(filled),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                // EIO is how Linux says the other side of the PTY is gone.
+                Err(_) => return (filled > 0).then_some(filled),
+            }
+            if filled == buf.len() || !self.poll.readable_now() {
+                return Some(filled);
+            }
+        }
+    }
+
+    fn flush_replies(&self, term: &Term<EventProxy>) {
+        let window = self.size.read().window_size();
+        let bytes = self
+            .proxy
+            .resolve_replies(term, &self.palette.read(), window);
+        if !bytes.is_empty() {
+            let _ = self.writer.send(WriterMsg::Bytes(bytes));
+        }
+    }
+
+    fn proxy_wakeup(&self) {
+        use alacritty_terminal::event::{Event, EventListener};
+        self.proxy.send_event(Event::Wakeup);
+    }
+}

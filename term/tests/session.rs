@@ -1,0 +1,366 @@
+//! The terminal core against a real shell in a real PTY.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use term::snapshot::ColorSnapshot;
+use term::{GridSize, SessionEvent};
+
+#[test]
+fn echo_lands_on_the_grid() {
+    let s = sh("echo hello koi");
+    let snap = run_to_exit(&s);
+    assert_eq!(snap.lines[0], "hello koi");
+    assert_eq!(snap.cell(0, 6).unwrap().text, "k");
+}
+
+#[test]
+fn exit_status_propagates() {
+    for code in [0u32, 1, 7, 42] {
+        let s = sh(&format!("exit {code}"));
+        let status = s.wait_exit(Some(WAIT)).expect("exit");
+        assert_eq!(status.code, code);
+        assert_eq!(status.success(), code == 0);
+    }
+}
+
+#[test]
+fn killed_child_reports_its_signal() {
+    let s = sh("kill -KILL $$");
+    let status = s.wait_exit(Some(WAIT)).expect("exit");
+    assert!(!status.success());
+    assert!(status.signal.is_some(), "{status:?}");
+}
+
+#[test]
+fn sgr_colours_and_attributes_land_in_cells() {
+    let s = sh(
+        r"printf '\033[31mA\033[0m\033[38;5;196mB\033[0m\033[38;2;1;2;3mC\033[0m\033[48;2;250;0;10mD\033[0m\033[1mE\033[0m\033[3mF\033[0m\033[4mG\033[0m\033[4:3mH\033[0m\033[9mI\033[0m\033[7mJ\033[0m\033[2mK\033[0m\033[58;2;9;8;7;4mL\033[0m\n'",
+    );
+    let snap = run_to_exit(&s);
+    assert_eq!(snap.lines[0], "ABCDEFGHIJKL");
+    let cell = |col| snap.cell(0, col).unwrap().clone();
+    assert_eq!(cell(0).fg, ColorSnapshot::Named("red".into()));
+    assert_eq!(cell(1).fg, ColorSnapshot::Indexed(196));
+    assert_eq!(cell(2).fg, ColorSnapshot::Rgb("#010203".into()));
+    assert_eq!(cell(3).bg, ColorSnapshot::Rgb("#fa000a".into()));
+    assert!(cell(4).has("bold") && !cell(4).has("italic"));
+    assert!(cell(5).has("italic"));
+    assert!(cell(6).has("underline"));
+    assert!(cell(7).has("curly_underline"));
+    assert!(cell(8).has("strikeout"));
+    assert!(cell(9).has("inverse"));
+    assert!(cell(10).has("dim"));
+    assert_eq!(
+        cell(11).underline_color,
+        Some(ColorSnapshot::Rgb("#090807".into()))
+    );
+    assert!(cell(11).has("underline"));
+    // Attributes were reset: the next cell is plain.
+    assert!(cell(12).flags.is_empty());
+}
+
+#[test]
+fn cjk_wide_characters_take_two_cells() {
+    let s = sh("printf 'a你b\\n'");
+    let snap = run_to_exit(&s);
+    assert_eq!(snap.lines[0], "a你b");
+    assert_eq!(snap.cell(0, 1).unwrap().text, "你");
+    assert!(snap.cell(0, 1).unwrap().has("wide"));
+    assert!(snap.cell(0, 2).unwrap().has("wide_spacer"));
+    assert_eq!(snap.cell(0, 3).unwrap().text, "b");
+}
+
+#[test]
+fn cursor_position_report_is_answered() {
+    let reply = query_reply(r"\033[3;5H\033[6n");
+    assert_eq!(reply, b"\x1b[3;5R");
+}
+
+#[test]
+fn device_attributes_and_status_are_answered() {
+    let da1 = query_reply(r"\033[c");
+    assert!(
+        da1.starts_with(b"\x1b[?") && da1.ends_with(b"c"),
+        "DA1 {:?}",
+        String::from_utf8_lossy(&da1)
+    );
+    let da2 = query_reply(r"\033[>c");
+    assert!(
+        da2.starts_with(b"\x1b[>") && da2.ends_with(b"c"),
+        "DA2 {:?}",
+        String::from_utf8_lossy(&da2)
+    );
+    assert_eq!(query_reply(r"\033[5n"), b"\x1b[0n");
+}
+
+#[test]
+fn decrqm_reports_modes() {
+    // Bracketed paste (2004) is reset by default: reply Ps=2 ("reset").
+    assert_eq!(query_reply(r"\033[?2004$p"), b"\x1b[?2004;2$y");
+    assert_eq!(query_reply(r"\033[?2004h\033[?2004$p"), b"\x1b[?2004;1$y");
+}
+
+#[test]
+fn colour_queries_report_the_theme() {
+    let palette = term::palette::Palette::default();
+    let bg = palette.get(257);
+    let reply = query_reply(r"\033]11;?\033\\");
+    let want = format!(
+        "\x1b]11;rgb:{0:02x}{0:02x}/{1:02x}{1:02x}/{2:02x}{2:02x}\x1b\\",
+        bg.r, bg.g, bg.b
+    );
+    assert_eq!(String::from_utf8_lossy(&reply), want);
+    let fg_reply = query_reply(r"\033]10;?\007");
+    assert!(
+        String::from_utf8_lossy(&fg_reply).starts_with("\x1b]10;rgb:"),
+        "{fg_reply:?}"
+    );
+    // An application-set colour is reported back as set.
+    let set = query_reply(r"\033]11;#102030\007\033]11;?\007");
+    assert_eq!(
+        String::from_utf8_lossy(&set),
+        "\x1b]11;rgb:1010/2020/3030\x07"
+    );
+}
+
+#[test]
+fn text_area_size_is_reported() {
+    assert_eq!(query_reply(r"\033[18t"), b"\x1b[8;24;80t");
+    // 14t: pixels, from the nominal 8×16 cell.
+    assert_eq!(query_reply(r"\033[14t"), b"\x1b[4;384;640t");
+}
+
+#[test]
+fn resize_changes_stty_size() {
+    let s = sh("stty size; read line; stty size; read line");
+    wait_text(&s, "24 80");
+    s.resize(GridSize::new(100, 30));
+    s.write("\n");
+    wait_text(&s, "30 100");
+    assert_eq!(s.size(), GridSize::new(100, 30));
+    let snap = snapshot(&s);
+    assert_eq!((snap.cols, snap.rows), (100, 30));
+    s.write("\n");
+    run_to_exit(&s);
+}
+
+#[test]
+fn alternate_screen_is_entered_and_left() {
+    let s = sh(
+        r"echo primary; printf '\033[?1049h\033[HALT SCREEN'; read line; printf '\033[?1049l'; echo back",
+    );
+    let alt = wait_text(&s, "ALT SCREEN");
+    assert!(alt.alt_screen);
+    assert!(!alt.contains("primary"));
+    s.write("\n");
+    let snap = run_to_exit(&s);
+    assert!(!snap.alt_screen);
+    assert!(snap.contains("primary") && snap.contains("back"));
+    assert!(!snap.contains("ALT SCREEN"));
+}
+
+#[test]
+fn title_and_bell_events_arrive_in_order() {
+    let s = sh(r"printf '\033]2;my title\007\007'");
+    s.wait_exit(Some(WAIT)).unwrap();
+    let events: Vec<_> = s.events().try_iter().collect();
+    let title = events
+        .iter()
+        .position(|e| *e == SessionEvent::Title("my title".into()));
+    let bell = events.iter().position(|e| *e == SessionEvent::Bell);
+    assert!(
+        title.is_some() && bell.is_some() && title < bell,
+        "{events:?}"
+    );
+    assert!(
+        matches!(events.last(), Some(SessionEvent::Exited(_))),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn osc52_store_reaches_the_owner_but_load_is_refused() {
+    // "aGk=" is base64 for "hi". The load request must get no reply at all.
+    let s = sh(r"printf '\033]52;c;aGk=\007'");
+    s.wait_exit(Some(WAIT)).unwrap();
+    let events: Vec<_> = s.events().try_iter().collect();
+    assert!(
+        events.contains(&SessionEvent::ClipboardStore {
+            primary: false,
+            text: "hi".into()
+        }),
+        "{events:?}"
+    );
+    assert_eq!(query_reply(r"\033]52;c;?\007"), b"");
+}
+
+#[test]
+fn input_reaches_the_application_in_order() {
+    let s = sh("read a; read b; echo \"got:$a:$b\"");
+    s.write("first\n");
+    s.write(term::input::encode_paste("second\n", false));
+    let snap = run_to_exit(&s);
+    assert!(snap.contains("got:first:second"), "{}", snap.text());
+}
+
+#[test]
+fn bracketed_paste_cannot_be_ended_by_pasted_text() {
+    // cat -v shows what the application received: exactly one start and one end marker.
+    let s = sh(
+        r"printf '\033[?2004h'; stty raw -echo; dd bs=1 count=40 2>/dev/null | od -An -c | tr -s ' ' ; stty sane",
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let mut paste = term::input::encode_paste("ab\x1b[201~cd", true);
+    // Pad to the byte count dd waits for.
+    paste.resize(40, b'z');
+    s.write(paste);
+    let snap = run_to_exit(&s);
+    // od -c separates characters with blanks; squeeze them out.
+    let text: String = snap.text().split_whitespace().collect();
+    assert!(text.contains("033[200~ab[201~cd033[201~"), "{text}");
+    assert_eq!(
+        text.matches("033").count(),
+        2,
+        "only the two markers carry ESC: {text}"
+    );
+}
+
+#[test]
+fn synchronized_updates_are_released_by_their_timeout() {
+    // Begin a synchronized update and never end it: content must still show
+    // once the timeout (150 ms) passes.
+    let s = sh(r"printf '\033[?2026hSYNCED'; sleep 5");
+    wait_text(&s, "SYNCED");
+}
+
+#[test]
+fn synchronized_updates_are_atomic() {
+    let s = sh(r"printf '\033[?2026hONE'; sleep 0.05; printf ' TWO\033[?2026l'; sleep 5");
+    let snap = wait_text(&s, "ONE");
+    assert!(
+        snap.contains("ONE TWO"),
+        "a half-drawn synchronized update was visible: {}",
+        snap.text()
+    );
+}
+
+#[test]
+fn wakeups_are_coalesced_until_rearmed() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = term::SessionOptions {
+        command: Some(vec![
+            "sh".into(),
+            "-c".into(),
+            "for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; done; sleep 0.3; echo done".into(),
+        ]),
+        ..Default::default()
+    };
+    let counter = calls.clone();
+    let s = term::Session::spawn(options, move || {
+        counter.fetch_add(1, Ordering::SeqCst);
+    })
+    .unwrap();
+    wait_text(&s, "10");
+    // Without rearming, the burst of output called back at most once.
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    s.rearm_wakeup();
+    wait_text(&s, "done");
+    s.wait_exit(Some(WAIT)).unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn twenty_megabytes_arrive_complete_under_concurrent_snapshots() {
+    const LINES: usize = 400_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.txt");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    for i in 0..LINES {
+        // 52 bytes a line: 400k lines ≈ 20.8 MB.
+        writeln!(file, "line {i:09} the quick brown fox jumps over a dog").unwrap();
+    }
+    file.flush().unwrap();
+    drop(file);
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size >= 20_000_000);
+
+    let s = spawn(&["cat", path.to_str().unwrap()], 80, 24);
+    let done = Arc::new(AtomicBool::new(false));
+    let snapshots = std::thread::scope(|scope| {
+        let snapper = scope.spawn(|| {
+            let mut n = 0;
+            while !done.load(Ordering::Relaxed) {
+                let snap = snapshot(&s);
+                // Every complete row is one whole line of the file.
+                for line in snap.lines.iter().filter(|l| l.len() == 51) {
+                    assert!(
+                        line.starts_with("line ") && line.ends_with(" dog"),
+                        "torn row: {line:?}"
+                    );
+                }
+                n += 1;
+            }
+            n
+        });
+        s.wait_exit(Some(Duration::from_secs(120)))
+            .expect("cat finished");
+        done.store(true, Ordering::Relaxed);
+        snapper.join().unwrap()
+    });
+    // The PTY turns each \n into \r\n: exactly one extra byte per line.
+    assert_eq!(s.bytes_read(), size + LINES as u64);
+    let snap = snapshot(&s);
+    assert!(
+        snap.contains(&format!("line {:09}", LINES - 1)),
+        "{}",
+        snap.text()
+    );
+    assert!(snapshots > 1, "the UI side got to look while parsing ran");
+}
+
+#[test]
+fn bad_commands_and_directories_are_clear_errors() {
+    let err = term::Session::spawn(
+        term::SessionOptions {
+            command: Some(vec!["/no/such/program".into()]),
+            ..Default::default()
+        },
+        || {},
+    )
+    .err()
+    .expect("must fail");
+    assert!(err.to_string().contains("/no/such/program"), "{err}");
+    let err = term::Session::spawn(
+        term::SessionOptions {
+            command: Some(vec!["true".into()]),
+            working_directory: Some("/no/such/dir".into()),
+            ..Default::default()
+        },
+        || {},
+    )
+    .err()
+    .expect("must fail");
+    assert!(err.to_string().contains("/no/such/dir"), "{err}");
+    let empty = term::Session::spawn(
+        term::SessionOptions {
+            command: Some(vec![]),
+            ..Default::default()
+        },
+        || {},
+    );
+    assert!(empty.is_err());
+}
+
+#[test]
+fn environment_identifies_koi() {
+    let s = sh("echo \"$TERM|$COLORTERM|$TERM_PROGRAM|${TERM_PROGRAM_VERSION:+set}\"");
+    let snap = run_to_exit(&s);
+    assert_eq!(snap.lines[0], "xterm-256color|truecolor|koi|set");
+}

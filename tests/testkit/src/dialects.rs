@@ -1,0 +1,382 @@
+//! Builders for the SSE event sequences each provider dialect sends.
+//!
+//! Text and arguments are split into several deltas, as real servers do, so
+//! the client's reassembly is exercised.
+
+use serde_json::{json, Value};
+
+use crate::{sse_event, Reply};
+
+/// Splits text into a few deltas at word boundaries (each keeps its spaces).
+fn pieces(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for ch in text.chars() {
+        cur.push(ch);
+        if ch == ' ' && cur.len() >= 4 {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Splits arguments in two (at a char boundary) so they arrive as deltas.
+fn halves(args: &str) -> Vec<String> {
+    let mut mid = args.len() / 2;
+    while !args.is_char_boundary(mid) {
+        mid -= 1;
+    }
+    let (a, b) = args.split_at(mid);
+    [a, b]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// OpenAI Chat Completions streaming (`data:` chunks, `[DONE]` sentinel).
+pub mod openai_chat {
+    use super::*;
+
+    /// A Chat Completions stream under construction.
+    #[derive(Debug, Clone, Default)]
+    pub struct ChatStream {
+        events: Vec<String>,
+        tool_index: usize,
+    }
+
+    fn chunk(delta: Value, finish: Value) -> String {
+        let v = json!({
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "model": "fake-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        });
+        sse_event(None, &v.to_string())
+    }
+
+    impl ChatStream {
+        /// Starts with the usual role-only first chunk.
+        pub fn new() -> ChatStream {
+            ChatStream {
+                events: vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)],
+                tool_index: 0,
+            }
+        }
+
+        /// Streams `text` as content deltas.
+        pub fn text(mut self, text: &str) -> Self {
+            for p in pieces(text) {
+                self.events
+                    .push(chunk(json!({"content": p}), Value::Null));
+            }
+            self
+        }
+
+        /// Streams `text` as `reasoning_content` deltas (DeepSeek, llama.cpp).
+        pub fn reasoning(mut self, text: &str) -> Self {
+            for p in pieces(text) {
+                self.events
+                    .push(chunk(json!({"reasoning_content": p}), Value::Null));
+            }
+            self
+        }
+
+        /// Streams one tool call: a head with id and name, then argument deltas.
+        pub fn tool_call(mut self, id: &str, name: &str, args: &str) -> Self {
+            let index = self.tool_index;
+            self.tool_index += 1;
+            self.events.push(chunk(
+                json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": ""}}]}),
+                Value::Null,
+            ));
+            for p in halves(args) {
+                self.events.push(chunk(
+                    json!({"tool_calls": [{"index": index, "function": {"arguments": p}}]}),
+                    Value::Null,
+                ));
+            }
+            self
+        }
+
+        /// Ends the choice with this `finish_reason`.
+        pub fn finish(mut self, reason: &str) -> Self {
+            self.events.push(chunk(json!({}), json!(reason)));
+            self
+        }
+
+        /// `finish("stop")`.
+        pub fn stop(self) -> Self {
+            self.finish("stop")
+        }
+
+        /// `finish("tool_calls")`.
+        pub fn tool_calls(self) -> Self {
+            self.finish("tool_calls")
+        }
+
+        /// The usage chunk sent with `stream_options.include_usage`.
+        pub fn usage(mut self, prompt: u64, cached: u64, completion: u64) -> Self {
+            let v = json!({
+                "id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                    "prompt_tokens_details": {"cached_tokens": cached}},
+            });
+            self.events.push(sse_event(None, &v.to_string()));
+            self
+        }
+
+        /// The events so far, without the `[DONE]` sentinel.
+        pub fn events(&self) -> Vec<String> {
+            self.events.clone()
+        }
+
+        /// A reply streaming the events and then `data: [DONE]`.
+        pub fn reply(self) -> Reply {
+            let mut events = self.events;
+            events.push(sse_event(None, "[DONE]"));
+            Reply::sse(events)
+        }
+    }
+}
+
+/// OpenAI Responses streaming (typed `event:`s, ends with `response.completed`).
+pub mod openai_responses {
+    use super::*;
+
+    /// A Responses stream under construction.
+    #[derive(Debug, Clone, Default)]
+    pub struct ResponsesStream {
+        events: Vec<String>,
+        output_index: usize,
+        output: Vec<Value>,
+    }
+
+    impl ResponsesStream {
+        /// Starts with `response.created` and `response.in_progress`.
+        pub fn new() -> ResponsesStream {
+            let mut s = ResponsesStream::default();
+            let resp = json!({"id": "resp_fake", "status": "in_progress", "output": []});
+            s.push(json!({"type": "response.created", "response": resp}));
+            s.push(json!({"type": "response.in_progress", "response": resp}));
+            s
+        }
+
+        fn push(&mut self, v: Value) {
+            let name = v["type"].as_str().unwrap_or("unknown").to_string();
+            self.events.push(sse_event(Some(&name), &v.to_string()));
+        }
+
+        /// A message item streaming `text` as `output_text` deltas.
+        pub fn text(mut self, text: &str) -> Self {
+            let oi = self.output_index;
+            self.output_index += 1;
+            let id = format!("msg_{oi}");
+            self.push(json!({"type": "response.output_item.added", "output_index": oi,
+                "item": {"type": "message", "id": id, "role": "assistant", "content": []}}));
+            self.push(json!({"type": "response.content_part.added", "item_id": id,
+                "output_index": oi, "content_index": 0,
+                "part": {"type": "output_text", "text": ""}}));
+            for p in pieces(text) {
+                self.push(json!({"type": "response.output_text.delta", "item_id": id,
+                    "output_index": oi, "content_index": 0, "delta": p}));
+            }
+            self.push(json!({"type": "response.output_text.done", "item_id": id,
+                "output_index": oi, "content_index": 0, "text": text}));
+            let item = json!({"type": "message", "id": id, "role": "assistant",
+                "content": [{"type": "output_text", "text": text}]});
+            self.push(json!({"type": "response.output_item.done", "output_index": oi, "item": item}));
+            self.output.push(item);
+            self
+        }
+
+        /// A reasoning item streaming a reasoning summary.
+        pub fn reasoning(mut self, text: &str) -> Self {
+            let oi = self.output_index;
+            self.output_index += 1;
+            let id = format!("rs_{oi}");
+            self.push(json!({"type": "response.output_item.added", "output_index": oi,
+                "item": {"type": "reasoning", "id": id, "summary": []}}));
+            for p in pieces(text) {
+                self.push(json!({"type": "response.reasoning_summary_text.delta",
+                    "item_id": id, "output_index": oi, "summary_index": 0, "delta": p}));
+            }
+            let item = json!({"type": "reasoning", "id": id,
+                "summary": [{"type": "summary_text", "text": text}]});
+            self.push(json!({"type": "response.output_item.done", "output_index": oi, "item": item}));
+            self.output.push(item);
+            self
+        }
+
+        /// A `function_call` item with streamed arguments.
+        pub fn function_call(mut self, call_id: &str, name: &str, args: &str) -> Self {
+            let oi = self.output_index;
+            self.output_index += 1;
+            let id = format!("fc_{oi}");
+            self.push(json!({"type": "response.output_item.added", "output_index": oi,
+                "item": {"type": "function_call", "id": id, "call_id": call_id,
+                    "name": name, "arguments": "", "status": "in_progress"}}));
+            for p in halves(args) {
+                self.push(json!({"type": "response.function_call_arguments.delta",
+                    "item_id": id, "output_index": oi, "delta": p}));
+            }
+            self.push(json!({"type": "response.function_call_arguments.done",
+                "item_id": id, "output_index": oi, "arguments": args}));
+            let item = json!({"type": "function_call", "id": id, "call_id": call_id,
+                "name": name, "arguments": args, "status": "completed"});
+            self.push(json!({"type": "response.output_item.done", "output_index": oi, "item": item}));
+            self.output.push(item);
+            self
+        }
+
+        /// `response.completed` with usage (input includes cached tokens).
+        pub fn completed(mut self, input: u64, cached: u64, output: u64) -> Self {
+            let resp = json!({"id": "resp_fake", "status": "completed", "output": self.output,
+                "usage": {"input_tokens": input,
+                    "input_tokens_details": {"cached_tokens": cached},
+                    "output_tokens": output,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": input + output}});
+            self.push(json!({"type": "response.completed", "response": resp}));
+            self
+        }
+
+        /// `response.incomplete` with this reason (e.g. `max_output_tokens`).
+        pub fn incomplete(mut self, reason: &str) -> Self {
+            let resp = json!({"id": "resp_fake", "status": "incomplete", "output": self.output,
+                "incomplete_details": {"reason": reason}});
+            self.push(json!({"type": "response.incomplete", "response": resp}));
+            self
+        }
+
+        /// `response.failed` with an error message.
+        pub fn failed(mut self, message: &str) -> Self {
+            let resp = json!({"id": "resp_fake", "status": "failed", "output": [],
+                "error": {"code": "server_error", "message": message}});
+            self.push(json!({"type": "response.failed", "response": resp}));
+            self
+        }
+
+        /// The events so far.
+        pub fn events(&self) -> Vec<String> {
+            self.events.clone()
+        }
+
+        /// A reply streaming the events.
+        pub fn reply(self) -> Reply {
+            Reply::sse(self.events)
+        }
+    }
+}
+
+/// Anthropic Messages streaming (`message_start` … `message_stop`).
+pub mod anthropic {
+    use super::*;
+
+    /// A Messages stream under construction.
+    #[derive(Debug, Clone, Default)]
+    pub struct MessagesStream {
+        events: Vec<String>,
+        index: usize,
+    }
+
+    impl MessagesStream {
+        /// `message_start` reporting this input usage.
+        pub fn new(input_tokens: u64, cache_read: u64, cache_creation: u64) -> MessagesStream {
+            let mut s = MessagesStream::default();
+            s.push(json!({"type": "message_start", "message": {
+                "id": "msg_fake", "type": "message", "role": "assistant", "content": [],
+                "model": "fake-model", "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": input_tokens,
+                    "cache_read_input_tokens": cache_read,
+                    "cache_creation_input_tokens": cache_creation,
+                    "output_tokens": 1}}}));
+            s
+        }
+
+        fn push(&mut self, v: Value) {
+            let name = v["type"].as_str().unwrap_or("unknown").to_string();
+            self.events.push(sse_event(Some(&name), &v.to_string()));
+        }
+
+        /// A keep-alive `ping`.
+        pub fn ping(mut self) -> Self {
+            self.push(json!({"type": "ping"}));
+            self
+        }
+
+        /// A text block.
+        pub fn text(mut self, text: &str) -> Self {
+            let i = self.index;
+            self.index += 1;
+            self.push(json!({"type": "content_block_start", "index": i,
+                "content_block": {"type": "text", "text": ""}}));
+            for p in pieces(text) {
+                self.push(json!({"type": "content_block_delta", "index": i,
+                    "delta": {"type": "text_delta", "text": p}}));
+            }
+            self.push(json!({"type": "content_block_stop", "index": i}));
+            self
+        }
+
+        /// A thinking block with a signature.
+        pub fn thinking(mut self, text: &str) -> Self {
+            let i = self.index;
+            self.index += 1;
+            self.push(json!({"type": "content_block_start", "index": i,
+                "content_block": {"type": "thinking", "thinking": ""}}));
+            for p in pieces(text) {
+                self.push(json!({"type": "content_block_delta", "index": i,
+                    "delta": {"type": "thinking_delta", "thinking": p}}));
+            }
+            self.push(json!({"type": "content_block_delta", "index": i,
+                "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}}));
+            self.push(json!({"type": "content_block_stop", "index": i}));
+            self
+        }
+
+        /// A `tool_use` block whose input arrives as JSON deltas.
+        pub fn tool_use(mut self, id: &str, name: &str, input_json: &str) -> Self {
+            let i = self.index;
+            self.index += 1;
+            self.push(json!({"type": "content_block_start", "index": i,
+                "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+            for p in halves(input_json) {
+                self.push(json!({"type": "content_block_delta", "index": i,
+                    "delta": {"type": "input_json_delta", "partial_json": p}}));
+            }
+            self.push(json!({"type": "content_block_stop", "index": i}));
+            self
+        }
+
+        /// `message_delta` with the stop reason, then `message_stop`.
+        pub fn stop(mut self, reason: &str, output_tokens: u64) -> Self {
+            self.push(json!({"type": "message_delta",
+                "delta": {"stop_reason": reason, "stop_sequence": null},
+                "usage": {"output_tokens": output_tokens}}));
+            self.push(json!({"type": "message_stop"}));
+            self
+        }
+
+        /// An `error` event (e.g. `overloaded_error`).
+        pub fn error(mut self, kind: &str, message: &str) -> Self {
+            self.push(json!({"type": "error", "error": {"type": kind, "message": message}}));
+            self
+        }
+
+        /// The events so far.
+        pub fn events(&self) -> Vec<String> {
+            self.events.clone()
+        }
+
+        /// A reply streaming the events.
+        pub fn reply(self) -> Reply {
+            Reply::sse(self.events)
+        }
+    }
+}
