@@ -1,9 +1,12 @@
 //! `koi --headless`: run a command in a PTY, wait for it, report the screen.
-//! The scripting and testing entry point: no window, no GPU needed (unless a
-//! screenshot is asked for).
+//! The scripting and testing entry point: no window, and no GPU unless a
+//! screenshot is asked for.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::frame::{CursorOptions, FrameBuilder};
+use crate::palette::Palette;
 use crate::session::{ExitStatus, GridSize, Session, SessionError, SessionOptions};
 use crate::snapshot::Snapshot;
 
@@ -17,50 +20,71 @@ pub enum DumpFormat {
     Json,
 }
 
+/// Status reported when `--timeout` passes, as coreutils' `timeout` does.
+pub const TIMEOUT_STATUS: u32 = 124;
+
+/// A headless run's inputs.
+pub struct Headless {
+    pub command: Vec<String>,
+    pub size: GridSize,
+    pub working_directory: Option<PathBuf>,
+    /// Hang the command up after this long.
+    pub timeout: Option<Duration>,
+    /// The theme applications see when they query colours.
+    pub palette: Palette,
+}
+
 /// The result of a headless run.
 pub struct Outcome {
     pub status: ExitStatus,
     pub snapshot: Snapshot,
+    /// The final screen as the renderer would draw it.
+    pub frame: render::Frame,
 }
 
-/// Run `command` in a `size` PTY until it exits (or `timeout` passes, in
-/// which case it is hung up) and capture the final screen.
-pub fn run(
-    command: Vec<String>,
-    size: GridSize,
-    working_directory: Option<std::path::PathBuf>,
-    timeout: Option<Duration>,
-) -> Result<Outcome, SessionError> {
-    let options = SessionOptions {
-        command: Some(command),
-        size,
-        working_directory,
-        ..SessionOptions::default()
-    };
-    let session = Session::spawn(options, || {})?;
-    let status = session.wait_exit(timeout);
-    let snapshot = Snapshot::capture(&*session.terminal().lock());
-    let status = match status {
-        Some(status) => status,
-        None => {
-            drop(session);
-            ExitStatus {
-                code: 124,
-                signal: Some("timeout".into()),
-            }
-        }
-    };
-    Ok(Outcome { status, snapshot })
+impl Headless {
+    /// Run the command until it exits (or the timeout passes, in which case
+    /// it is hung up) and capture the final screen.
+    pub fn run(self) -> Result<Outcome, SessionError> {
+        let options = SessionOptions {
+            command: Some(self.command),
+            size: self.size,
+            working_directory: self.working_directory,
+            palette: self.palette,
+            ..SessionOptions::default()
+        };
+        let session = Session::spawn(options, || {})?;
+        let status = session.wait_exit(self.timeout);
+        let (snapshot, frame) = {
+            let term = session.terminal().lock();
+            let cursor = CursorOptions {
+                focused: true,
+                blinked_off: false,
+            };
+            let frame = FrameBuilder::default()
+                .build_from(&term, cursor, render::Damage::Full)
+                .clone();
+            (Snapshot::capture(&term), frame)
+        };
+        let status = status.unwrap_or(ExitStatus {
+            code: TIMEOUT_STATUS,
+            signal: Some("timeout".into()),
+        });
+        Ok(Outcome {
+            status,
+            snapshot,
+            frame,
+        })
+    }
 }
 
-/// Render `outcome`'s screen as `format` for stdout.
+/// The screen as `format`, for stdout.
 pub fn dump(snapshot: &Snapshot, format: DumpFormat) -> String {
     match format {
         DumpFormat::Text => snapshot.text(),
-        DumpFormat::Json => {
-            // Serializing plain strings and numbers cannot fail.
-            serde_json::to_string(snapshot).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
-                + "\n"
-        }
+        DumpFormat::Json => match serde_json::to_string(snapshot) {
+            Ok(json) => json + "\n",
+            Err(e) => format!("{{\"error\":{:?}}}\n", e.to_string()),
+        },
     }
 }

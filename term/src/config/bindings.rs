@@ -1,0 +1,246 @@
+//! Keybindings: a table of chord → action, with per-platform defaults that
+//! users can rebind or unbind (`"none"`).
+
+use std::collections::BTreeMap;
+
+use crate::input::{Key, Mods};
+
+/// What a keybinding does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    Copy,
+    Paste,
+    PasteSelection,
+    IncreaseFontSize,
+    DecreaseFontSize,
+    ResetFontSize,
+    ScrollPageUp,
+    ScrollPageDown,
+    ScrollLineUp,
+    ScrollLineDown,
+    ScrollToTop,
+    ScrollToBottom,
+    /// Open or close the assistant overlay (Cmd+L / Ctrl+Shift+L).
+    ToggleAssistant,
+    /// Explicitly unbound: the key goes to the terminal.
+    None,
+}
+
+/// Every action by its config name.
+const ACTION_NAMES: &[(&str, Action)] = &[
+    ("copy", Action::Copy),
+    ("paste", Action::Paste),
+    ("paste_selection", Action::PasteSelection),
+    ("increase_font_size", Action::IncreaseFontSize),
+    ("decrease_font_size", Action::DecreaseFontSize),
+    ("reset_font_size", Action::ResetFontSize),
+    ("scroll_page_up", Action::ScrollPageUp),
+    ("scroll_page_down", Action::ScrollPageDown),
+    ("scroll_line_up", Action::ScrollLineUp),
+    ("scroll_line_down", Action::ScrollLineDown),
+    ("scroll_to_top", Action::ScrollToTop),
+    ("scroll_to_bottom", Action::ScrollToBottom),
+    ("toggle_assistant", Action::ToggleAssistant),
+    ("none", Action::None),
+];
+
+impl std::str::FromStr for Action {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase().replace('-', "_");
+        ACTION_NAMES
+            .iter()
+            .find(|(name, _)| *name == wanted)
+            .map(|(_, a)| *a)
+            .ok_or_else(|| {
+                let names: Vec<_> = ACTION_NAMES.iter().map(|(n, _)| *n).collect();
+                format!("unknown action `{s}` (one of: {})", names.join(", "))
+            })
+    }
+}
+
+/// A key with modifiers. Letters are stored lower-case: Shift is a modifier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chord {
+    pub mods: Mods,
+    pub key: Key,
+}
+
+/// Named keys as written in the config.
+const KEY_NAMES: &[(&str, Key)] = &[
+    ("enter", Key::Enter),
+    ("return", Key::Enter),
+    ("tab", Key::Tab),
+    ("backspace", Key::Backspace),
+    ("escape", Key::Escape),
+    ("esc", Key::Escape),
+    ("up", Key::Up),
+    ("down", Key::Down),
+    ("left", Key::Left),
+    ("right", Key::Right),
+    ("home", Key::Home),
+    ("end", Key::End),
+    ("pageup", Key::PageUp),
+    ("pagedown", Key::PageDown),
+    ("insert", Key::Insert),
+    ("delete", Key::Delete),
+    ("space", Key::Char(' ')),
+    ("plus", Key::Char('+')),
+    ("minus", Key::Char('-')),
+    ("equals", Key::Char('=')),
+];
+
+impl Chord {
+    pub fn new(mods: Mods, key: Key) -> Self {
+        Self {
+            mods,
+            key: normalize(key),
+        }
+    }
+}
+
+fn normalize(key: Key) -> Key {
+    match key {
+        Key::Char(c) => Key::Char(c.to_lowercase().next().unwrap_or(c)),
+        other => other,
+    }
+}
+
+impl std::str::FromStr for Chord {
+    type Err = String;
+
+    /// `"Ctrl+Shift+C"`, `"Cmd+L"`, `"Shift+PageUp"`, `"Ctrl+="`, `"F5"`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let parts: Vec<&str> = if let Some(prefix) = s.strip_suffix("++") {
+            // "Ctrl++": the key itself is '+'.
+            prefix.split('+').chain(std::iter::once("+")).collect()
+        } else {
+            s.split('+').collect()
+        };
+        let (key_name, mod_names) = parts
+            .split_last()
+            .ok_or_else(|| format!("empty key in `{s}`"))?;
+        let mut mods = Mods::NONE;
+        for name in mod_names {
+            mods = mods.with(match name.trim().to_ascii_lowercase().as_str() {
+                "ctrl" | "control" => Mods::CTRL,
+                "shift" => Mods::SHIFT,
+                "alt" | "option" | "opt" => Mods::ALT,
+                "cmd" | "command" | "super" | "logo" | "win" | "meta" => Mods::LOGO,
+                other => return Err(format!("unknown modifier `{other}` in `{s}`")),
+            });
+        }
+        let key_name = key_name.trim();
+        let lower = key_name.to_ascii_lowercase();
+        let key = if let Some((_, key)) = KEY_NAMES.iter().find(|(name, _)| *name == lower) {
+            key.clone()
+        } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
+            if !(1..=12).contains(&n) {
+                return Err(format!(
+                    "function key F{n} in `{s}` is not supported (F1–F12)"
+                ));
+            }
+            Key::F(n)
+        } else {
+            let mut chars = key_name.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Key::Char(c),
+                _ => return Err(format!("unknown key `{key_name}` in `{s}`")),
+            }
+        };
+        Ok(Chord::new(mods, key))
+    }
+}
+
+/// One chord bound to one action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub chord: Chord,
+    pub action: Action,
+}
+
+/// The active keybindings: defaults with the user's table laid over them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bindings {
+    bindings: Vec<Binding>,
+}
+
+/// The primary modifier for app shortcuts: Cmd on macOS, Ctrl+Shift elsewhere
+/// (plain Ctrl+C must reach the shell).
+#[cfg(target_os = "macos")]
+const APP_MODS: Mods = Mods::LOGO;
+#[cfg(not(target_os = "macos"))]
+const APP_MODS: Mods = Mods::CTRL.with(Mods::SHIFT);
+
+/// Zoom keys: Cmd on macOS, Ctrl elsewhere.
+#[cfg(target_os = "macos")]
+const ZOOM_MODS: Mods = Mods::LOGO;
+#[cfg(not(target_os = "macos"))]
+const ZOOM_MODS: Mods = Mods::CTRL;
+
+impl Default for Bindings {
+    fn default() -> Self {
+        let bind = |mods, key, action| Binding {
+            chord: Chord::new(mods, key),
+            action,
+        };
+        Self {
+            bindings: vec![
+                bind(APP_MODS, Key::Char('c'), Action::Copy),
+                bind(APP_MODS, Key::Char('v'), Action::Paste),
+                bind(Mods::SHIFT, Key::Insert, Action::PasteSelection),
+                bind(APP_MODS, Key::Char('l'), Action::ToggleAssistant),
+                bind(ZOOM_MODS, Key::Char('='), Action::IncreaseFontSize),
+                bind(ZOOM_MODS, Key::Char('+'), Action::IncreaseFontSize),
+                bind(
+                    ZOOM_MODS.with(Mods::SHIFT),
+                    Key::Char('+'),
+                    Action::IncreaseFontSize,
+                ),
+                bind(ZOOM_MODS, Key::Char('-'), Action::DecreaseFontSize),
+                bind(ZOOM_MODS, Key::Char('0'), Action::ResetFontSize),
+                bind(Mods::SHIFT, Key::PageUp, Action::ScrollPageUp),
+                bind(Mods::SHIFT, Key::PageDown, Action::ScrollPageDown),
+                bind(Mods::SHIFT, Key::Home, Action::ScrollToTop),
+                bind(Mods::SHIFT, Key::End, Action::ScrollToBottom),
+            ],
+        }
+    }
+}
+
+impl Bindings {
+    /// The defaults, then `table` (chord → action name) on top: a chord the
+    /// user binds replaces the default for it, and `"none"` unbinds it.
+    pub fn with_overrides(table: &BTreeMap<String, String>) -> Result<Self, String> {
+        let mut bindings = Self::default();
+        for (chord, action) in table {
+            let chord: Chord = chord.parse().map_err(|e| format!("keybindings: {e}"))?;
+            let action: Action = action
+                .parse()
+                .map_err(|e| format!("keybindings.\"{chord:?}\": {e}"))?;
+            bindings.bindings.retain(|b| b.chord != chord);
+            bindings.bindings.push(Binding { chord, action });
+        }
+        Ok(bindings)
+    }
+
+    /// The action bound to `key` with `mods`, if any. `None` also when the
+    /// chord is explicitly unbound.
+    pub fn action_for(&self, mods: Mods, key: &Key) -> Option<Action> {
+        let chord = Chord::new(mods, key.clone());
+        self.bindings
+            .iter()
+            .find(|b| b.chord == chord)
+            .map(|b| b.action)
+            .filter(|a| *a != Action::None)
+    }
+
+    /// The chords bound to `action` (for help text).
+    pub fn chords_for(&self, action: Action) -> impl Iterator<Item = &Chord> {
+        self.bindings
+            .iter()
+            .filter(move |b| b.action == action)
+            .map(|b| &b.chord)
+    }
+}

@@ -1,0 +1,309 @@
+//! koi's TOML config: parsed, validated, with unknown keys reported as
+//! warnings rather than errors, and watched for live reload ([`watch`]).
+//!
+//! The file lives at the platform config dir (`~/.config/koi/koi.toml`,
+//! honouring `XDG_CONFIG_HOME`); `assets/koi.toml` documents every key. The
+//! `[ai]` table belongs to the assistant engine and is passed through as is.
+
+mod bindings;
+mod colors;
+pub mod watch;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use bindings::{Action, Binding, Bindings, Chord};
+pub use colors::{AnsiColors, ColorsConfig, HexColor};
+
+/// The name of the config file inside koi's config directory.
+pub const FILE_NAME: &str = "koi.toml";
+
+/// The documented default config, shipped so users can copy it.
+pub const DEFAULT_TOML: &str = include_str!("../../../assets/koi.toml");
+
+/// Font sizes outside this range are typos, not preferences.
+const FONT_SIZE_RANGE: std::ops::RangeInclusive<f32> = 4.0..=200.0;
+/// More padding than this leaves no room for the grid on a laptop screen.
+const MAX_PADDING: u16 = 200;
+/// Scrollback beyond a million lines costs gigabytes for wide windows.
+const MAX_HISTORY: usize = 1_000_000;
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub font: FontConfig,
+    pub colors: ColorsConfig,
+    pub cursor: CursorConfig,
+    pub scrolling: ScrollingConfig,
+    pub shell: Option<ShellConfig>,
+    pub env: BTreeMap<String, String>,
+    pub window: WindowConfig,
+    pub terminal: TerminalConfig,
+    /// Chord → action, e.g. `"Ctrl+Shift+C" = "copy"`; `"none"` unbinds.
+    pub keybindings: BTreeMap<String, String>,
+    /// The assistant's settings, validated by the engine, not here.
+    pub ai: Option<toml::Table>,
+    /// The Cmd+L overlay's settings.
+    pub overlay: Option<toml::Table>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct FontConfig {
+    /// Family name; `None` uses the bundled DejaVu Sans Mono.
+    pub family: Option<String>,
+    /// Size in points.
+    pub size: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CursorStyle {
+    #[default]
+    Block,
+    Beam,
+    Underline,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct CursorConfig {
+    pub style: CursorStyle,
+    pub blink: bool,
+    /// Half a blink cycle, in milliseconds.
+    pub blink_interval_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct ScrollingConfig {
+    /// Lines of scrollback kept.
+    pub history: usize,
+    /// Lines scrolled per mouse-wheel step.
+    pub multiplier: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+
+pub struct ShellConfig {
+    pub program: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct WindowConfig {
+    /// Blank space around the grid, in logical pixels.
+    pub padding: u16,
+    /// Background opacity, 0 (transparent) to 1.
+    pub opacity: f32,
+    /// Initial grid size.
+    pub columns: u16,
+    pub lines: u16,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct TerminalConfig {
+    /// Let programs copy to the clipboard with OSC 52. Reading the clipboard
+    /// is never allowed.
+    pub osc52_copy: bool,
+}
+
+impl Default for FontConfig {
+    fn default() -> Self {
+        Self {
+            family: None,
+            size: 12.0,
+        }
+    }
+}
+
+impl Default for CursorConfig {
+    fn default() -> Self {
+        Self {
+            style: CursorStyle::Block,
+            blink: false,
+            blink_interval_ms: 530,
+        }
+    }
+}
+
+impl Default for ScrollingConfig {
+    fn default() -> Self {
+        Self {
+            history: 10_000,
+            multiplier: 3,
+        }
+    }
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        Self {
+            padding: 6,
+            opacity: 1.0,
+            columns: 100,
+            lines: 30,
+        }
+    }
+}
+
+impl Default for TerminalConfig {
+    fn default() -> Self {
+        Self { osc52_copy: true }
+    }
+}
+
+/// Why a config could not be used. The caller keeps its last good config.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl ConfigError {
+    /// The message on one line, for the error banner.
+    pub fn one_line(&self) -> String {
+        self.to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A parsed config and what was odd about it.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub config: Config,
+    pub bindings: Bindings,
+    /// Unknown keys and other things worth a warning, never fatal.
+    pub warnings: Vec<String>,
+}
+
+impl Config {
+    /// The default config file location (`$XDG_CONFIG_HOME/koi/koi.toml`).
+    pub fn default_path() -> Option<PathBuf> {
+        dirs::config_dir().map(|dir| dir.join("koi").join(FILE_NAME))
+    }
+
+    /// Load `path`; a missing file is the default config, not an error.
+    pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::parse("", path),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// Parse config text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Loaded, ConfigError> {
+        let mut warnings = Vec::new();
+        let deserializer = toml::Deserializer::parse(text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        let config: Config = serde_ignored::deserialize(deserializer, |ignored| {
+            warnings.push(format!(
+                "{}: unknown key `{ignored}` ignored",
+                path.display()
+            ));
+        })
+        .map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        config.validate().map_err(|message| ConfigError::Invalid {
+            path: path.to_owned(),
+            message,
+        })?;
+        let bindings = Bindings::with_overrides(&config.keybindings).map_err(|message| {
+            ConfigError::Invalid {
+                path: path.to_owned(),
+                message,
+            }
+        })?;
+        Ok(Loaded {
+            config,
+            bindings,
+            warnings,
+        })
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if !FONT_SIZE_RANGE.contains(&self.font.size) {
+            return Err(format!(
+                "font.size = {} is outside {}–{}",
+                self.font.size,
+                FONT_SIZE_RANGE.start(),
+                FONT_SIZE_RANGE.end()
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.window.opacity) {
+            return Err(format!(
+                "window.opacity = {} must be between 0 and 1",
+                self.window.opacity
+            ));
+        }
+        if self.window.padding > MAX_PADDING {
+            return Err(format!(
+                "window.padding = {} is more than {MAX_PADDING}",
+                self.window.padding
+            ));
+        }
+        if self.window.columns == 0 || self.window.lines == 0 {
+            return Err("window.columns and window.lines must be at least 1".into());
+        }
+        if self.scrolling.history > MAX_HISTORY {
+            return Err(format!(
+                "scrolling.history = {} is more than {MAX_HISTORY}",
+                self.scrolling.history
+            ));
+        }
+        if let Some(shell) = &self.shell {
+            if shell.program.trim().is_empty() {
+                return Err("shell.program is empty".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The colour theme the renderer draws with.
+    pub fn theme(&self) -> render::Theme {
+        self.colors.theme()
+    }
+
+    /// The renderer's font settings at a window scale factor.
+    pub fn font_config(&self, scale_factor: f64) -> render::FontConfig {
+        render::FontConfig {
+            family: self.font.family.clone(),
+            size_pt: self.font.size,
+            scale_factor,
+        }
+    }
+
+    /// The configured shell as program + arguments.
+    pub fn shell_argv(&self) -> Option<Vec<String>> {
+        self.shell.as_ref().map(|s| {
+            std::iter::once(s.program.clone())
+                .chain(s.args.iter().cloned())
+                .collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

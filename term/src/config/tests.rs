@@ -1,0 +1,185 @@
+use std::path::Path;
+use std::time::Duration;
+
+use super::*;
+use crate::input::{Key, Mods};
+
+fn parse(text: &str) -> Result<Loaded, ConfigError> {
+    Config::parse(text, Path::new("koi.toml"))
+}
+
+#[test]
+fn shipped_default_parses_cleanly_and_matches_the_built_in_defaults() {
+    let loaded = parse(DEFAULT_TOML).expect("assets/koi.toml parses");
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(loaded.config, Config::default());
+    assert_eq!(loaded.config.theme(), Config::default().theme());
+}
+
+#[test]
+fn empty_file_is_the_default() {
+    let loaded = parse("").unwrap();
+    assert_eq!(loaded.config, Config::default());
+    assert_eq!(loaded.bindings, Bindings::default());
+}
+
+#[test]
+fn colours_override_the_theme() {
+    let loaded =
+        parse("[colors]\nbackground = \"#102030\"\n[colors.normal]\nred = \"0xff0000\"\n").unwrap();
+    let theme = loaded.config.theme();
+    assert_eq!(theme.background, render::Rgb::new(0x10, 0x20, 0x30));
+    assert_eq!(theme.palette[1], render::Rgb::new(0xff, 0, 0));
+    assert_eq!(theme.foreground, render::Theme::default().foreground);
+}
+
+#[test]
+fn unknown_keys_are_warnings_not_errors() {
+    let loaded =
+        parse("bogus = 1\n[font]\nsize = 14.0\nsizes = 3\n[colors.normal]\npurple = \"#000000\"\n")
+            .unwrap();
+    assert_eq!(loaded.config.font.size, 14.0);
+    assert_eq!(loaded.warnings.len(), 3, "{:?}", loaded.warnings);
+    for key in ["`bogus`", "`font.sizes`", "`colors.normal.purple`"] {
+        assert!(
+            loaded.warnings.iter().any(|w| w.contains(key)),
+            "{key}: {:?}",
+            loaded.warnings
+        );
+    }
+}
+
+#[test]
+fn ai_table_is_passed_through_untouched() {
+    let loaded = parse("[ai]\nprovider = \"openai\"\nanything = { nested = true }\n").unwrap();
+    assert!(loaded.warnings.is_empty());
+    let ai = loaded.config.ai.unwrap();
+    assert_eq!(ai["provider"].as_str(), Some("openai"));
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let cases: &[(&str, &str)] = &[
+        ("[font\nsize = 1", "koi.toml"),
+        ("[font]\nsize = \"big\"", "size"),
+        ("[font]\nsize = 1000.0", "font.size"),
+        ("[colors]\nbackground = \"red\"", "#rrggbb"),
+        ("[colors]\nbackground = \"#12345\"", "#rrggbb"),
+        ("[window]\nopacity = 2.0", "opacity"),
+        ("[window]\ncolumns = 0", "columns"),
+        ("[cursor]\nstyle = \"triangle\"", "triangle"),
+        ("[scrolling]\nhistory = -5", "history"),
+        ("[scrolling]\nhistory = 99999999999", "history"),
+        ("[shell]\nprogram = \"\"", "shell.program"),
+        ("[shell]\nargs = [\"-l\"]", "program"),
+        ("[keybindings]\n\"Ctrl+Shift+Q\" = \"explode\"", "explode"),
+        ("[keybindings]\n\"Hyper+Q\" = \"copy\"", "Hyper"),
+        ("[keybindings]\n\"Ctrl+F99\" = \"copy\"", "F99"),
+        ("font = 3", "font"),
+        ("\u{0}", "koi.toml"),
+    ];
+    for (text, needle) in cases {
+        let err = parse(text)
+            .err()
+            .unwrap_or_else(|| panic!("{text:?} should fail"));
+        let msg = err.one_line();
+        assert!(msg.contains(needle), "{text:?}: {msg}");
+        assert!(!msg.contains('\n'));
+    }
+}
+
+#[test]
+fn default_bindings() {
+    let b = Bindings::default();
+    #[cfg(not(target_os = "macos"))]
+    {
+        let cs = Mods::CTRL.with(Mods::SHIFT);
+        assert_eq!(b.action_for(cs, &Key::Char('C')), Some(Action::Copy));
+        assert_eq!(b.action_for(cs, &Key::Char('v')), Some(Action::Paste));
+        assert_eq!(
+            b.action_for(cs, &Key::Char('L')),
+            Some(Action::ToggleAssistant)
+        );
+        assert_eq!(
+            b.action_for(Mods::CTRL, &Key::Char('=')),
+            Some(Action::IncreaseFontSize)
+        );
+        assert_eq!(
+            b.action_for(Mods::CTRL, &Key::Char('-')),
+            Some(Action::DecreaseFontSize)
+        );
+        assert_eq!(
+            b.action_for(Mods::CTRL, &Key::Char('0')),
+            Some(Action::ResetFontSize)
+        );
+        // Plain Ctrl+C is the shell's.
+        assert_eq!(b.action_for(Mods::CTRL, &Key::Char('c')), None);
+    }
+    assert_eq!(
+        b.action_for(Mods::SHIFT, &Key::PageUp),
+        Some(Action::ScrollPageUp)
+    );
+    assert_eq!(b.action_for(Mods::NONE, &Key::PageUp), None);
+}
+
+#[test]
+fn users_can_rebind_and_unbind() {
+    let loaded = parse("[keybindings]\n\"Ctrl+Shift+L\" = \"none\"\n\"Alt+Space\" = \"toggle_assistant\"\n\"Ctrl++\" = \"reset-font-size\"\n\"Shift+F5\" = \"Copy\"\n").unwrap();
+    let b = &loaded.bindings;
+    assert_eq!(
+        b.action_for(Mods::CTRL.with(Mods::SHIFT), &Key::Char('l')),
+        None
+    );
+    assert_eq!(
+        b.action_for(Mods::ALT, &Key::Char(' ')),
+        Some(Action::ToggleAssistant)
+    );
+    assert_eq!(
+        b.action_for(Mods::CTRL, &Key::Char('+')),
+        Some(Action::ResetFontSize)
+    );
+    assert_eq!(b.action_for(Mods::SHIFT, &Key::F(5)), Some(Action::Copy));
+}
+
+#[test]
+fn chords_parse() {
+    let c: Chord = "Cmd+Shift+PageUp".parse().unwrap();
+    assert_eq!(c, Chord::new(Mods::LOGO.with(Mods::SHIFT), Key::PageUp));
+    let c: Chord = "ctrl+=".parse().unwrap();
+    assert_eq!(c, Chord::new(Mods::CTRL, Key::Char('=')));
+    assert!("".parse::<Chord>().is_err());
+    assert!("Ctrl+".parse::<Chord>().is_err());
+    assert!("Ctrl+ab".parse::<Chord>().is_err());
+}
+
+#[test]
+fn missing_file_is_the_default_and_unreadable_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let loaded = Config::load(&dir.path().join("absent.toml")).unwrap();
+    assert_eq!(loaded.config, Config::default());
+    let err = Config::load(dir.path()).expect_err("a directory is not a config");
+    assert!(matches!(err, ConfigError::Read { .. }));
+}
+
+#[test]
+fn watcher_reports_changes_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("koi.toml");
+    std::fs::write(&path, "[font]\nsize = 12.0\n").unwrap();
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let _watcher = watch::ConfigWatcher::start(path.clone(), move |r| {
+        let _ = tx.send(r.map(|l| l.config.font.size).map_err(|e| e.one_line()));
+    })
+    .unwrap();
+    // Replace the file the way editors do: write elsewhere, rename over.
+    let tmp = dir.path().join(".koi.toml.swp");
+    std::fs::write(&tmp, "[font]\nsize = 15.0\n").unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), Ok(15.0));
+    std::fs::write(&path, "[font]\nsize = \n").unwrap();
+    let err = rx
+        .recv_timeout(Duration::from_secs(5))
+        .unwrap()
+        .unwrap_err();
+    assert!(err.contains("koi.toml"), "{err}");
+}

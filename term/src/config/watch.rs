@@ -1,0 +1,82 @@
+//! Live reload: watch the config file's directory (editors replace files
+//! rather than write them in place) and re-parse after a short quiet period.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher as _};
+
+use super::{Config, ConfigError, Loaded};
+
+/// Editors often write a file in several steps; wait for this much quiet
+/// before reading it, well inside the one-second promise.
+const DEBOUNCE: Duration = Duration::from_millis(100);
+
+/// Watches one config file until dropped.
+pub struct ConfigWatcher {
+    watcher: Option<notify::RecommendedWatcher>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ConfigWatcher {
+    /// Call `on_change` with the re-parsed config (or why it is unusable)
+    /// whenever `path`'s content changes.
+    pub fn start(
+        path: PathBuf,
+        on_change: impl Fn(Result<Loaded, ConfigError>) + Send + 'static,
+    ) -> notify::Result<Self> {
+        let dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let (tx, rx) = crossbeam_channel::unbounded::<notify::Result<notify::Event>>();
+        let mut watcher = notify::recommended_watcher(tx)?;
+        watcher.watch(&dir, RecursiveMode::NonRecursive)?;
+        let file_name = path.file_name().map(ToOwned::to_owned);
+        let thread = std::thread::Builder::new()
+            .name("koi-config-watch".into())
+            .spawn(move || {
+                let mut last_text = std::fs::read_to_string(&path).ok();
+                // Only content and name changes; our own reads raise access
+                // events that must not trigger another read.
+                let concerns_us = |event: &notify::Result<notify::Event>| match event {
+                    Ok(event) => {
+                        !matches!(event.kind, notify::EventKind::Access(_))
+                            && event
+                                .paths
+                                .iter()
+                                .any(|p| p.file_name() == file_name.as_deref())
+                    }
+                    Err(_) => false,
+                };
+                while let Ok(event) = rx.recv() {
+                    if !concerns_us(&event) {
+                        continue;
+                    }
+                    // Swallow the rest of the burst.
+                    while rx.recv_timeout(DEBOUNCE).is_ok() {}
+                    let text = std::fs::read_to_string(&path).ok();
+                    if text == last_text {
+                        continue;
+                    }
+                    last_text = text;
+                    on_change(Config::load(&path));
+                }
+            })?;
+        Ok(Self {
+            watcher: Some(watcher),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for ConfigWatcher {
+    fn drop(&mut self) {
+        // Dropping the watcher closes the channel, which ends the thread.
+        self.watcher.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
