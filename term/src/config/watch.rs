@@ -30,6 +30,8 @@ impl ConfigWatcher {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
+        // Read before watching, so a change racing with start-up is seen.
+        let mut last_text = std::fs::read_to_string(&path).ok();
         let (tx, rx) = crossbeam_channel::unbounded::<notify::Result<notify::Event>>();
         let mut watcher = notify::recommended_watcher(tx)?;
         watcher.watch(&dir, RecursiveMode::NonRecursive)?;
@@ -37,8 +39,7 @@ impl ConfigWatcher {
         let thread = std::thread::Builder::new()
             .name("koi-config-watch".into())
             .spawn(move || {
-                let mut last_text = std::fs::read_to_string(&path).ok();
-                // Only content and name changes; our own reads raise access
+                    // Only content and name changes; our own reads raise access
                 // events that must not trigger another read.
                 let concerns_us = |event: &notify::Result<notify::Event>| match event {
                     Ok(event) => {
