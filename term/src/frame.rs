@@ -32,6 +32,16 @@ pub struct CursorOptions {
 }
 
 impl FrameBuilder {
+    /// The frame last built.
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
+    /// The frame last built, for adding overlays.
+    pub fn frame_mut(&mut self) -> &mut Frame {
+        &mut self.frame
+    }
+
     /// Fill the frame from `term`'s viewport and take its damage.
     pub fn build<T: EventListener>(
         &mut self,

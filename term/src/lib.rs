@@ -4,10 +4,12 @@
 //! tests and scripts ([`snapshot`]), and the `koi --headless` runner
 //! ([`headless`]). The winit app builds on these.
 
+pub mod app;
 pub mod config;
 pub mod frame;
 pub mod headless;
 pub mod input;
+pub mod overlay_token;
 pub mod palette;
 pub mod screenshot;
 pub mod session;

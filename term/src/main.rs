@@ -101,8 +101,17 @@ fn load_config(explicit: Option<&Path>) -> anyhow::Result<(Loaded, Option<PathBu
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let (loaded, config_path) = load_config(cli.config.as_deref())?;
     if !cli.headless {
-        let _ = config_path;
-        bail!("the windowed terminal is not built yet; use `koi --headless -e CMD`");
+        let status = term::app::run(term::app::AppOptions {
+            loaded,
+            config_path,
+            command: (!cli.command.is_empty()).then_some(cli.command),
+            working_directory: cli.working_directory,
+            cols: cli.cols,
+            rows: cli.rows,
+            dump_on_exit: cli.dump_on_exit,
+        })?;
+        let code = status.map_or(0, |s| s.code);
+        return Ok(ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX)));
     }
     if cli.command.is_empty() {
         bail!("--headless needs a command: koi --headless -e CMD [ARGS…]");

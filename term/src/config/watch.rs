@@ -12,6 +12,8 @@ use super::{Config, ConfigError, Loaded};
 /// Editors often write a file in several steps; wait for this much quiet
 /// before reading it, well inside the one-second promise.
 const DEBOUNCE: Duration = Duration::from_millis(100);
+/// A file that never stops changing is read anyway after this long.
+const MAX_SETTLE: Duration = Duration::from_millis(500);
 
 /// Watches one config file until dropped.
 pub struct ConfigWatcher {
@@ -39,7 +41,7 @@ impl ConfigWatcher {
         let thread = std::thread::Builder::new()
             .name("koi-config-watch".into())
             .spawn(move || {
-                    // Only content and name changes; our own reads raise access
+                // Only content and name changes; our own reads raise access
                 // events that must not trigger another read.
                 let concerns_us = |event: &notify::Result<notify::Event>| match event {
                     Ok(event) => {
@@ -55,8 +57,21 @@ impl ConfigWatcher {
                     if !concerns_us(&event) {
                         continue;
                     }
-                    // Swallow the rest of the burst.
-                    while rx.recv_timeout(DEBOUNCE).is_ok() {}
+                    // Let the burst settle: wait until our file has been quiet
+                    // for DEBOUNCE (other files' events do not count), at
+                    // most MAX_SETTLE in all.
+                    let start = std::time::Instant::now();
+                    let mut quiet_from = start;
+                    loop {
+                        let deadline = (quiet_from + DEBOUNCE).min(start + MAX_SETTLE);
+                        match rx.recv_deadline(deadline) {
+                            Ok(event) if concerns_us(&event) => {
+                                quiet_from = std::time::Instant::now()
+                            }
+                            Ok(_) => {}
+                            Err(_) => break,
+                        }
+                    }
                     let text = std::fs::read_to_string(&path).ok();
                     if text == last_text {
                         continue;

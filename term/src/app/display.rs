@@ -1,0 +1,228 @@
+//! The window's pixels: the wgpu surface, the renderer, the frame builder,
+//! and the overlays koi draws over the grid (error banner, IME preedit).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use render::{
+    Color, Gpu, NamedColor, OverlayLayer, OverlayRect, Renderer, Rgb, Span, StyledLine,
+    WindowSurface,
+};
+use winit::dpi::{PhysicalPosition, PhysicalSize};
+use winit::window::Window;
+
+use super::mouse::Geometry;
+use crate::config::Config;
+use crate::frame::{CursorOptions, FrameBuilder};
+use crate::session::Terminal;
+use crate::GridSize;
+
+/// Zoom steps, in points.
+const ZOOM_STEP: f32 = 1.0;
+/// Zoom stays within sizes that are still a terminal.
+const ZOOM_RANGE: (f32, f32) = (5.0, 72.0);
+
+pub struct Display {
+    pub window: Arc<Window>,
+    gpu: Gpu,
+    surface: WindowSurface,
+    pub renderer: Renderer,
+    builder: FrameBuilder,
+    /// Font size in points, after zoom.
+    font_size: f32,
+    /// Padding in logical pixels, from the config.
+    padding: u16,
+    /// The one-line error banner, while the config is broken.
+    pub banner: Option<String>,
+    /// IME composition text, drawn at the cursor.
+    pub preedit: Option<String>,
+    pub cursor: CursorOptions,
+}
+
+impl Display {
+    pub fn new(
+        window: Arc<Window>,
+        instance: render::wgpu::Instance,
+        config: &Config,
+    ) -> anyhow::Result<Self> {
+        let surface = instance.create_surface(window.clone())?;
+        let gpu = Gpu::for_surface(instance, &surface)?;
+        let size = window.inner_size();
+        let surface = WindowSurface::new(&gpu, surface, size.width, size.height)?;
+        let scale = window.scale_factor();
+        let renderer = Renderer::new(
+            &gpu,
+            config.font_config(scale),
+            config.theme(),
+            surface.format(),
+        )?;
+        let mut display = Self {
+            window,
+            gpu,
+            surface,
+            renderer,
+            builder: FrameBuilder::default(),
+            font_size: config.font.size,
+            padding: config.window.padding,
+            banner: None,
+            preedit: None,
+            cursor: CursorOptions {
+                focused: true,
+                blinked_off: false,
+            },
+        };
+        display.apply_padding();
+        Ok(display)
+    }
+
+    fn apply_padding(&mut self) {
+        let px = (f64::from(self.padding) * self.window.scale_factor()).round() as u32;
+        self.renderer.set_padding(px);
+    }
+
+    /// The window size that fits `cols × rows` cells plus padding.
+    pub fn size_for_grid(&self, cols: u16, rows: u16) -> PhysicalSize<u32> {
+        let (cw, ch) = self.renderer.cell_size();
+        let pad = 2 * self.renderer.padding();
+        PhysicalSize::new(u32::from(cols) * cw + pad, u32::from(rows) * ch + pad)
+    }
+
+    /// The grid that fits the window now.
+    pub fn grid_size(&self) -> GridSize {
+        let (w, h) = self.surface.size();
+        let (cols, rows) = self.renderer.grid_size_for(w, h);
+        let (cw, ch) = self.renderer.cell_size();
+        let clamp = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
+        GridSize::new(clamp(cols), clamp(rows)).with_cell_px(clamp(cw as usize), clamp(ch as usize))
+    }
+
+    pub fn geometry(&self) -> Geometry {
+        let grid = self.grid_size();
+        let (cell_width, cell_height) = self.renderer.cell_size();
+        Geometry {
+            cell_width,
+            cell_height,
+            padding: self.renderer.padding(),
+            cols: usize::from(grid.cols),
+            rows: usize::from(grid.rows),
+        }
+    }
+
+    pub fn resize(&mut self, size: PhysicalSize<u32>) {
+        self.surface
+            .resize(&self.gpu, size.width.max(1), size.height.max(1));
+    }
+
+    /// New font family/size/scale: returns the grid that now fits.
+    pub fn set_font(&mut self, config: &Config) -> GridSize {
+        let mut font = config.font_config(self.window.scale_factor());
+        font.size_pt = self.font_size;
+        self.renderer.set_font(&font);
+        self.apply_padding();
+        self.grid_size()
+    }
+
+    /// Zoom by `steps` (0 resets to the configured size).
+    pub fn zoom(&mut self, config: &Config, steps: i32) -> GridSize {
+        self.font_size = if steps == 0 {
+            config.font.size
+        } else {
+            (self.font_size + steps as f32 * ZOOM_STEP).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1)
+        };
+        self.set_font(config)
+    }
+
+    /// Apply a reloaded config (font size resets to the new configured size).
+    pub fn reconfigure(&mut self, config: &Config) -> GridSize {
+        self.renderer.set_theme(config.theme());
+        self.padding = config.window.padding;
+        self.font_size = config.font.size;
+        self.set_font(config)
+    }
+
+    pub fn scale_factor_changed(&mut self, config: &Config) -> GridSize {
+        self.set_font(config)
+    }
+
+    /// Build the frame from the terminal (holding its lock only for that).
+    pub fn build(&mut self, term: &mut Terminal) {
+        self.builder.build(term, self.cursor);
+    }
+
+    /// Draw the last built frame with koi's overlays and present it.
+    pub fn present(&mut self) {
+        self.set_overlays();
+        if let Err(e) = self
+            .renderer
+            .render_to_surface(&mut self.surface, self.builder.frame())
+        {
+            log::error!("frame dropped: {e}");
+        }
+        self.place_ime();
+    }
+
+    fn set_overlays(&mut self) {
+        let theme_bg = self.renderer.theme().background;
+        let frame = self.builder.frame_mut();
+        frame.overlays.clear();
+        if let (Some(text), Some(cursor)) = (&self.preedit, frame.cursor) {
+            let width = unicode_width::UnicodeWidthStr::width(text.as_str()).max(1);
+            let mut span = Span::new(text.clone(), Color::Named(NamedColor::Foreground));
+            span.underline = true;
+            frame.overlays.push(OverlayLayer {
+                rect: OverlayRect::Cells {
+                    col: cursor.col,
+                    row: cursor.row,
+                    cols: width,
+                    rows: 1,
+                },
+                background: Color::Rgb(theme_bg),
+                border: None,
+                padding_px: 0,
+                lines: vec![StyledLine { spans: vec![span] }],
+            });
+        }
+        if let Some(message) = &self.banner {
+            let cols = frame.cols.max(1);
+            frame.overlays.push(OverlayLayer {
+                rect: OverlayRect::Cells {
+                    col: 0,
+                    row: 0,
+                    cols,
+                    rows: 1,
+                },
+                background: Color::Rgb(Rgb::new(0x8b, 0x1e, 0x1e)),
+                border: None,
+                padding_px: 0,
+                lines: vec![StyledLine {
+                    spans: vec![Span::new(
+                        format!(" {message}"),
+                        Color::Rgb(Rgb::new(255, 255, 255)),
+                    )],
+                }],
+            });
+        }
+    }
+
+    /// Put the input method's candidate window at the cursor.
+    fn place_ime(&self) {
+        let Some(cursor) = self.builder.frame().cursor else {
+            return;
+        };
+        let (cw, ch) = self.renderer.cell_size();
+        let pad = self.renderer.padding();
+        let x = pad + cursor.col as u32 * cw;
+        let y = pad + cursor.row as u32 * ch;
+        self.window
+            .set_ime_cursor_area(PhysicalPosition::new(x, y), PhysicalSize::new(cw, ch));
+    }
+
+    /// Write the last frame as a PNG, as it was presented.
+    pub fn save_png(&mut self, path: &Path) -> Result<(), render::RenderError> {
+        self.set_overlays();
+        let (w, h) = self.surface.size();
+        self.renderer
+            .render_to_image(self.builder.frame(), w, h)?
+            .save_png(path)
+    }
+}

@@ -1,0 +1,484 @@
+//! The koi window: a winit event loop driving a PTY session and the
+//! renderer. Event-driven: it wakes on PTY output, input, resize, config
+//! changes or a cursor-blink timer, draws at most once per display refresh
+//! (FIFO presentation), and otherwise sleeps.
+
+mod clipboard;
+mod display;
+mod keyboard;
+mod mouse;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alacritty_terminal::grid::Scroll;
+use parking_lot::Mutex;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, Ime, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
+use winit::keyboard::ModifiersState;
+use winit::window::{Window, WindowId};
+
+use crate::config::{Action, Config, ConfigError, Loaded};
+use crate::input::{encode_key, KeyAction, Mods};
+use crate::palette::Palette;
+use crate::session::{ExitStatus, Session, SessionEvent, SessionOptions};
+use crate::snapshot::Snapshot;
+use clipboard::{Clipboard, Kind};
+use display::Display;
+use keyboard::Translated;
+use mouse::Mouse;
+
+/// What wakes the event loop from other threads.
+#[derive(Debug)]
+pub enum UserEvent {
+    /// The PTY produced output or an event.
+    Wakeup,
+    /// The config file changed.
+    Config(Box<Result<Loaded, ConfigError>>),
+}
+
+/// How the window starts.
+pub struct AppOptions {
+    pub loaded: Loaded,
+    pub config_path: Option<PathBuf>,
+    pub command: Option<Vec<String>>,
+    pub working_directory: Option<PathBuf>,
+    /// Initial grid size; the config's window.columns/lines when `None`.
+    pub cols: Option<u16>,
+    pub rows: Option<u16>,
+    /// Where to write the final grid text (and `PATH.png`) on exit.
+    pub dump_on_exit: Option<PathBuf>,
+}
+
+/// Open the window and run until the shell exits or the window closes.
+/// Returns the shell's exit status (`None` when the window was closed).
+pub fn run(options: AppOptions) -> anyhow::Result<Option<ExitStatus>> {
+    let event_loop = EventLoop::<UserEvent>::with_user_event().build()?;
+    let proxy = event_loop.create_proxy();
+    let _watcher = options.config_path.clone().and_then(|path| {
+        let proxy = proxy.clone();
+        crate::config::watch::ConfigWatcher::start(path, move |result| {
+            let _ = proxy.send_event(UserEvent::Config(Box::new(result)));
+        })
+        .map_err(|e| log::info!("not watching the config for changes: {e}"))
+        .ok()
+    });
+    let mut app = App::new(options, proxy);
+    event_loop.run_app(&mut app)?;
+    if let Some(err) = app.fatal.take() {
+        return Err(err);
+    }
+    Ok(app.exit_status.take())
+}
+
+struct Terminal {
+    display: Display,
+    session: Session,
+}
+
+struct App {
+    options: AppOptions,
+    proxy: EventLoopProxy<UserEvent>,
+    terminal: Option<Terminal>,
+    clipboard: Clipboard,
+    modifiers: ModifiersState,
+    mouse: Mouse,
+    next_blink: Option<Instant>,
+    exit_status: Option<ExitStatus>,
+    fatal: Option<anyhow::Error>,
+}
+
+impl App {
+    fn new(options: AppOptions, proxy: EventLoopProxy<UserEvent>) -> Self {
+        Self {
+            options,
+            proxy,
+            terminal: None,
+            clipboard: Clipboard::new(),
+            modifiers: ModifiersState::empty(),
+            mouse: Mouse::default(),
+            next_blink: None,
+            exit_status: None,
+            fatal: None,
+        }
+    }
+
+    fn config(&self) -> &Config {
+        &self.options.loaded.config
+    }
+
+    fn start(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<Terminal> {
+        let config = self.config().clone();
+        let attributes = Window::default_attributes()
+            .with_title("koi")
+            .with_transparent(config.window.opacity < 1.0)
+            .with_inner_size(winit::dpi::LogicalSize::new(800.0, 500.0));
+        let window = Arc::new(event_loop.create_window(attributes)?);
+        let instance = render::Gpu::new_instance_with_display(event_loop.owned_display_handle());
+        let mut display = Display::new(window.clone(), instance, &config)?;
+        let cols = self.options.cols.unwrap_or(config.window.columns);
+        let rows = self.options.rows.unwrap_or(config.window.lines);
+        let wanted = display.size_for_grid(cols, rows);
+        if let Some(size) = window.request_inner_size(wanted) {
+            display.resize(size);
+        } else {
+            display.resize(wanted);
+        }
+        window.set_ime_allowed(true);
+
+        let proxy = Mutex::new(self.proxy.clone());
+        let mut env: Vec<(String, String)> = config.env.clone().into_iter().collect();
+        env.push((
+            "KOI_SESSION_TOKEN".into(),
+            crate::overlay_token::new_token(),
+        ));
+        let session = Session::spawn(
+            SessionOptions {
+                command: self.options.command.clone(),
+                shell: config.shell_argv(),
+                size: display.grid_size(),
+                working_directory: self.options.working_directory.clone(),
+                env,
+                scrollback_lines: config.scrolling.history,
+                palette: Palette::from_theme(&config.theme()),
+                osc52_store: config.terminal.osc52_copy,
+            },
+            move || {
+                let _ = proxy.lock().send_event(UserEvent::Wakeup);
+            },
+        )?;
+        window.request_redraw();
+        Ok(Terminal { display, session })
+    }
+
+    fn mods(&self) -> Mods {
+        keyboard::mods(self.modifiers)
+    }
+
+    fn redraw(&self) {
+        if let Some(t) = &self.terminal {
+            t.display.window.request_redraw();
+        }
+    }
+
+    fn draw(&mut self) {
+        let Some(t) = &mut self.terminal else { return };
+        t.session.rearm_wakeup();
+        {
+            let mut term = t.session.terminal().lock();
+            t.display.build(&mut term);
+        }
+        t.display.present();
+    }
+
+    fn resize_grid(&mut self, grid: crate::GridSize) {
+        if let Some(t) = &self.terminal {
+            t.session.resize(grid);
+            t.display.window.request_redraw();
+        }
+    }
+
+    fn handle_session_events(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(t) = &self.terminal else { return };
+        let events: Vec<SessionEvent> = t.session.events().try_iter().collect();
+        for event in events {
+            match event {
+                SessionEvent::Title(title) => t.display.window.set_title(&title),
+                SessionEvent::ResetTitle => t.display.window.set_title("koi"),
+                SessionEvent::Bell => t
+                    .display
+                    .window
+                    .request_user_attention(Some(winit::window::UserAttentionType::Informational)),
+                SessionEvent::ClipboardStore { primary, text } => {
+                    let kind = if primary {
+                        Kind::Primary
+                    } else {
+                        Kind::Clipboard
+                    };
+                    self.clipboard.store(kind, text);
+                }
+                SessionEvent::CursorBlinkingChange => {}
+                SessionEvent::Exited(status) => {
+                    if !status.success() {
+                        eprintln!("koi: the shell ended: {status}");
+                    }
+                    self.exit_status = Some(status);
+                    self.exit(event_loop);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn exit(&mut self, event_loop: &ActiveEventLoop) {
+        if let (Some(path), Some(t)) = (&self.options.dump_on_exit, &mut self.terminal) {
+            // The final screen, drawn as the next frame would have shown it.
+            let text = {
+                let mut term = t.session.terminal().lock();
+                t.display.build(&mut term);
+                Snapshot::capture(&*term).text()
+            };
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("koi: could not write {}: {e}", path.display());
+            }
+            let mut png = path.as_os_str().to_owned();
+            png.push(".png");
+            if let Err(e) = t.display.save_png(std::path::Path::new(&png)) {
+                eprintln!(
+                    "koi: could not write {}: {e}",
+                    PathBuf::from(&png).display()
+                );
+            }
+        }
+        event_loop.exit();
+    }
+
+    fn perform(&mut self, action: Action) {
+        let Some(t) = &mut self.terminal else { return };
+        let config = &self.options.loaded.config;
+        let scroll = |t: &Terminal, s: Scroll| t.session.terminal().lock().scroll_display(s);
+        match action {
+            Action::Copy => {
+                if let Some(text) = t.session.terminal().lock().selection_to_string() {
+                    self.clipboard.store(Kind::Clipboard, text);
+                }
+            }
+            Action::Paste => mouse::paste(&t.session, &self.clipboard.load(Kind::Clipboard)),
+            Action::PasteSelection => mouse::paste(&t.session, &self.clipboard.load(Kind::Primary)),
+            Action::IncreaseFontSize | Action::DecreaseFontSize | Action::ResetFontSize => {
+                let steps = match action {
+                    Action::IncreaseFontSize => 1,
+                    Action::DecreaseFontSize => -1,
+                    _ => 0,
+                };
+                let grid = t.display.zoom(config, steps);
+                self.resize_grid(grid);
+            }
+            Action::ScrollPageUp => scroll(t, Scroll::PageUp),
+            Action::ScrollPageDown => scroll(t, Scroll::PageDown),
+            Action::ScrollLineUp => scroll(t, Scroll::Delta(1)),
+            Action::ScrollLineDown => scroll(t, Scroll::Delta(-1)),
+            Action::ScrollToTop => scroll(t, Scroll::Top),
+            Action::ScrollToBottom => scroll(t, Scroll::Bottom),
+            // The assistant overlay hooks in here.
+            Action::ToggleAssistant | Action::None => {}
+        }
+        self.redraw();
+    }
+
+    fn key(&mut self, event: winit::event::KeyEvent) {
+        let mods = self.mods();
+        let Some(translated) = keyboard::translate(&event, mods) else {
+            return;
+        };
+        let Some(t) = &self.terminal else { return };
+        match translated {
+            Translated::Key(key) => {
+                if key.action != KeyAction::Release {
+                    if let Some(action) = self.options.loaded.bindings.action_for(mods, &key.key) {
+                        self.perform(action);
+                        return;
+                    }
+                }
+                let bytes = {
+                    let mut term = t.session.terminal().lock();
+                    let bytes = encode_key(&key, *term.mode());
+                    if !bytes.is_empty() {
+                        term.scroll_display(Scroll::Bottom);
+                        term.selection = None;
+                    }
+                    bytes
+                };
+                t.session.write(bytes);
+            }
+            Translated::Text(text) => {
+                t.session.terminal().lock().scroll_display(Scroll::Bottom);
+                t.session.write(text.into_bytes());
+            }
+        }
+        self.reset_blink();
+    }
+
+    fn reset_blink(&mut self) {
+        if let Some(t) = &mut self.terminal {
+            t.display.cursor.blinked_off = false;
+            t.display.window.request_redraw();
+        }
+        self.next_blink = self
+            .config()
+            .cursor
+            .blink
+            .then(|| Instant::now() + self.blink_interval());
+    }
+
+    fn blink_interval(&self) -> Duration {
+        Duration::from_millis(self.config().cursor.blink_interval_ms.clamp(100, 5000))
+    }
+
+    fn reload(&mut self, result: Result<Loaded, ConfigError>) {
+        match result {
+            Ok(loaded) => {
+                for warning in &loaded.warnings {
+                    eprintln!("koi: warning: {warning}");
+                }
+                self.options.loaded = loaded;
+                let config = self.options.loaded.config.clone();
+                if let Some(t) = &mut self.terminal {
+                    t.display.banner = None;
+                    t.session.set_palette(Palette::from_theme(&config.theme()));
+                    let grid = t.display.reconfigure(&config);
+                    self.resize_grid(grid);
+                }
+                self.reset_blink();
+            }
+            Err(err) => {
+                let message = format!("config not applied: {}", err.one_line());
+                eprintln!("koi: {message}");
+                if let Some(t) = &mut self.terminal {
+                    t.display.banner = Some(message);
+                }
+            }
+        }
+        self.redraw();
+    }
+
+    fn mouse_context<'a>(
+        t: &'a Terminal,
+        clipboard: &'a mut Clipboard,
+        mods: Mods,
+        config: &Config,
+    ) -> mouse::Context<'a> {
+        mouse::Context {
+            session: &t.session,
+            clipboard,
+            mods,
+            geometry: t.display.geometry(),
+            scroll_multiplier: config.scrolling.multiplier,
+        }
+    }
+}
+
+impl ApplicationHandler<UserEvent> for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.terminal.is_some() {
+            return;
+        }
+        match self.start(event_loop) {
+            Ok(terminal) => {
+                self.terminal = Some(terminal);
+                self.reset_blink();
+            }
+            Err(err) => {
+                self.fatal = Some(err);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UserEvent) {
+        match event {
+            UserEvent::Wakeup => {
+                self.handle_session_events(event_loop);
+                self.redraw();
+            }
+            UserEvent::Config(result) => self.reload(*result),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let mods = self.mods();
+        match event {
+            WindowEvent::CloseRequested => self.exit(event_loop),
+            WindowEvent::RedrawRequested => self.draw(),
+            WindowEvent::Resized(size) => {
+                if let Some(t) = &mut self.terminal {
+                    t.display.resize(size);
+                    let grid = t.display.grid_size();
+                    self.resize_grid(grid);
+                }
+            }
+            WindowEvent::ScaleFactorChanged { .. } => {
+                let config = self.config().clone();
+                if let Some(t) = &mut self.terminal {
+                    let grid = t.display.scale_factor_changed(&config);
+                    self.resize_grid(grid);
+                }
+            }
+            WindowEvent::Focused(focused) => {
+                if let Some(t) = &mut self.terminal {
+                    t.display.cursor.focused = focused;
+                    let mode = *t.session.terminal().lock().mode();
+                    if mode.contains(alacritty_terminal::term::TermMode::FOCUS_IN_OUT) {
+                        t.session.write(if focused {
+                            &b"\x1b[I"[..]
+                        } else {
+                            &b"\x1b[O"[..]
+                        });
+                    }
+                }
+                self.reset_blink();
+            }
+            WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
+            WindowEvent::KeyboardInput { event, .. } => self.key(event),
+            WindowEvent::Ime(ime) => {
+                let Some(t) = &mut self.terminal else { return };
+                match ime {
+                    Ime::Preedit(text, _) => t.display.preedit = (!text.is_empty()).then_some(text),
+                    Ime::Commit(text) => {
+                        t.display.preedit = None;
+                        t.session.terminal().lock().scroll_display(Scroll::Bottom);
+                        t.session.write(text.into_bytes());
+                    }
+                    Ime::Enabled | Ime::Disabled => t.display.preedit = None,
+                }
+                t.display.window.request_redraw();
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                let config = self.options.loaded.config.clone();
+                let Some(t) = &self.terminal else { return };
+                let mut ctx = Self::mouse_context(t, &mut self.clipboard, mods, &config);
+                if self.mouse.moved(&mut ctx, position).redraw {
+                    self.redraw();
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let config = self.options.loaded.config.clone();
+                let Some(t) = &self.terminal else { return };
+                let mut ctx = Self::mouse_context(t, &mut self.clipboard, mods, &config);
+                if self.mouse.button(&mut ctx, state, button).redraw
+                    || state == ElementState::Pressed
+                {
+                    self.redraw();
+                }
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let config = self.options.loaded.config.clone();
+                let Some(t) = &self.terminal else { return };
+                let mut ctx = Self::mouse_context(t, &mut self.clipboard, mods, &config);
+                if self.mouse.wheel(&mut ctx, delta).redraw {
+                    self.redraw();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if let Some(at) = self.next_blink {
+            if Instant::now() >= at {
+                if let Some(t) = &mut self.terminal {
+                    t.display.cursor.blinked_off =
+                        !t.display.cursor.blinked_off && t.display.cursor.focused;
+                    t.display.window.request_redraw();
+                }
+                self.next_blink = Some(Instant::now() + self.blink_interval());
+            }
+        }
+        event_loop.set_control_flow(match self.next_blink {
+            Some(at) => ControlFlow::WaitUntil(at),
+            None => ControlFlow::Wait,
+        });
+    }
+}

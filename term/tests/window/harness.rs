@@ -1,0 +1,197 @@
+//! A real X server (Xvfb), the real `koi` binary, keys typed with xdotool.
+#![allow(dead_code)]
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A private X server for one test.
+pub struct Xvfb {
+    child: Child,
+    pub display: String,
+}
+
+impl Xvfb {
+    pub fn start() -> Self {
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x900x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb is needed for window tests (apt-get install xvfb; .ci/run installs it)");
+        // Xvfb writes the display number it chose, then a newline.
+        let mut out = child.stdout.take().expect("piped stdout");
+        let mut number = String::new();
+        let mut byte = [0u8; 1];
+        while out.read(&mut byte).unwrap_or(0) == 1 && byte[0] != b'\n' {
+            number.push(byte[0] as char);
+        }
+        assert!(!number.is_empty(), "Xvfb did not report a display");
+        Self {
+            child,
+            display: format!(":{}", number.trim()),
+        }
+    }
+
+    pub fn xdotool(&self, args: &[&str]) -> String {
+        let out = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("xdotool (apt-get install xdotool)");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A running koi window.
+pub struct Koi {
+    child: Child,
+    pub window: String,
+    pub dump: PathBuf,
+    stderr_path: PathBuf,
+}
+
+impl Koi {
+    /// Start koi running `bash --norc` with `config` as its config file.
+    pub fn start(x: &Xvfb, dir: &Path, config: &Path, extra: &[&str]) -> Self {
+        let dump = dir.join("dump.txt");
+        let stderr_path = dir.join("stderr.txt");
+        let mut args: Vec<String> = vec![
+            "--config".into(),
+            config.display().to_string(),
+            "--dump-on-exit".into(),
+            dump.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(
+            ["-e", "bash", "--norc", "--noprofile"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        let child = Command::new(env!("CARGO_BIN_EXE_koi"))
+            .args(&args)
+            .env("DISPLAY", &x.display)
+            .env("XDG_CONFIG_HOME", dir.join("xdg"))
+            .env("PS1", "$ ")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
+            .spawn()
+            .expect("start koi");
+        let pid = child.id().to_string();
+        let window = x.xdotool(&["search", "--sync", "--onlyvisible", "--pid", &pid]);
+        let window = window.lines().next().unwrap_or_default().to_owned();
+        assert!(!window.is_empty(), "koi opened no window");
+        x.xdotool(&["windowfocus", "--sync", &window]);
+        let koi = Self {
+            child,
+            window,
+            dump,
+            stderr_path,
+        };
+        // Wait until the shell is drawing its prompt.
+        std::thread::sleep(Duration::from_millis(500));
+        koi
+    }
+
+    pub fn type_line(&self, x: &Xvfb, text: &str) {
+        x.xdotool(&["windowfocus", "--sync", &self.window]);
+        x.xdotool(&["type", "--delay", "15", text]);
+        x.xdotool(&["key", "Return"]);
+    }
+
+    /// Wait for koi to exit; returns its exit code.
+    pub fn wait(mut self, timeout: Duration) -> (Option<i32>, String, PathBuf) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                let stderr = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
+                return (status.code(), stderr, self.dump.clone());
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let stderr = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
+                panic!("koi did not exit in {timeout:?}; stderr:\n{stderr}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
+    }
+}
+
+impl Drop for Koi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A decoded RGBA/RGB PNG.
+pub struct Image {
+    pub width: usize,
+    pub height: usize,
+    channels: usize,
+    data: Vec<u8>,
+}
+
+impl Image {
+    pub fn load(path: &Path) -> Self {
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(path).expect("png exists"),
+        ));
+        let mut reader = decoder.read_info().expect("png header");
+        let mut data = vec![0; reader.output_buffer_size().expect("size")];
+        let info = reader.next_frame(&mut data).expect("png data");
+        Self {
+            width: info.width as usize,
+            height: info.height as usize,
+            channels: info.color_type.samples(),
+            data,
+        }
+    }
+
+    pub fn rgb(&self, x: usize, y: usize) -> [u8; 3] {
+        let i = (y * self.width + x) * self.channels;
+        [self.data[i], self.data[i + 1], self.data[i + 2]]
+    }
+
+    /// How many pixels in the rectangle differ from `bg`.
+    pub fn ink(&self, x0: usize, y0: usize, w: usize, h: usize, bg: [u8; 3]) -> usize {
+        let mut n = 0;
+        for y in y0..(y0 + h).min(self.height) {
+            for x in x0..(x0 + w).min(self.width) {
+                if self.rgb(x, y) != bg {
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+}
+
+/// Poll `f` until it returns true.
+pub fn eventually(what: &str, timeout: Duration, f: impl Fn() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
