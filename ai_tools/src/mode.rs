@@ -3,8 +3,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// How much the user lets the assistant do without asking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// How much the user lets the assistant do without asking. Serialised as
+/// its CLI name (`accept-edits`, …).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Anything proven read-only runs; anything else asks.
     #[default]
@@ -67,8 +71,10 @@ impl FromStr for Mode {
     }
 }
 
-/// What the approval policy says about one tool call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the approval policy says about one tool call. Serialises as
+/// `{"decision": "ask", "summary": …, "detail": …}` (for `--json`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "decision", rename_all = "lowercase")]
 pub enum Decision {
     /// Run it without asking.
     Allow,

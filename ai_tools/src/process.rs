@@ -74,14 +74,19 @@ fn shell_program() -> &'static str {
 
 /// Build the command: `shell -c command` in `cwd`, own process group,
 /// scrubbed environment, stdin closed, stdout/stderr piped.
-pub fn shell_command(command: &str, cwd: &Path, extra_secrets: &[String]) -> Command {
+pub fn shell_command(
+    command: &str,
+    cwd: &Path,
+    workspace: &Path,
+    extra_secrets: &[String],
+) -> Command {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(shell_program());
     cmd.arg("-c")
         .arg(command)
         .current_dir(cwd)
         .env_clear()
-        .envs(secrets::scrubbed_env(extra_secrets))
+        .envs(secrets::scrubbed_env(extra_secrets, workspace))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -162,12 +167,13 @@ fn status_to_ended(status: ExitStatus) -> Ended {
 pub fn run_foreground(
     command: &str,
     cwd: &Path,
+    workspace: &Path,
     timeout: Duration,
     cancel: &CancelToken,
     extra_secrets: &[String],
 ) -> Result<RunResult, ToolError> {
     let start = Instant::now();
-    let mut child = shell_command(command, cwd, extra_secrets)
+    let mut child = shell_command(command, cwd, workspace, extra_secrets)
         .spawn()
         .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
     let pgid = child.id();
@@ -323,6 +329,7 @@ impl BackgroundTable {
         &self,
         command: &str,
         cwd: &Path,
+        workspace: &Path,
         extra_secrets: &[String],
     ) -> Result<u64, ToolError> {
         let mut inner = self.lock()?;
@@ -332,7 +339,7 @@ impl BackgroundTable {
                 "{running} background processes are already running; kill one with shell_kill first"
             )));
         }
-        let mut child = shell_command(command, cwd, extra_secrets)
+        let mut child = shell_command(command, cwd, workspace, extra_secrets)
             .spawn()
             .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
         let buffer = Arc::new(Mutex::new(BgBuffer::default()));

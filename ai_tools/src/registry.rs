@@ -110,11 +110,24 @@ impl Registry {
     /// Unknown tools and bad arguments are denied with a reason the model
     /// can read.
     pub fn decide(&self, name: &str, args: &serde_json::Value, mode: Mode) -> Decision {
-        match self.effect(name, args) {
+        let decision = match self.effect(name, args) {
             Ok(effect) => policy::decide(&effect, mode, &self.workspace),
             Err(e) => Decision::Deny {
                 reason: e.to_string(),
             },
+        };
+        match decision {
+            Decision::Ask { summary, detail } => {
+                let preview = self
+                    .get(name)
+                    .and_then(|t| t.approval_preview(args, &self.workspace));
+                let detail = match preview {
+                    Some(p) => format!("{detail}\n{p}"),
+                    None => detail,
+                };
+                Decision::Ask { summary, detail }
+            }
+            other => other,
         }
     }
 
@@ -152,7 +165,12 @@ impl Registry {
         if let Decision::Deny { reason } = policy::decide(&effect, Mode::Bypass, &self.workspace) {
             return Err(ToolError::Refused(reason));
         }
-        tool.run(args, &self.context(cancel.clone()))
+        let mut out = tool.run(args, &self.context(cancel.clone()))?;
+        let budget = tool.output_budget();
+        if out.for_model.chars().count() > budget {
+            out.for_model = crate::output::head_tail(&out.for_model, budget);
+        }
+        Ok(out)
     }
 
     /// Kill every background process. Also done on drop.

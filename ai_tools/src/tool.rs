@@ -12,6 +12,14 @@ use crate::output::ToolOutput;
 use crate::process::BackgroundTable;
 use crate::workspace::Workspace;
 
+/// Output budget of a tool that does not declare its own: about 4,000
+/// tokens, enough for a useful answer while leaving room for many calls in
+/// one context window.
+pub const DEFAULT_OUTPUT_BUDGET: usize = 16_000;
+
+/// Room for a tool's own header and footer lines on top of its body budget.
+pub const HEADER_ALLOWANCE: usize = 1_000;
+
 /// What a tool advertises to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
@@ -86,6 +94,19 @@ pub trait Tool: Send + Sync {
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError>;
     /// Run the call. Only after the policy said Allow (or the user agreed).
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+
+    /// Most characters of [`ToolOutput::for_model`] this tool returns; the
+    /// registry cuts anything longer (head + tail) as a backstop.
+    fn output_budget(&self) -> usize {
+        DEFAULT_OUTPUT_BUDGET
+    }
+
+    /// Extra detail for an approval prompt, e.g. the diff an edit would
+    /// make. Reads but never changes anything; `None` when there is nothing
+    /// useful to add.
+    fn approval_preview(&self, _args: &serde_json::Value, _ws: &Workspace) -> Option<String> {
+        None
+    }
 
     /// The advertised spec.
     fn spec(&self) -> ToolSpec {

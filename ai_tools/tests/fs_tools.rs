@@ -1,6 +1,8 @@
 //! File tools against real files in temp dirs: revisions, exact-match
 //! patches, appends, atomic writes, symlinks escaping the workspace.
 
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
 use std::os::unix::fs::PermissionsExt;
 
 use ai_tools::{CancelToken, Decision, Mode, Registry, RegistryConfig, ToolError, Workspace};
@@ -14,7 +16,11 @@ fn setup() -> (tempfile::TempDir, Registry) {
     (dir, Registry::standard(RegistryConfig::new(ws)))
 }
 
-fn run(reg: &Registry, name: &str, args: serde_json::Value) -> Result<ai_tools::ToolOutput, ToolError> {
+fn run(
+    reg: &Registry,
+    name: &str,
+    args: serde_json::Value,
+) -> Result<ai_tools::ToolOutput, ToolError> {
     reg.run(name, &args, &CancelToken::new())
 }
 
@@ -30,17 +36,31 @@ fn read_reports_revision_and_window() {
     let text: String = (1..=500).map(|i| format!("line {i}\n")).collect();
     std::fs::write(dir.path().join("ws/big.txt"), &text).unwrap();
     let out = run(&reg, "fs_read", json!({"path": "big.txt"})).unwrap();
-    assert!(out.for_model.contains("lines 1-200 of 500"), "{}", out.for_model);
+    assert!(
+        out.for_model.contains("lines 1-200 of 500"),
+        "{}",
+        out.for_model
+    );
     assert!(out.for_model.contains("continue with start_line=201"));
     assert!(out.for_model.contains("line 200\n"));
     assert!(!out.for_model.contains("line 201\n"));
     assert_eq!(out.preview, "read big.txt → 200 lines");
-    let out = run(&reg, "fs_read", json!({"path": "big.txt", "start_line": 450})).unwrap();
+    let out = run(
+        &reg,
+        "fs_read",
+        json!({"path": "big.txt", "start_line": 450}),
+    )
+    .unwrap();
     assert!(out.for_model.contains("lines 450-500 of 500"));
     assert!(!out.for_model.contains("continue"));
     // The revision covers the whole file whatever the window.
     let r1 = revision(&reg, "big.txt");
-    let out = run(&reg, "fs_read", json!({"path": "big.txt", "start_line": 300, "end_line": 310})).unwrap();
+    let out = run(
+        &reg,
+        "fs_read",
+        json!({"path": "big.txt", "start_line": 300, "end_line": 310}),
+    )
+    .unwrap();
     assert!(out.for_model.contains(&r1));
 }
 
@@ -50,7 +70,11 @@ fn read_char_budget_cuts_at_line_boundary() {
     let line = "x".repeat(999) + "\n";
     std::fs::write(dir.path().join("ws/wide.txt"), line.repeat(100)).unwrap();
     let out = run(&reg, "fs_read", json!({"path": "wide.txt"})).unwrap();
-    assert!(out.for_model.contains("lines 1-16 of 100"), "{}", &out.for_model[..80]);
+    assert!(
+        out.for_model.contains("lines 1-16 of 100"),
+        "{}",
+        &out.for_model[..80]
+    );
     assert!(out.for_model.contains("continue with start_line=17"));
 }
 
@@ -62,16 +86,31 @@ fn stale_revision_refuses_and_leaves_file_untouched() {
     let rev = revision(&reg, "a.txt");
     // Someone else changes the file after the model read it.
     std::fs::write(&path, "two\n").unwrap();
-    let err = run(&reg, "fs_write", json!({"path": "a.txt", "content": "three\n", "expected_revision": rev})).unwrap_err();
+    let err = run(
+        &reg,
+        "fs_write",
+        json!({"path": "a.txt", "content": "three\n", "expected_revision": rev}),
+    )
+    .unwrap_err();
     assert!(matches!(err, ToolError::StaleRevision { .. }), "{err}");
     assert!(err.to_string().contains("re-read the file"));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "two\n");
-    let err = run(&reg, "fs_patch", json!({"path": "a.txt", "expected_revision": rev, "edits": [{"old": "two", "new": "x"}]})).unwrap_err();
+    let err = run(
+        &reg,
+        "fs_patch",
+        json!({"path": "a.txt", "expected_revision": rev, "edits": [{"old": "two", "new": "x"}]}),
+    )
+    .unwrap_err();
     assert!(matches!(err, ToolError::StaleRevision { .. }));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "two\n");
     // With the current revision it works and returns a diff.
     let rev = revision(&reg, "a.txt");
-    let out = run(&reg, "fs_write", json!({"path": "a.txt", "content": "three\n", "expected_revision": rev})).unwrap();
+    let out = run(
+        &reg,
+        "fs_write",
+        json!({"path": "a.txt", "content": "three\n", "expected_revision": rev}),
+    )
+    .unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "three\n");
     let diff = out.diff.unwrap();
     assert!(diff.contains("-two") && diff.contains("+three"), "{diff}");
@@ -81,12 +120,33 @@ fn stale_revision_refuses_and_leaves_file_untouched() {
 #[test]
 fn absent_creates_only_new_files() {
     let (dir, reg) = setup();
-    run(&reg, "fs_write", json!({"path": "src/new/mod.rs", "content": "x\n", "expected_revision": "absent"})).unwrap();
-    assert_eq!(std::fs::read_to_string(dir.path().join("ws/src/new/mod.rs")).unwrap(), "x\n");
-    let err = run(&reg, "fs_write", json!({"path": "src/new/mod.rs", "content": "y\n", "expected_revision": "absent"})).unwrap_err();
+    run(
+        &reg,
+        "fs_write",
+        json!({"path": "src/new/mod.rs", "content": "x\n", "expected_revision": "absent"}),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ws/src/new/mod.rs")).unwrap(),
+        "x\n"
+    );
+    let err = run(
+        &reg,
+        "fs_write",
+        json!({"path": "src/new/mod.rs", "content": "y\n", "expected_revision": "absent"}),
+    )
+    .unwrap_err();
     assert!(matches!(err, ToolError::StaleRevision { .. }));
-    assert_eq!(std::fs::read_to_string(dir.path().join("ws/src/new/mod.rs")).unwrap(), "x\n");
-    let err = run(&reg, "fs_write", json!({"path": "missing.rs", "content": "y", "expected_revision": "0123456789abcdef"})).unwrap_err();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ws/src/new/mod.rs")).unwrap(),
+        "x\n"
+    );
+    let err = run(
+        &reg,
+        "fs_write",
+        json!({"path": "missing.rs", "content": "y", "expected_revision": "0123456789abcdef"}),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("current absent"), "{err}");
 }
 
@@ -97,14 +157,25 @@ fn ambiguous_or_missing_old_is_refused() {
     std::fs::write(&path, "let a = 1;\nlet a = 1;\nlet b = 2;\n").unwrap();
     let rev = revision(&reg, "b.rs");
     let err = run(&reg, "fs_patch", json!({"path": "b.rs", "expected_revision": rev, "edits": [{"old": "let a = 1;", "new": "x"}]})).unwrap_err();
-    assert!(matches!(err, ToolError::MatchCount { count: 2, .. }), "{err}");
+    assert!(
+        matches!(err, ToolError::MatchCount { count: 2, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("2 times"));
-    let err = run(&reg, "fs_patch", json!({"path": "b.rs", "expected_revision": rev, "edits": [{"old": "let c", "new": "x"}]})).unwrap_err();
+    let err = run(
+        &reg,
+        "fs_patch",
+        json!({"path": "b.rs", "expected_revision": rev, "edits": [{"old": "let c", "new": "x"}]}),
+    )
+    .unwrap_err();
     assert!(matches!(err, ToolError::MatchCount { count: 0, .. }));
     // A later edit failing leaves earlier edits unwritten too.
     let err = run(&reg, "fs_patch", json!({"path": "b.rs", "expected_revision": rev, "edits": [{"old": "let b = 2;", "new": "let b = 3;"}, {"old": "nope", "new": ""}]})).unwrap_err();
     assert!(matches!(err, ToolError::MatchCount { index: 1, .. }));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "let a = 1;\nlet a = 1;\nlet b = 2;\n");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "let a = 1;\nlet a = 1;\nlet b = 2;\n"
+    );
     let out = run(&reg, "fs_patch", json!({"path": "b.rs", "expected_revision": rev, "edits": [{"old": "let b = 2;", "new": "let b = 3;"}]})).unwrap();
     assert!(out.diff.unwrap().contains("+let b = 3;"));
 }
@@ -116,11 +187,25 @@ fn append_and_permissions_kept() {
     std::fs::write(&path, "#!/bin/sh\n").unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     let rev = revision(&reg, "run.sh");
-    run(&reg, "fs_patch", json!({"path": "run.sh", "expected_revision": rev, "append": "echo hi\n"})).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "#!/bin/sh\necho hi\n");
-    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o755);
+    run(
+        &reg,
+        "fs_patch",
+        json!({"path": "run.sh", "expected_revision": rev, "append": "echo hi\n"}),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "#!/bin/sh\necho hi\n"
+    );
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
     // No temp files left behind.
-    let names: Vec<String> = std::fs::read_dir(dir.path().join("ws")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("ws"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(names.iter().all(|n| !n.contains("koi-")), "{names:?}");
 }
 
@@ -129,11 +214,21 @@ fn delete_checks_revision() {
     let (dir, reg) = setup();
     let path = dir.path().join("ws/gone.txt");
     std::fs::write(&path, "bye\n").unwrap();
-    let err = run(&reg, "fs_delete", json!({"path": "gone.txt", "expected_revision": "0000000000000000"})).unwrap_err();
+    let err = run(
+        &reg,
+        "fs_delete",
+        json!({"path": "gone.txt", "expected_revision": "0000000000000000"}),
+    )
+    .unwrap_err();
     assert!(matches!(err, ToolError::StaleRevision { .. }));
     assert!(path.exists());
     let rev = revision(&reg, "gone.txt");
-    run(&reg, "fs_delete", json!({"path": "gone.txt", "expected_revision": rev})).unwrap();
+    run(
+        &reg,
+        "fs_delete",
+        json!({"path": "gone.txt", "expected_revision": rev}),
+    )
+    .unwrap();
     assert!(!path.exists());
 }
 
@@ -146,28 +241,46 @@ fn symlink_escaping_workspace_is_caught() {
     std::os::unix::fs::symlink(outside.join("id_rsa"), dir.path().join("ws/harmless.txt")).unwrap();
     let args = json!({"path": "escape/new.txt", "content": "x", "expected_revision": "absent"});
     for mode in [Mode::AcceptEdits, Mode::Bypass] {
-        assert!(matches!(reg.decide("fs_write", &args, mode), Decision::Ask { .. }), "{mode}");
+        assert!(
+            matches!(reg.decide("fs_write", &args, mode), Decision::Ask { .. }),
+            "{mode}"
+        );
     }
-    assert!(matches!(reg.decide("fs_write", &args, Mode::DontAsk), Decision::Deny { .. }));
+    assert!(matches!(
+        reg.decide("fs_write", &args, Mode::DontAsk),
+        Decision::Deny { .. }
+    ));
     // A harmless-looking name linking to a key is a credential read.
     let read = json!({"path": "harmless.txt"});
-    assert!(matches!(reg.decide("fs_read", &read, Mode::Bypass), Decision::Deny { .. }));
+    assert!(matches!(
+        reg.decide("fs_read", &read, Mode::Bypass),
+        Decision::Deny { .. }
+    ));
     let err = reg.run("fs_read", &read, &CancelToken::new()).unwrap_err();
     assert!(matches!(err, ToolError::Refused(_)), "{err}");
     // `.env` through `../` is still `.env`.
     std::fs::write(dir.path().join("ws/.env"), "K=v").unwrap();
-    assert!(matches!(reg.decide("fs_read", &json!({"path": "src/../.env"}), Mode::Bypass), Decision::Deny { .. }));
+    assert!(matches!(
+        reg.decide("fs_read", &json!({"path": "src/../.env"}), Mode::Bypass),
+        Decision::Deny { .. }
+    ));
 }
 
 #[test]
 fn bad_arguments_become_readable_errors() {
     let (_dir, reg) = setup();
     let err = run(&reg, "fs_read", json!({"file": "x"})).unwrap_err();
-    assert!(err.to_string().contains("invalid arguments for fs_read"), "{err}");
+    assert!(
+        err.to_string().contains("invalid arguments for fs_read"),
+        "{err}"
+    );
     assert!(err.to_string().contains("path"), "{err}");
     let err = run(&reg, "no_such_tool", json!({})).unwrap_err();
     assert!(matches!(err, ToolError::UnknownTool(_)));
-    assert!(matches!(reg.decide("fs_write", &json!(["not", "an", "object"]), Mode::Bypass), Decision::Deny { .. }));
+    assert!(matches!(
+        reg.decide("fs_write", &json!(["not", "an", "object"]), Mode::Bypass),
+        Decision::Deny { .. }
+    ));
 }
 
 #[test]
@@ -183,20 +296,35 @@ fn list_tree_grep_and_summary() {
     std::fs::write(ws.join("README.md"), "# Demo\nhello\n").unwrap();
     std::fs::write(ws.join("Cargo.toml"), "[package]\n").unwrap();
     let out = run(&reg, "grep_search", json!({"pattern": "TODO"})).unwrap();
-    assert!(out.for_model.contains("src/main.rs:2:"), "{}", out.for_model);
+    assert!(
+        out.for_model.contains("src/main.rs:2:"),
+        "{}",
+        out.for_model
+    );
     assert!(out.for_model.contains("src/lib.rs:1:"));
     assert!(!out.for_model.contains("ignored"));
     assert!(!out.for_model.contains("secret"));
-    assert!(out.for_model.contains("1 credential files were not searched"));
+    assert!(out
+        .for_model
+        .contains("1 credential files were not searched"));
     assert_eq!(out.preview, "grep TODO → 2 matches in 2 files");
-    let out = run(&reg, "grep_search", json!({"pattern": "todo", "case_insensitive": true, "glob": "main.rs"})).unwrap();
+    let out = run(
+        &reg,
+        "grep_search",
+        json!({"pattern": "todo", "case_insensitive": true, "glob": "main.rs"}),
+    )
+    .unwrap();
     assert!(out.preview.contains("1 matches"), "{}", out.preview);
     let err = run(&reg, "grep_search", json!({"pattern": "("})).unwrap_err();
     assert!(err.to_string().contains("bad pattern"));
     let out = run(&reg, "fs_list", json!({})).unwrap();
     assert!(out.for_model.contains("src/\n") && out.for_model.contains("README.md"));
     let out = run(&reg, "file_tree", json!({"depth": 2})).unwrap();
-    assert!(out.for_model.contains("  main.rs") || out.for_model.contains("    main.rs"), "{}", out.for_model);
+    assert!(
+        out.for_model.contains("  main.rs") || out.for_model.contains("    main.rs"),
+        "{}",
+        out.for_model
+    );
     assert!(!out.for_model.contains("gen.rs"));
     let out = run(&reg, "project_summary", json!({})).unwrap();
     assert!(out.for_model.contains("Rust (2)"), "{}", out.for_model);
@@ -212,8 +340,19 @@ fn many_grep_matches_are_capped_with_counts() {
         std::fs::write(dir.path().join(format!("ws/f{f:02}.txt")), text).unwrap();
     }
     let out = run(&reg, "grep_search", json!({"pattern": "hit"})).unwrap();
-    assert_eq!(out.for_model.lines().filter(|l| l.contains(": hit")).count(), 200);
-    assert!(out.for_model.contains("800 more matches not shown (1000 in 20 files)"), "{}", &out.for_model[out.for_model.len() - 200..]);
+    assert_eq!(
+        out.for_model
+            .lines()
+            .filter(|l| l.contains(": hit"))
+            .count(),
+        200
+    );
+    assert!(
+        out.for_model
+            .contains("800 more matches not shown (1000 in 20 files)"),
+        "{}",
+        &out.for_model[out.for_model.len() - 200..]
+    );
 }
 
 #[test]
@@ -224,6 +363,34 @@ fn memory_read_reads_the_configured_file() {
     let mut cfg = RegistryConfig::new(Workspace::new(dir.path()).unwrap());
     cfg.memory_path = Some(mem);
     let reg = Registry::standard(cfg);
-    let out = reg.run("memory_read", &json!({}), &CancelToken::new()).unwrap();
+    let out = reg
+        .run("memory_read", &json!({}), &CancelToken::new())
+        .unwrap();
     assert!(out.for_model.contains("prefers tabs"));
+}
+
+#[test]
+fn empty_binary_and_missing_files() {
+    let (dir, reg) = setup();
+    std::fs::write(dir.path().join("ws/empty.txt"), "").unwrap();
+    std::fs::write(dir.path().join("ws/blob.bin"), [0u8, 1, 2, 3]).unwrap();
+    let out = run(&reg, "fs_read", json!({"path": "empty.txt"})).unwrap();
+    assert!(
+        out.for_model.contains("empty file (revision "),
+        "{}",
+        out.for_model
+    );
+    let out = run(&reg, "fs_read", json!({"path": "blob.bin"})).unwrap();
+    assert!(
+        out.for_model.contains("binary file (4 bytes"),
+        "{}",
+        out.for_model
+    );
+    let err = run(&reg, "fs_read", json!({"path": "nope.txt"})).unwrap_err();
+    assert!(err.to_string().contains("does not exist"));
+    let err = run(&reg, "fs_read", json!({"path": "src"})).unwrap_err();
+    assert!(err.to_string().contains("is a directory"));
+    std::fs::write(dir.path().join("ws/two.txt"), "a\nb\n").unwrap();
+    let err = run(&reg, "fs_read", json!({"path": "two.txt", "start_line": 5})).unwrap_err();
+    assert!(err.to_string().contains("past the end"), "{err}");
 }

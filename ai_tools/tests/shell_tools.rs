@@ -1,6 +1,8 @@
 //! Shell tools against real processes: group kill on timeout and cancel,
 //! head+tail truncation, stderr marking, background processes.
 
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -13,11 +15,22 @@ fn setup() -> (tempfile::TempDir, Registry) {
     (dir, Registry::standard(RegistryConfig::new(ws)))
 }
 
-/// Is this pid alive (and not a zombie)?
+/// Is this pid alive (and not a zombie)? Uses /proc where there is one,
+/// `kill -0` elsewhere.
 fn alive(pid: u32) -> bool {
+    if !Path::new("/proc/self").exists() {
+        return std::process::Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    }
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => {
-            let state = stat.rsplit(')').next().and_then(|s| s.split_whitespace().next());
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|s| s.split_whitespace().next());
             state != Some("Z")
         }
         Err(_) => false,
@@ -52,10 +65,22 @@ fn read_pid(path: &Path) -> u32 {
 fn exit_code_and_stderr_are_marked() {
     let (_dir, reg) = setup();
     let out = reg
-        .run("shell_exec", &json!({"command": "echo out; echo err >&2; exit 3"}), &CancelToken::new())
+        .run(
+            "shell_exec",
+            &json!({"command": "echo out; echo err >&2; exit 3"}),
+            &CancelToken::new(),
+        )
         .unwrap();
-    assert!(out.for_model.starts_with("exit code: 3"), "{}", out.for_model);
-    assert!(out.for_model.contains("out\n[stderr]\nerr"), "{}", out.for_model);
+    assert!(
+        out.for_model.starts_with("exit code: 3"),
+        "{}",
+        out.for_model
+    );
+    assert!(
+        out.for_model.contains("out\n[stderr]\nerr"),
+        "{}",
+        out.for_model
+    );
     assert!(out.preview.contains("exit 3"));
 }
 
@@ -70,10 +95,21 @@ fn timeout_kills_the_whole_group_including_grandchild() {
             &CancelToken::new(),
         )
         .unwrap();
-    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
-    assert!(out.for_model.contains("timed out after 1 s"), "{}", out.for_model);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        out.for_model.contains("timed out after 1 s"),
+        "{}",
+        out.for_model
+    );
     let pid = read_pid(&dir.path().join("grandchild.pid"));
-    assert!(wait_dead(pid), "grandchild sleep {pid} survived the timeout");
+    assert!(
+        wait_dead(pid),
+        "grandchild sleep {pid} survived the timeout"
+    );
 }
 
 #[test]
@@ -83,14 +119,22 @@ fn cancel_kills_the_group_promptly() {
     let pidfile = dir.path().join("c.pid");
     std::thread::scope(|s| {
         let handle = s.spawn(|| {
-            reg.run("shell_exec", &json!({"command": "sleep 300 & echo $! > c.pid; wait"}), &cancel)
+            reg.run(
+                "shell_exec",
+                &json!({"command": "sleep 300 & echo $! > c.pid; wait"}),
+                &cancel,
+            )
         });
         let pid = read_pid(&pidfile);
         let t = Instant::now();
         cancel.cancel();
         let result = handle.join().unwrap();
         // Loaded CI machines get slack; the loop itself polls every 20 ms.
-        assert!(t.elapsed() < Duration::from_millis(500), "cancel took {:?}", t.elapsed());
+        assert!(
+            t.elapsed() < Duration::from_millis(500),
+            "cancel took {:?}",
+            t.elapsed()
+        );
         assert!(matches!(result, Err(ToolError::Cancelled)));
         assert!(wait_dead(pid), "sleep {pid} survived cancel");
     });
@@ -100,8 +144,12 @@ fn cancel_kills_the_group_promptly() {
 fn stragglers_are_killed_after_normal_exit() {
     let (dir, reg) = setup();
     let start = Instant::now();
-    reg.run("shell_exec", &json!({"command": "sleep 300 & echo $! > s.pid"}), &CancelToken::new())
-        .unwrap();
+    reg.run(
+        "shell_exec",
+        &json!({"command": "sleep 300 & echo $! > s.pid"}),
+        &CancelToken::new(),
+    )
+    .unwrap();
     assert!(start.elapsed() < Duration::from_secs(5));
     let pid = read_pid(&dir.path().join("s.pid"));
     assert!(wait_dead(pid));
@@ -110,8 +158,18 @@ fn stragglers_are_killed_after_normal_exit() {
 #[test]
 fn long_output_keeps_head_and_tail() {
     let (_dir, reg) = setup();
-    let out = reg.run("shell_exec", &json!({"command": "seq 1 100000"}), &CancelToken::new()).unwrap();
-    assert!(out.for_model.contains("\n1\n2\n3\n"), "{}", &out.for_model[..100]);
+    let out = reg
+        .run(
+            "shell_exec",
+            &json!({"command": "seq 1 100000"}),
+            &CancelToken::new(),
+        )
+        .unwrap();
+    assert!(
+        out.for_model.contains("\n1\n2\n3\n"),
+        "{}",
+        &out.for_model[..100]
+    );
     assert!(out.for_model.trim_end().ends_with("100000"));
     assert!(out.for_model.contains("cut from the middle"));
     assert!(out.for_model.contains("lines) cut"));
@@ -125,7 +183,13 @@ fn long_output_keeps_head_and_tail() {
 fn stdin_is_closed() {
     let (_dir, reg) = setup();
     let start = Instant::now();
-    let out = reg.run("shell_exec", &json!({"command": "cat; echo done"}), &CancelToken::new()).unwrap();
+    let out = reg
+        .run(
+            "shell_exec",
+            &json!({"command": "cat; echo done"}),
+            &CancelToken::new(),
+        )
+        .unwrap();
     assert!(out.for_model.contains("done"));
     assert!(start.elapsed() < Duration::from_secs(5));
 }
@@ -135,19 +199,41 @@ fn cwd_is_the_workspace_or_given() {
     let (dir, reg) = setup();
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     let root = dir.path().canonicalize().unwrap();
-    let out = reg.run("shell_exec", &json!({"command": "pwd"}), &CancelToken::new()).unwrap();
+    let out = reg
+        .run(
+            "shell_exec",
+            &json!({"command": "pwd"}),
+            &CancelToken::new(),
+        )
+        .unwrap();
     assert!(out.for_model.contains(&root.to_string_lossy().into_owned()));
-    let out = reg.run("shell_exec", &json!({"command": "pwd", "cwd": "sub"}), &CancelToken::new()).unwrap();
-    assert!(out.for_model.contains(&root.join("sub").to_string_lossy().into_owned()));
+    let out = reg
+        .run(
+            "shell_exec",
+            &json!({"command": "pwd", "cwd": "sub"}),
+            &CancelToken::new(),
+        )
+        .unwrap();
+    assert!(out
+        .for_model
+        .contains(&root.join("sub").to_string_lossy().into_owned()));
 }
 
 #[test]
 fn background_start_poll_kill() {
     let (_dir, reg) = setup();
     let c = CancelToken::new();
-    let out = reg.run("shell_bg", &json!({"command": "echo started; sleep 300"}), &c).unwrap();
+    let out = reg
+        .run(
+            "shell_bg",
+            &json!({"command": "echo started; sleep 300"}),
+            &c,
+        )
+        .unwrap();
     assert!(out.for_model.contains("started background process 1"));
-    let out = reg.run("shell_poll", &json!({"id": 1, "wait_secs": 1}), &c).unwrap();
+    let out = reg
+        .run("shell_poll", &json!({"id": 1, "wait_secs": 1}), &c)
+        .unwrap();
     assert!(out.for_model.contains("still running"), "{}", out.for_model);
     assert!(out.for_model.contains("started"));
     // A second poll returns only new output.
@@ -155,22 +241,40 @@ fn background_start_poll_kill() {
     assert!(!out.for_model.contains("started\n"), "{}", out.for_model);
     reg.run("shell_kill", &json!({"id": 1}), &c).unwrap();
     let out = reg.run("shell_poll", &json!({"id": 1}), &c).unwrap();
-    assert!(out.for_model.contains("killed by signal 9"), "{}", out.for_model);
+    assert!(
+        out.for_model.contains("killed by signal 9"),
+        "{}",
+        out.for_model
+    );
     let err = reg.run("shell_poll", &json!({"id": 99}), &c).unwrap_err();
     assert!(err.to_string().contains("no background process"));
     // A finished command reports its exit code.
-    reg.run("shell_bg", &json!({"command": "echo bye; exit 4"}), &c).unwrap();
-    let out = reg.run("shell_poll", &json!({"id": 2, "wait_secs": 5}), &c).unwrap();
-    assert!(out.for_model.contains("exit code: 4") && out.for_model.contains("bye"), "{}", out.for_model);
+    reg.run("shell_bg", &json!({"command": "echo bye; exit 4"}), &c)
+        .unwrap();
+    let out = reg
+        .run("shell_poll", &json!({"id": 2, "wait_secs": 5}), &c)
+        .unwrap();
+    assert!(
+        out.for_model.contains("exit code: 4") && out.for_model.contains("bye"),
+        "{}",
+        out.for_model
+    );
 }
 
 #[test]
 fn background_processes_die_with_the_registry() {
     let (dir, reg) = setup();
-    reg.run("shell_bg", &json!({"command": "sleep 300 & echo $! > bg.pid; wait"}), &CancelToken::new())
-        .unwrap();
+    reg.run(
+        "shell_bg",
+        &json!({"command": "sleep 300 & echo $! > bg.pid; wait"}),
+        &CancelToken::new(),
+    )
+    .unwrap();
     let pid = read_pid(&dir.path().join("bg.pid"));
     assert!(alive(pid));
     drop(reg);
-    assert!(wait_dead(pid), "background sleep {pid} outlived the registry");
+    assert!(
+        wait_dead(pid),
+        "background sleep {pid} outlived the registry"
+    );
 }

@@ -1,5 +1,7 @@
 //! Web tools against a real loopback HTTP server started in the test.
 
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
@@ -7,7 +9,8 @@ use std::time::{Duration, Instant};
 use ai_tools::{CancelToken, Decision, Mode, Registry, RegistryConfig, ToolError, Workspace};
 use serde_json::json;
 
-const PAGE: &str = "<!doctype html><html><head><title>Koi docs</title><style>body{color:red}</style></head>\
+const PAGE: &str =
+    "<!doctype html><html><head><title>Koi docs</title><style>body{color:red}</style></head>\
 <body><h1>Hello koi</h1><p>First <b>para</b> with <a href=\"/x\">a link</a>.</p>\
 <ul><li>one</li><li>two</li></ul><script>alert('x')</script></body></html>";
 
@@ -42,13 +45,37 @@ fn handle(mut stream: TcpStream) {
         let _ = stream.write_all(body);
     };
     match path.as_str() {
-        "/page" => respond(&mut stream, "200 OK", "text/html; charset=utf-8", PAGE.as_bytes(), ""),
+        "/page" => respond(
+            &mut stream,
+            "200 OK",
+            "text/html; charset=utf-8",
+            PAGE.as_bytes(),
+            "",
+        ),
         "/echo" => {
             let text = format!("method={method} body={}", String::from_utf8_lossy(&body));
-            respond(&mut stream, "201 Created", "text/plain", text.as_bytes(), "X-Test: yes\r\n");
+            respond(
+                &mut stream,
+                "201 Created",
+                "text/plain",
+                text.as_bytes(),
+                "X-Test: yes\r\n",
+            );
         }
-        "/redirect" => respond(&mut stream, "302 Found", "text/plain", b"", "Location: /page\r\n"),
-        "/big" => respond(&mut stream, "200 OK", "text/plain", &vec![b'a'; 6 * 1024 * 1024], ""),
+        "/redirect" => respond(
+            &mut stream,
+            "302 Found",
+            "text/plain",
+            b"",
+            "Location: /page\r\n",
+        ),
+        "/big" => respond(
+            &mut stream,
+            "200 OK",
+            "text/plain",
+            &vec![b'a'; 6 * 1024 * 1024],
+            "",
+        ),
         "/hang" => std::thread::sleep(Duration::from_secs(30)),
         _ => respond(&mut stream, "404 Not Found", "text/plain", b"nope", ""),
     }
@@ -75,15 +102,31 @@ fn registry() -> (tempfile::TempDir, Registry) {
 fn fetch_converts_html_to_text() {
     let base = server();
     let (_dir, reg) = registry();
-    let out = reg.run("web_fetch", &json!({"url": format!("{base}/page")}), &CancelToken::new()).unwrap();
+    let out = reg
+        .run(
+            "web_fetch",
+            &json!({"url": format!("{base}/page")}),
+            &CancelToken::new(),
+        )
+        .unwrap();
     assert!(out.for_model.contains("Hello koi"), "{}", out.for_model);
     assert!(out.for_model.contains("para"));
     assert!(out.for_model.contains("one") && out.for_model.contains("two"));
-    assert!(!out.for_model.contains("<h1>") && !out.for_model.contains("<p>"), "{}", out.for_model);
+    assert!(
+        !out.for_model.contains("<h1>") && !out.for_model.contains("<p>"),
+        "{}",
+        out.for_model
+    );
     assert!(out.for_model.contains("HTTP 200"));
     assert!(out.preview.contains("200"));
     // Redirects are followed.
-    let out = reg.run("web_fetch", &json!({"url": format!("{base}/redirect")}), &CancelToken::new()).unwrap();
+    let out = reg
+        .run(
+            "web_fetch",
+            &json!({"url": format!("{base}/redirect")}),
+            &CancelToken::new(),
+        )
+        .unwrap();
     assert!(out.for_model.contains("Hello koi"));
 }
 
@@ -91,7 +134,13 @@ fn fetch_converts_html_to_text() {
 fn fetch_is_size_limited() {
     let base = server();
     let (_dir, reg) = registry();
-    let out = reg.run("web_fetch", &json!({"url": format!("{base}/big")}), &CancelToken::new()).unwrap();
+    let out = reg
+        .run(
+            "web_fetch",
+            &json!({"url": format!("{base}/big")}),
+            &CancelToken::new(),
+        )
+        .unwrap();
     assert!(out.for_model.contains("longer than the download limit"));
     assert!(out.for_model.contains("cut from the middle"));
     assert!(out.for_model.chars().count() < 21_000);
@@ -103,13 +152,23 @@ fn fetch_cancels_promptly() {
     let (_dir, reg) = registry();
     let cancel = CancelToken::new();
     std::thread::scope(|s| {
-        let h = s.spawn(|| reg.run("web_fetch", &json!({"url": format!("{base}/hang")}), &cancel));
+        let h = s.spawn(|| {
+            reg.run(
+                "web_fetch",
+                &json!({"url": format!("{base}/hang")}),
+                &cancel,
+            )
+        });
         std::thread::sleep(Duration::from_millis(300));
         let t = Instant::now();
         cancel.cancel();
         let r = h.join().unwrap();
         assert!(matches!(r, Err(ToolError::Cancelled)), "{r:?}");
-        assert!(t.elapsed() < Duration::from_millis(500), "{:?}", t.elapsed());
+        assert!(
+            t.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            t.elapsed()
+        );
     });
 }
 
@@ -118,22 +177,49 @@ fn http_request_sends_method_headers_body() {
     let base = server();
     let (_dir, reg) = registry();
     let args = json!({"method": "post", "url": format!("{base}/echo"), "headers": {"X-A": "1"}, "body": "{\"k\":1}"});
-    assert!(matches!(reg.decide("http_request", &args, Mode::Default), Decision::Ask { .. }));
+    assert!(matches!(
+        reg.decide("http_request", &args, Mode::Default),
+        Decision::Ask { .. }
+    ));
     let out = reg.run("http_request", &args, &CancelToken::new()).unwrap();
     assert!(out.for_model.contains("HTTP 201"), "{}", out.for_model);
     assert!(out.for_model.contains("x-test: yes"));
     assert!(out.for_model.contains("method=POST body={\"k\":1}"));
-    let out = reg.run("http_request", &json!({"method": "GET", "url": format!("{base}/missing")}), &CancelToken::new()).unwrap();
+    let out = reg
+        .run(
+            "http_request",
+            &json!({"method": "GET", "url": format!("{base}/missing")}),
+            &CancelToken::new(),
+        )
+        .unwrap();
     assert!(out.for_model.contains("HTTP 404"));
 }
 
 #[test]
 fn bad_urls_are_rejected() {
     let (_dir, reg) = registry();
-    let err = reg.run("web_fetch", &json!({"url": "file:///etc/passwd"}), &CancelToken::new()).unwrap_err();
+    let err = reg
+        .run(
+            "web_fetch",
+            &json!({"url": "file:///etc/passwd"}),
+            &CancelToken::new(),
+        )
+        .unwrap_err();
     assert!(err.to_string().contains("only http and https"), "{err}");
-    let err = reg.run("web_fetch", &json!({"url": "not a url"}), &CancelToken::new()).unwrap_err();
+    let err = reg
+        .run(
+            "web_fetch",
+            &json!({"url": "not a url"}),
+            &CancelToken::new(),
+        )
+        .unwrap_err();
     assert!(err.to_string().contains("bad url"), "{err}");
-    let err = reg.run("web_fetch", &json!({"url": "http://127.0.0.1:1/"}), &CancelToken::new()).unwrap_err();
+    let err = reg
+        .run(
+            "web_fetch",
+            &json!({"url": "http://127.0.0.1:1/"}),
+            &CancelToken::new(),
+        )
+        .unwrap_err();
     assert!(err.to_string().contains("request failed"), "{err}");
 }

@@ -20,12 +20,18 @@ const SECRET_FILES: &[&str] = &[
     "credentials.json",
     "service-account.json",
     ".htpasswd",
+    "shadow",
+    "gshadow",
+    "master.key",
 ];
 
 /// File extensions that hold keys and certificates with private parts.
 const SECRET_EXTENSIONS: &[&str] = &[
     "pem", "key", "p12", "pfx", "jks", "keystore", "ppk", "gpg", "asc",
 ];
+
+/// Files under `/proc/<pid>/` that expose a process's secrets.
+const PROC_SECRETS: &[&str] = &["environ", "mem", "auxv", "syscall"];
 
 /// Suffixes that make a `.env*` file a harmless template.
 const ENV_TEMPLATE_SUFFIXES: &[&str] = &[".example", ".sample", ".template", ".dist", ".defaults"];
@@ -62,6 +68,11 @@ pub fn credential_reason(path: &str) -> Option<String> {
         }
     }
     let name = comps.last().copied()?;
+    // Another process's environment or memory holds its secrets (koi's
+    // own API key among them).
+    if comps.first() == Some(&"proc") && PROC_SECRETS.contains(&name) {
+        return Some(format!("{path} exposes a process's environment or memory"));
+    }
     if is_secret_name(name) {
         return Some(format!("{path} looks like a credential file"));
     }
@@ -132,6 +143,8 @@ mod tests {
             ".еnv",
             "id_ed25519.pub",
             "/home/u/.config/koi/koi.toml",
+            "/proc/self/environ",
+            "/proc/1234/environ",
         ] {
             assert!(credential_reason(p).is_some(), "{p}");
         }

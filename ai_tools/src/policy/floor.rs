@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::credentials::credential_reason;
+use crate::policy::credentials::{self, credential_reason};
+use crate::policy::glob;
 use crate::policy::programs::{self, PathRole};
 use crate::policy::readonly::{expand_known, resolve_arg};
 use crate::policy::shell_parse::{
@@ -171,6 +172,14 @@ static EMPTY: SimpleCommand = SimpleCommand {
 fn substitutions_floor(w: &Word, ws: &Workspace, cwd: &Path, depth: usize) -> Floor {
     let mut verdict = Floor::Clear;
     for inner in w.substitutions() {
+        // Whatever a substitution prints becomes arguments: a credential
+        // named anywhere inside it is as good as named outside.
+        if let Some(why) = inner
+            .split(|c: char| c.is_whitespace() || "'\"<>|;&()=:@`$".contains(c))
+            .find_map(credential_reason)
+        {
+            return Floor::Deny(why);
+        }
         verdict = verdict.worse(nested(inner, ws, cwd, depth));
     }
     verdict
@@ -259,7 +268,12 @@ fn words_floor(words: &[String], ws: &Workspace, cwd: &mut PathBuf, depth: usize
 
     if WRAPPERS.contains(&program.as_str()) {
         let rest = unwrap_wrapper(&program, args);
-        let inner = words_floor(rest, ws, cwd, depth);
+        let mut inner = words_floor(rest, ws, cwd, depth);
+        // `su -c 'cmd'`, `watch 'cmd'`, `env -S 'cmd'` take a command line
+        // as one string: judge every such argument as shell text too.
+        for a in args.iter().filter(|a| a.contains(' ')) {
+            inner = inner.worse(nested(a, ws, cwd, depth));
+        }
         // `sudo`/`su`/`doas` escalate: never silently.
         if matches!(program.as_str(), "sudo" | "doas" | "su") {
             return inner.worse(Floor::Ask("runs with elevated privileges".into()));
@@ -267,16 +281,16 @@ fn words_floor(words: &[String], ws: &Workspace, cwd: &mut PathBuf, depth: usize
         return inner;
     }
     if SHELLS.contains(&program.as_str()) || program == "eval" {
-        let mut verdict = Floor::Clear;
-        let script = if program == "eval" {
-            Some(args.join(" "))
+        // Every argument may be the script text (`-c` can sit anywhere in
+        // a cluster like `-lc`, after long options like `--norc`): judge
+        // each one as shell text; a file name parses as a harmless command.
+        let mut verdict = if program == "eval" {
+            nested(&args.join(" "), ws, cwd, depth)
         } else {
-            args.iter()
-                .position(|a| a.starts_with('-') && a.contains('c'))
-                .and_then(|i| args.get(i + 1).cloned())
+            Floor::Clear
         };
-        if let Some(text) = script {
-            verdict = verdict.worse(nested(&text, ws, cwd, depth));
+        for a in args.iter().filter(|a| !a.starts_with('-')) {
+            verdict = verdict.worse(nested(a, ws, cwd, depth));
         }
         return verdict.worse(paths_floor(&program, args, ws, cwd));
     }
@@ -308,6 +322,9 @@ fn words_floor(words: &[String], ws: &Workspace, cwd: &mut PathBuf, depth: usize
         if let Some(t) = args.iter().find(|a| !a.starts_with('-')) {
             *cwd = canonicalize_lenient(&resolve_arg(t, cwd));
         }
+    }
+    if let Some(why) = arg_pieces(first).into_iter().find_map(credential_reason) {
+        return Floor::Deny(why);
     }
     paths_floor(&program, args, ws, cwd)
 }
@@ -358,16 +375,14 @@ fn catastrophic(program: &str, args: &[String], cwd: &Path) -> Option<String> {
         return Some("--no-preserve-root removes the whole system".into());
     }
     let home = dirs::home_dir().unwrap_or_else(|| PathBuf::from("/root"));
+    // `/`, the home directory, anything above it, and the system's own
+    // directories. A trailing `*` means "everything in it", which is as bad.
     let is_vital = |arg: &str| -> bool {
-        let trimmed = arg.trim_end_matches('*').trim_end_matches('/');
-        let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
+        let trimmed = arg.trim_end_matches('*');
+        let trimmed = if trimmed.is_empty() { "." } else { trimmed };
         let p = resolve_arg(trimmed, cwd);
         let s = p.to_string_lossy();
-        p == home
-            || p == Path::new("/")
-            || SYSTEM_DIRS.contains(&s.as_ref())
-            || p.parent() == Some(Path::new("/"))
-            || home.starts_with(&p)
+        p == Path::new("/") || SYSTEM_DIRS.contains(&s.as_ref()) || home.starts_with(&p)
     };
     let pos = programs::positionals(args);
     let recursive = programs::has_flag(args, Some('r'), &["recursive"])
@@ -426,15 +441,35 @@ fn paths_floor(program: &str, args: &[String], ws: &Workspace, cwd: &Path) -> Fl
     } else {
         vec![PathRole::Content; args.len()]
     };
-    for (arg, role) in args.iter().zip(roles) {
+    // Removing a symlink does not touch what it points at.
+    let follow = !matches!(program, "rm" | "unlink" | "rmdir");
+    let expanded: Vec<(String, PathRole)> = args
+        .iter()
+        .zip(roles)
+        .flat_map(|(arg, role)| glob::brace_expand(arg).into_iter().map(move |w| (w, role)))
+        .collect();
+    for (arg, role) in &expanded {
+        let (arg, role) = (arg.as_str(), *role);
         if role == PathRole::NotPath {
             continue;
+        }
+        if role == PathRole::Content && glob::has_wildcards(arg) {
+            for p in glob::expand(arg, cwd).unwrap_or_default() {
+                let canonical = if follow {
+                    canonicalize_lenient(&p)
+                } else {
+                    p.clone()
+                };
+                if let Some(why) = credentials::path_reason(&p, &canonical) {
+                    return Floor::Deny(format!("the glob {arg} matches a credential: {why}"));
+                }
+            }
         }
         for piece in arg_pieces(arg) {
             if let Some(why) = credential_reason(piece) {
                 return Floor::Deny(why);
             }
-            if piece.is_empty() || piece.starts_with('-') {
+            if piece.is_empty() || piece.starts_with('-') || !follow {
                 continue;
             }
             let canonical = canonicalize_lenient(&resolve_arg(piece, cwd));

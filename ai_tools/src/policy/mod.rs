@@ -7,9 +7,11 @@
 //! - `dont-ask`: whatever would ask is denied.
 //! - `bypass`: everything runs except what the floor denies or asks about.
 
+pub mod awk;
 pub mod credentials;
 pub mod floor;
 pub mod git;
+pub mod glob;
 pub mod programs;
 pub mod readonly;
 pub mod sed;
@@ -156,6 +158,12 @@ fn paths_credential_floor(paths: &[PathBuf]) -> Floor {
 }
 
 fn shell_class(command: &str, cwd: &Path, ws: &Workspace) -> (Floor, Class) {
+    if let Some(why) = credentials::path_reason(cwd, &canonicalize_lenient(cwd)) {
+        return (
+            Floor::Deny(format!("runs inside a credential directory: {why}")),
+            Class::SideEffect(String::new()),
+        );
+    }
     let floor = match floor::shell_floor(command, ws, cwd) {
         Floor::Deny(why) => {
             return (

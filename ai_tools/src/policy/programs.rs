@@ -1,6 +1,7 @@
 //! The allowlist of read-only programs and their per-program flag rules.
 //! A program not listed here is never proven read-only.
 
+use crate::policy::awk;
 use crate::policy::git;
 use crate::policy::sed;
 
@@ -99,39 +100,6 @@ fn rg_rule(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn awk_rule(args: &[String]) -> Result<(), String> {
-    if has_flag(args, Some('f'), &["file", "include", "load", "exec"])
-        || has_flag(args, Some('i'), &[])
-        || has_flag(args, Some('l'), &[])
-        || has_flag(args, Some('E'), &[])
-    {
-        return Err("loads program text or extensions from files".into());
-    }
-    // The program is the first positional that is not a -v/-F value.
-    let mut skip_next = false;
-    for a in args {
-        if skip_next {
-            skip_next = false;
-            continue;
-        }
-        if a == "-v" || a == "-F" {
-            skip_next = true;
-            continue;
-        }
-        if a.starts_with('-') {
-            continue;
-        }
-        const BAD: &[&str] = &["system", "|", ">", "getline", "@", "close", "fflush"];
-        if let Some(bad) = BAD.iter().find(|b| a.contains(*b)) {
-            return Err(format!(
-                "the program uses {bad}, which can run commands or write files"
-            ));
-        }
-        return Ok(());
-    }
-    Ok(())
-}
-
 fn date_rule(args: &[String]) -> Result<(), String> {
     if has_flag(args, Some('s'), &["set"]) {
         return Err("-s sets the clock".into());
@@ -145,6 +113,25 @@ fn date_rule(args: &[String]) -> Result<(), String> {
 fn hostname_rule(args: &[String]) -> Result<(), String> {
     if !positionals(args).is_empty() || has_flag(args, Some('F'), &["file", "boot"]) {
         return Err("an argument sets the host name".into());
+    }
+    Ok(())
+}
+
+fn ps_rule(args: &[String]) -> Result<(), String> {
+    // BSD-style `e` (no dash) prints every process's environment, koi's
+    // own API key included.
+    if args
+        .iter()
+        .any(|a| (!a.starts_with('-') && a.contains('e')) || a.contains("env"))
+    {
+        return Err("the e option shows other processes' environments".into());
+    }
+    Ok(())
+}
+
+fn file_rule(args: &[String]) -> Result<(), String> {
+    if has_flag(args, Some('C'), &["compile"]) {
+        return Err("-C compiles a magic file and writes it".into());
     }
     Ok(())
 }
@@ -176,22 +163,24 @@ fn tree_rule(args: &[String]) -> Result<(), String> {
 fn rule_for(name: &str) -> Option<Rule> {
     let rule: Rule = match name {
         "ls" | "cat" | "head" | "tail" | "wc" | "echo" | "printf" | "pwd" | "whoami" | "id"
-        | "uname" | "uptime" | "df" | "du" | "free" | "ps" | "pgrep" | "stat" | "file"
-        | "which" | "type" | "whereis" | "true" | "false" | ":" | "basename" | "dirname"
-        | "realpath" | "readlink" | "nl" | "tac" | "rev" | "cut" | "tr" | "fold" | "fmt"
-        | "column" | "paste" | "join" | "comm" | "diff" | "cmp" | "md5sum" | "sha1sum"
-        | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" | "b2sum" | "cksum" | "base64"
-        | "base32" | "od" | "hexdump" | "strings" | "grep" | "egrep" | "fgrep" | "test" | "["
-        | "sleep" | "seq" | "expr" | "nproc" | "groups" | "locale" | "tty" | "cal" | "printenv"
-        | "getconf" | "arch" | "logname" | "lscpu" | "lsblk" | "jq" | "expand" | "unexpand"
-        | "cd" | "numfmt" | "look" | "tsort" | "zcat" | "zgrep" | "bzcat" | "xzcat" => any,
+        | "uname" | "uptime" | "df" | "du" | "free" | "pgrep" | "stat" | "which" | "type"
+        | "whereis" | "true" | "false" | ":" | "basename" | "dirname" | "realpath" | "readlink"
+        | "nl" | "tac" | "rev" | "cut" | "tr" | "fold" | "fmt" | "column" | "paste" | "join"
+        | "comm" | "diff" | "cmp" | "md5sum" | "sha1sum" | "sha224sum" | "sha256sum"
+        | "sha384sum" | "sha512sum" | "b2sum" | "cksum" | "base64" | "base32" | "od"
+        | "hexdump" | "strings" | "grep" | "egrep" | "fgrep" | "test" | "[" | "sleep" | "seq"
+        | "expr" | "nproc" | "groups" | "locale" | "tty" | "cal" | "printenv" | "getconf"
+        | "arch" | "logname" | "lscpu" | "lsblk" | "jq" | "expand" | "unexpand" | "cd"
+        | "numfmt" | "look" | "tsort" | "zcat" | "zgrep" | "bzcat" | "xzcat" => any,
         "sort" => sort_rule,
+        "ps" => ps_rule,
+        "file" => file_rule,
         "uniq" | "xxd" => at_most_one_positional,
         "find" => find_rule,
         "fd" | "fdfind" => fd_rule,
         "rg" => rg_rule,
         "sed" => sed::sed_rule,
-        "awk" | "gawk" | "mawk" | "nawk" => awk_rule,
+        "awk" | "gawk" | "mawk" | "nawk" => awk::awk_rule,
         "git" => git::git_rule,
         "date" => date_rule,
         "hostname" => hostname_rule,
@@ -210,10 +199,10 @@ pub fn lookup(name: &str) -> Option<ProgramSpec> {
 
 /// Programs whose arguments are never file names.
 const NO_PATHS: &[&str] = &[
-    "echo", "printf", "pwd", "whoami", "id", "uname", "uptime", "date", "hostname", "true",
-    "false", ":", "sleep", "seq", "expr", "nproc", "groups", "locale", "tty", "cal", "printenv",
-    "env", "which", "type", "whereis", "command", "getconf", "arch", "logname", "ps", "pgrep",
-    "free", "basename", "dirname", "numfmt", "lscpu",
+    "echo", "printf", "pwd", "whoami", "id", "uname", "uptime", "hostname", "true", "false", ":",
+    "sleep", "seq", "expr", "nproc", "groups", "locale", "tty", "cal", "printenv", "env", "which",
+    "type", "whereis", "command", "getconf", "arch", "logname", "ps", "free", "basename",
+    "dirname", "numfmt", "lscpu",
 ];
 
 /// Programs that read names and sizes but not contents.

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::policy::credentials;
+use crate::policy::glob;
 use crate::policy::programs::{self, PathRole};
 use crate::policy::shell_parse::{
     Command, RedirOp, Redirect, Script, SimpleCommand, Word, WordPart,
@@ -75,6 +76,17 @@ pub fn prove(script: &Script, ws: &Workspace, cwd: &Path) -> Result<(), String> 
                     Command::Simple(simple) => prove_simple(simple, ws, &mut cwd)?,
                     Command::Subshell(..) => return Err("uses a subshell ( … )".into()),
                     Command::Group(..) => return Err("uses a command group { …; }".into()),
+                    Command::Keyword(kw, rest) if kw == "time" => {
+                        let skip = rest.words.iter().take_while(|w| w.is_bare("-p")).count();
+                        let inner = SimpleCommand {
+                            assigns: Vec::new(),
+                            words: rest.words[skip..].to_vec(),
+                            redirects: rest.redirects.clone(),
+                        };
+                        if !inner.words.is_empty() {
+                            prove_simple(&inner, ws, &mut cwd)?;
+                        }
+                    }
                     Command::Keyword(kw, _) => {
                         return Err(format!(
                             "uses shell syntax the checker does not follow ({kw})"
@@ -143,6 +155,17 @@ fn prove_simple(cmd: &SimpleCommand, ws: &Workspace, cwd: &mut PathBuf) -> Resul
         check_redirect(r, cwd)?;
     }
     let plain: Vec<String> = args.iter().map(|(a, _)| a.clone()).collect();
+    if let Some(skip) = wrapper_skip(program, &plain) {
+        let inner = SimpleCommand {
+            assigns: Vec::new(),
+            words: cmd.words[1 + skip..].to_vec(),
+            redirects: cmd.redirects.clone(),
+        };
+        if inner.words.is_empty() {
+            return Ok(());
+        }
+        return prove_simple(&inner, ws, cwd);
+    }
     let spec = programs::lookup(program)
         .ok_or_else(|| format!("{program} is not a known read-only program"))?;
     (spec.check)(&plain).map_err(|why| format!("{program}: {why}"))?;
@@ -169,6 +192,31 @@ fn prove_simple(cmd: &SimpleCommand, ws: &Workspace, cwd: &mut PathBuf) -> Resul
         }
     }
     Ok(())
+}
+
+/// For `timeout` and `nice`, how many of their own arguments come before
+/// the wrapped command (which is then proven on its own).
+fn wrapper_skip(program: &str, args: &[String]) -> Option<usize> {
+    let takes_value: &[&str] = match program {
+        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
+        "nice" => &["-n", "--adjustment"],
+        _ => return None,
+    };
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') && args[i] != "--" {
+        if takes_value.contains(&args[i].as_str()) {
+            i += 1;
+        }
+        i += 1;
+    }
+    if args.get(i).map(String::as_str) == Some("--") {
+        i += 1;
+    }
+    if program == "timeout" {
+        // The duration.
+        i += 1;
+    }
+    Some(i.min(args.len()))
 }
 
 /// The program's bare name; a path is accepted only in the system bin dirs.
@@ -202,7 +250,7 @@ fn check_redirect(r: &Redirect, cwd: &Path) -> Result<(), String> {
             _ => Err(format!("redirects output to {}", r.target.lossy())),
         },
         RedirOp::Out | RedirOp::Append | RedirOp::OutErr => match target.as_deref() {
-            Some("/dev/null") => Ok(()),
+            Some("/dev/null" | "/dev/stdout" | "/dev/stderr") => Ok(()),
             _ => Err(format!("writes to {}", r.target.lossy())),
         },
         RedirOp::In => {
@@ -222,6 +270,16 @@ fn check_path_arg(arg: &str, glob: bool, role: PathRole, cwd: &Path) -> Result<(
     if role == PathRole::NotPath {
         return Ok(());
     }
+    if glob && arg.contains('{') {
+        for word in glob::brace_expand(arg) {
+            check_one_path(&word, glob::has_wildcards(&word), role, cwd)?;
+        }
+        return Ok(());
+    }
+    check_one_path(arg, glob, role, cwd)
+}
+
+fn check_one_path(arg: &str, glob: bool, role: PathRole, cwd: &Path) -> Result<(), String> {
     let pieces = std::iter::once(arg).chain(arg.split_once('=').map(|(_, v)| v));
     for piece in pieces {
         let resolved = resolve_arg(piece, cwd);
@@ -230,8 +288,33 @@ fn check_path_arg(arg: &str, glob: bool, role: PathRole, cwd: &Path) -> Result<(
             return Err(why);
         }
     }
-    if glob && role == PathRole::Content && glob_may_match_credential(arg) {
-        return Err(format!("the glob {arg} could match a credential file"));
+    if let Some(dev) = resolve_arg(arg, cwd)
+        .to_str()
+        .filter(|p| p.starts_with("/dev/"))
+    {
+        if !matches!(
+            dev,
+            "/dev/null" | "/dev/zero" | "/dev/stdin" | "/dev/urandom" | "/dev/random"
+        ) && !dev.starts_with("/dev/fd/")
+        {
+            return Err(format!("reads the device {dev}"));
+        }
+    }
+    if glob && role == PathRole::Content {
+        match glob::expand(arg, cwd) {
+            Some(paths) => {
+                for p in paths {
+                    let canonical = canonicalize_lenient(&p);
+                    if let Some(why) = credentials::path_reason(&p, &canonical) {
+                        return Err(format!("the glob {arg} matches a credential: {why}"));
+                    }
+                }
+            }
+            None if glob_may_match_credential(arg) => {
+                return Err(format!("the glob {arg} could match a credential file"));
+            }
+            None => {}
+        }
     }
     Ok(())
 }

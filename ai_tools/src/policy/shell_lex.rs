@@ -137,7 +137,7 @@ impl Lexer {
         while let Some(c) = self.at(0) {
             let next = self.at(1);
             match c {
-                ' ' | '\t' | '\r' => {
+                ' ' | '\t' => {
                     self.end_word();
                     self.pos += 1;
                 }

@@ -4,10 +4,12 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::error::ToolError;
-use crate::output::ToolOutput;
-use crate::tool::{parse_args, Effect, Tool, ToolContext};
-use crate::tools::fs_common::{atomic_write, check_revision, read_existing, resolve, ABSENT};
-use crate::tools::fs_write::change_output;
+use crate::output::{head_tail, ToolOutput};
+use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tools::fs_common::{
+    atomic_write, check_revision, read_existing, resolve, unified_diff, ABSENT,
+};
+use crate::tools::fs_write::{change_output, MAX_DIFF_CHARS};
 use crate::workspace::Workspace;
 
 /// Edits one file in place.
@@ -61,6 +63,10 @@ fn apply(
 }
 
 impl Tool for FsPatch {
+    fn output_budget(&self) -> usize {
+        MAX_DIFF_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "fs_patch"
     }
@@ -94,6 +100,20 @@ impl Tool for FsPatch {
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         let a: Args = parse_args(self.name(), args)?;
         Ok(Effect::Write(vec![ws.resolve(&a.path)]))
+    }
+
+    fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
+        let a: Args = parse_args(self.name(), args).ok()?;
+        let shown = ws.display(&ws.resolve(&a.path));
+        let current = read_existing(&resolve(ws, &a.path), &shown).ok()?;
+        let old = current
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        match apply(&old, &a.edits, a.append.as_deref(), &shown) {
+            Ok(new) => Some(head_tail(&unified_diff(&old, &new, &shown), MAX_DIFF_CHARS)),
+            Err(e) => Some(format!("(this edit will fail: {e})")),
+        }
     }
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

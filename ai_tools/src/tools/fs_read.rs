@@ -5,7 +5,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::ToolOutput;
-use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{read_existing, resolve, revision_of};
 use crate::workspace::Workspace;
 
@@ -28,6 +28,10 @@ struct Args {
 }
 
 impl Tool for FsRead {
+    fn output_budget(&self) -> usize {
+        MAX_READ_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "fs_read"
     }
@@ -75,6 +79,12 @@ impl Tool for FsRead {
         let text = String::from_utf8_lossy(&bytes);
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let total = lines.len();
+        if total == 0 {
+            return Ok(ToolOutput::same(
+                format!("{shown}: empty file (revision {revision})\n"),
+                format!("read {shown} → empty"),
+            ));
+        }
         let start = a.start_line.unwrap_or(1).max(1);
         if start > total.max(1) {
             return Err(ToolError::Failed(format!(

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
-use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
     atomic_write, check_revision, diff_counts, read_existing, resolve, revision_of, unified_diff,
     ABSENT,
@@ -52,6 +52,10 @@ pub fn change_output(shown: &str, old: &str, new: &str, verb: &str) -> ToolOutpu
 }
 
 impl Tool for FsWrite {
+    fn output_budget(&self) -> usize {
+        MAX_DIFF_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "fs_write"
     }
@@ -79,6 +83,20 @@ impl Tool for FsWrite {
         Ok(Effect::Write(vec![ws.resolve(&a.path)]))
     }
 
+    fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
+        let a: WriteArgs = parse_args(self.name(), args).ok()?;
+        let shown = ws.display(&ws.resolve(&a.path));
+        let current = read_existing(&resolve(ws, &a.path), &shown).ok()?;
+        let old = current
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        Some(head_tail(
+            &unified_diff(&old, &a.content, &shown),
+            MAX_DIFF_CHARS,
+        ))
+    }
+
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: WriteArgs = parse_args(self.name(), args)?;
         let path = resolve(&ctx.workspace, &a.path);
@@ -100,6 +118,10 @@ impl Tool for FsWrite {
 }
 
 impl Tool for FsDelete {
+    fn output_budget(&self) -> usize {
+        MAX_DIFF_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "fs_delete"
     }
@@ -123,6 +145,17 @@ impl Tool for FsDelete {
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         let a: DeleteArgs = parse_args(self.name(), args)?;
         Ok(Effect::Write(vec![ws.resolve(&a.path)]))
+    }
+
+    fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
+        let a: DeleteArgs = parse_args(self.name(), args).ok()?;
+        let shown = ws.display(&ws.resolve(&a.path));
+        let bytes = read_existing(&resolve(ws, &a.path), &shown).ok()??;
+        Some(format!(
+            "deletes {shown} ({} lines, {} bytes)",
+            String::from_utf8_lossy(&bytes).lines().count(),
+            bytes.len()
+        ))
     }
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::policy::credentials::credential_reason;
-use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::resolve;
 use crate::workspace::Workspace;
 
@@ -39,6 +39,10 @@ struct Args {
 }
 
 impl Tool for GrepSearch {
+    fn output_budget(&self) -> usize {
+        MAX_MATCHES * 60 + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "grep_search"
     }

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
-use crate::tool::{Effect, Tool, ToolContext};
+use crate::tool::{Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::workspace::Workspace;
 
 /// Characters of memory shown; a memory file longer than this should be
@@ -15,6 +15,10 @@ pub const MAX_MEMORY_CHARS: usize = 16_000;
 pub struct MemoryRead;
 
 impl Tool for MemoryRead {
+    fn output_budget(&self) -> usize {
+        MAX_MEMORY_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "memory_read"
     }

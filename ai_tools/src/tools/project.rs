@@ -173,6 +173,7 @@ impl Tool for ProjectSummary {
             match run_foreground(
                 "git status --short --branch",
                 root,
+                root,
                 GIT_TIMEOUT,
                 &ctx.cancel,
                 &ctx.secret_env_vars,

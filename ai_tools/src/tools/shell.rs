@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
 use crate::process::{run_foreground, Ended};
-use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::resolve;
 use crate::workspace::Workspace;
 
@@ -105,6 +105,10 @@ fn describe_end(ended: Ended, timeout: Duration) -> String {
 }
 
 impl Tool for ShellExec {
+    fn output_budget(&self) -> usize {
+        MAX_SHELL_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "shell_exec"
     }
@@ -151,7 +155,14 @@ impl Tool for ShellExec {
             .map_or(DEFAULT_TIMEOUT, |t| {
                 Duration::from_secs_f64(t.min(MAX_TIMEOUT.as_secs_f64()))
             });
-        let r = run_foreground(&a.command, &cwd, timeout, &ctx.cancel, &ctx.secret_env_vars)?;
+        let r = run_foreground(
+            &a.command,
+            &cwd,
+            ctx.workspace.root(),
+            timeout,
+            &ctx.cancel,
+            &ctx.secret_env_vars,
+        )?;
         let status = describe_end(r.ended, timeout);
         let (out, err) = budget_streams(&r.stdout, &r.stderr, MAX_SHELL_CHARS);
         let mut for_model = format!("{status} ({:.1} s)\n", r.elapsed.as_secs_f64());
@@ -224,9 +235,9 @@ impl Tool for ShellBg {
                 cwd.display()
             )));
         }
-        let id = ctx
-            .background
-            .start(&a.command, &cwd, &ctx.secret_env_vars)?;
+        let id =
+            ctx.background
+                .start(&a.command, &cwd, ctx.workspace.root(), &ctx.secret_env_vars)?;
         Ok(ToolOutput::same(
             format!("started background process {id}: {}\nUse shell_poll with id {id} to read its output.", a.command),
             format!("bg {id}: {}", first_line(&a.command)),
@@ -235,6 +246,10 @@ impl Tool for ShellBg {
 }
 
 impl Tool for ShellPoll {
+    fn output_budget(&self) -> usize {
+        MAX_SHELL_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "shell_poll"
     }

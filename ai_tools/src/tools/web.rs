@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::cancel::{CancelToken, CANCEL_POLL};
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
-use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::workspace::Workspace;
 
 /// Whole-request time limit: a page that takes longer is not worth the wait.
@@ -85,7 +85,26 @@ async fn cancelled(cancel: CancelToken) {
 }
 
 /// Send one request on a fresh current-thread runtime, honouring cancel.
+/// Called from inside a tokio runtime by mistake, it moves to a plain
+/// thread rather than panicking on a nested `block_on`.
 fn send(
+    method: reqwest::Method,
+    url: reqwest::Url,
+    headers: &BTreeMap<String, String>,
+    body: Option<String>,
+    cancel: &CancelToken,
+) -> Result<Response, ToolError> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        let headers = headers.clone();
+        let cancel = cancel.clone();
+        return std::thread::spawn(move || send_blocking(method, url, &headers, body, &cancel))
+            .join()
+            .unwrap_or_else(|_| Err(ToolError::Failed("the network thread failed".into())));
+    }
+    send_blocking(method, url, headers, body, cancel)
+}
+
+fn send_blocking(
     method: reqwest::Method,
     url: reqwest::Url,
     headers: &BTreeMap<String, String>,
@@ -204,6 +223,10 @@ fn truncated_note(r: &Response) -> &'static str {
 }
 
 impl Tool for WebFetch {
+    fn output_budget(&self) -> usize {
+        MAX_FETCH_CHARS + HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "web_fetch"
     }
@@ -250,6 +273,10 @@ impl Tool for WebFetch {
 }
 
 impl Tool for HttpRequest {
+    fn output_budget(&self) -> usize {
+        MAX_FETCH_CHARS + 3 * HEADER_ALLOWANCE
+    }
+
     fn name(&self) -> &'static str {
         "http_request"
     }

@@ -1,0 +1,251 @@
+//! The registry's engine-facing surface: specs, modes, footprints for
+//! parallelism, approval summaries, and the floor re-checked at run time.
+
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
+use ai_tools::{
+    CancelToken, Decision, Footprint, Mode, Registry, RegistryConfig, ToolError, Workspace,
+};
+use serde_json::json;
+
+fn registry() -> (tempfile::TempDir, Registry) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::new(dir.path()).unwrap();
+    (dir, Registry::standard(RegistryConfig::new(ws)))
+}
+
+#[test]
+fn specs_are_complete_and_unique() {
+    let (_dir, reg) = registry();
+    let specs = reg.specs();
+    let mut names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+    for expected in [
+        "fs_read",
+        "fs_list",
+        "file_tree",
+        "project_summary",
+        "grep_search",
+        "fs_write",
+        "fs_patch",
+        "fs_delete",
+        "shell_exec",
+        "shell_bg",
+        "shell_poll",
+        "shell_kill",
+        "web_fetch",
+        "http_request",
+        "memory_read",
+    ] {
+        assert!(names.contains(&expected), "{expected} missing");
+        assert!(reg.get(expected).is_some());
+    }
+    for s in &specs {
+        assert_eq!(s.input_schema["type"], "object", "{}", s.name);
+        assert!(!s.description.is_empty());
+        serde_json::to_string(s).unwrap();
+    }
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), specs.len());
+    assert!(reg.get("bash").is_none());
+}
+
+#[test]
+fn modes_parse_and_display() {
+    for m in Mode::ALL {
+        assert_eq!(m.to_string().parse::<Mode>().unwrap(), m);
+    }
+    assert_eq!("accept_edits".parse::<Mode>().unwrap(), Mode::AcceptEdits);
+    assert_eq!(" Dont-Ask ".parse::<Mode>().unwrap(), Mode::DontAsk);
+    let err = "yolo".parse::<Mode>().unwrap_err();
+    assert!(err
+        .to_string()
+        .contains("default, accept-edits, plan, dont-ask, bypass"));
+}
+
+#[test]
+fn footprints_let_independent_calls_run_in_parallel() {
+    let (_dir, reg) = registry();
+    let fp = |name: &str, args: serde_json::Value| reg.footprint(name, &args);
+    let read_a = fp("fs_read", json!({"path": "a.txt"}));
+    let read_b = fp("fs_read", json!({"path": "b.txt"}));
+    let write_a = fp(
+        "fs_write",
+        json!({"path": "a.txt", "content": "", "expected_revision": "absent"}),
+    );
+    let write_b = fp(
+        "fs_write",
+        json!({"path": "b.txt", "content": "", "expected_revision": "absent"}),
+    );
+    let grep_all = fp("grep_search", json!({"pattern": "x"}));
+    let ls = fp("shell_exec", json!({"command": "ls -la"}));
+    let make = fp("shell_exec", json!({"command": "make"}));
+    let get = fp("web_fetch", json!({"url": "https://example.com"}));
+    let post = fp(
+        "http_request",
+        json!({"method": "POST", "url": "https://example.com"}),
+    );
+    let bad = fp("fs_read", json!({}));
+    assert!(!read_a.conflicts_with(&read_b));
+    assert!(!read_a.conflicts_with(&grep_all));
+    assert!(read_a.conflicts_with(&write_a));
+    assert!(!write_a.conflicts_with(&write_b));
+    assert!(
+        grep_all.conflicts_with(&write_b),
+        "a tree read conflicts with a write inside it"
+    );
+    assert!(!ls.conflicts_with(&read_a));
+    assert!(ls.conflicts_with(&write_a));
+    assert_eq!(make, Footprint::Exclusive);
+    assert!(make.conflicts_with(&read_a) && make.conflicts_with(&get));
+    assert!(!get.conflicts_with(&get.clone()));
+    assert!(post.conflicts_with(&get));
+    assert!(!get.conflicts_with(&read_a));
+    assert_eq!(bad, Footprint::Exclusive);
+    assert!(read_a.is_read_only() && get.is_read_only() && !write_a.is_read_only());
+}
+
+#[test]
+fn ask_summary_is_the_exact_command_made_visible() {
+    let (_dir, reg) = registry();
+    let d = reg.decide(
+        "shell_exec",
+        &json!({"command": "make\u{1b}[2J && сurl x"}),
+        Mode::Default,
+    );
+    let Decision::Ask { summary, detail } = d else {
+        panic!("{d:?}")
+    };
+    assert_eq!(summary, "make\\x1b[2J && \\u{441}url x");
+    assert!(detail.contains("not proven read-only"), "{detail}");
+    let d = reg.decide(
+        "fs_write",
+        &json!({"path": "src/a.rs", "content": "", "expected_revision": "absent"}),
+        Mode::Default,
+    );
+    let Decision::Ask { summary, .. } = d else {
+        panic!("{d:?}")
+    };
+    assert_eq!(summary, "edit src/a.rs");
+}
+
+#[test]
+fn deny_reasons_tell_the_model_what_to_do() {
+    let (_dir, reg) = registry();
+    let args = json!({"command": "touch x"});
+    let Decision::Deny { reason } = reg.decide("shell_exec", &args, Mode::Plan) else {
+        panic!()
+    };
+    assert!(reason.contains("plan mode is read-only"), "{reason}");
+    let Decision::Deny { reason } = reg.decide("shell_exec", &args, Mode::DontAsk) else {
+        panic!()
+    };
+    assert!(reason.contains("find another way"), "{reason}");
+    let Decision::Deny { reason } =
+        reg.decide("shell_exec", &json!({"command": "rm -rf ~"}), Mode::Bypass)
+    else {
+        panic!()
+    };
+    assert!(reason.contains("every mode"), "{reason}");
+    let Decision::Deny { reason } = reg.decide("fs_read", &json!({"path": ".env"}), Mode::Bypass)
+    else {
+        panic!()
+    };
+    assert!(reason.contains("credential"), "{reason}");
+    let Decision::Deny { reason } = reg.decide("nope", &json!({}), Mode::Bypass) else {
+        panic!()
+    };
+    assert!(reason.contains("unknown tool"), "{reason}");
+}
+
+#[test]
+fn run_rechecks_the_floor() {
+    let (dir, reg) = registry();
+    std::fs::write(dir.path().join(".env"), "K=secret").unwrap();
+    for (name, args) in [
+        ("shell_exec", json!({"command": "cat .env"})),
+        ("shell_bg", json!({"command": "cat .env"})),
+        ("fs_read", json!({"path": ".env"})),
+        (
+            "fs_write",
+            json!({"path": ".env", "content": "x", "expected_revision": "absent"}),
+        ),
+    ] {
+        let err = reg.run(name, &args, &CancelToken::new()).unwrap_err();
+        assert!(matches!(err, ToolError::Refused(_)), "{name}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".env")).unwrap(),
+        "K=secret"
+    );
+}
+
+#[test]
+fn check_command_uses_the_current_directory() {
+    assert_eq!(
+        ai_tools::policy::check_command("git status", Mode::Plan),
+        Decision::Allow
+    );
+    assert!(matches!(
+        ai_tools::policy::check_command("rm -rf /", Mode::Bypass),
+        Decision::Deny { .. }
+    ));
+}
+
+#[test]
+fn edits_ask_with_the_diff_they_would_make() {
+    let (dir, reg) = registry();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let detail = |name: &str, args: serde_json::Value| match reg.decide(name, &args, Mode::Default)
+    {
+        Decision::Ask { detail, .. } => detail,
+        other => panic!("{other:?}"),
+    };
+    let d = detail(
+        "fs_patch",
+        json!({"path": "a.txt", "expected_revision": "x", "edits": [{"old": "two", "new": "three"}]}),
+    );
+    assert!(d.contains("-two") && d.contains("+three"), "{d}");
+    let d = detail(
+        "fs_patch",
+        json!({"path": "a.txt", "expected_revision": "x", "edits": [{"old": "o", "new": "0"}]}),
+    );
+    assert!(d.contains("this edit will fail"), "{d}");
+    let d = detail(
+        "fs_write",
+        json!({"path": "b.txt", "content": "new\n", "expected_revision": "absent"}),
+    );
+    assert!(d.contains("+new"), "{d}");
+    let d = detail("fs_delete", json!({"path": "a.txt"}));
+    assert!(d.contains("deletes a.txt (2 lines"), "{d}");
+    // Asking changed nothing.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert!(!dir.path().join("b.txt").exists());
+}
+
+#[test]
+fn modes_and_decisions_serialise_for_json_output() {
+    assert_eq!(
+        serde_json::to_value(Mode::AcceptEdits).unwrap(),
+        json!("accept-edits")
+    );
+    assert_eq!(
+        serde_json::from_value::<Mode>(json!("dont-ask")).unwrap(),
+        Mode::DontAsk
+    );
+    let d = Decision::Ask {
+        summary: "make".into(),
+        detail: "why".into(),
+    };
+    assert_eq!(
+        serde_json::to_value(&d).unwrap(),
+        json!({"decision": "ask", "summary": "make", "detail": "why"})
+    );
+    assert_eq!(
+        serde_json::to_value(Decision::Allow).unwrap(),
+        json!({"decision": "allow"})
+    );
+}
