@@ -364,3 +364,83 @@ fn environment_identifies_koi() {
     let snap = run_to_exit(&s);
     assert_eq!(snap.lines[0], "xterm-256color|truecolor|koi|set");
 }
+
+#[test]
+fn shell_integration_reports_the_last_command_and_cwd() {
+    let snippet = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    let options = term::SessionOptions {
+        command: Some(vec![
+            "bash".into(),
+            "--norc".into(),
+            "--noprofile".into(),
+            "-i".into(),
+        ]),
+        env: vec![
+            ("TERM_PROGRAM".into(), "koi".into()),
+            ("PS1".into(), "$ ".into()),
+        ],
+        working_directory: Some("/tmp".into()),
+        ..Default::default()
+    };
+    let s = term::Session::spawn(options, || {}).unwrap();
+    s.write(format!("source {snippet}\n"));
+    s.write("echo hello-from-cmd; echo second line; false\n");
+    wait_for(&s, "the command's output", |snap| {
+        snap.contains("second line")
+    });
+    let deadline = std::time::Instant::now() + WAIT;
+    let last = loop {
+        if let Some(last) = s
+            .last_command()
+            .filter(|l| l.command.contains("hello-from-cmd"))
+        {
+            break last;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no command mark; screen:\n{}",
+            snapshot(&s).text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(last.command, "echo hello-from-cmd; echo second line; false");
+    assert_eq!(last.output, "hello-from-cmd\nsecond line");
+    assert_eq!(last.exit_code, Some(1));
+    assert_eq!(s.cwd().as_deref(), Some("/tmp"));
+    s.write("exit\n");
+    s.wait_exit(Some(WAIT)).unwrap();
+}
+
+#[test]
+fn overlay_requests_need_the_session_token() {
+    let token = term::overlay_token::new_token();
+    let options = term::SessionOptions {
+        command: Some(vec![
+            "sh".into(),
+            "-c".into(),
+            // A forged token, then the one from the environment.
+            r#"printf '\033]7717;open-overlay;forged\007'; printf '\033]7717;open-overlay;%s\007' "$KOI_SESSION_TOKEN""#.into(),
+        ]),
+        overlay_token: Some(token),
+        ..Default::default()
+    };
+    let s = term::Session::spawn(options, || {}).unwrap();
+    s.wait_exit(Some(WAIT)).unwrap();
+    let opened = s
+        .events()
+        .try_iter()
+        .filter(|e| *e == SessionEvent::OpenOverlay)
+        .count();
+    assert_eq!(
+        opened, 1,
+        "exactly the request carrying the real token opens the overlay"
+    );
+
+    // Without a token configured, nothing can open it.
+    let s = sh(r"printf '\033]7717;open-overlay;\007'");
+    s.wait_exit(Some(WAIT)).unwrap();
+    assert!(!s
+        .events()
+        .try_iter()
+        .any(|e| e == SessionEvent::OpenOverlay));
+}

@@ -86,6 +86,9 @@ struct App {
     modifiers: ModifiersState,
     mouse: Mouse,
     next_blink: Option<Instant>,
+    /// When the app started, for `KOI_REPORT_FIRST_FRAME` (benchmarks).
+    started: Instant,
+    first_frame_reported: bool,
     exit_status: Option<ExitStatus>,
     fatal: Option<anyhow::Error>,
 }
@@ -100,6 +103,8 @@ impl App {
             modifiers: ModifiersState::empty(),
             mouse: Mouse::default(),
             next_blink: None,
+            started: Instant::now(),
+            first_frame_reported: false,
             exit_status: None,
             fatal: None,
         }
@@ -144,6 +149,7 @@ impl App {
                 scrollback_lines: config.scrolling.history,
                 palette: Palette::from_theme(&config.theme()),
                 osc52_store: config.terminal.osc52_copy,
+                overlay_token: Some(crate::overlay_token::new_token()),
             },
             move || {
                 let _ = proxy.lock().send_event(UserEvent::Wakeup);
@@ -171,6 +177,15 @@ impl App {
             t.display.build(&mut term);
         }
         t.display.present();
+        if !self.first_frame_reported {
+            self.first_frame_reported = true;
+            if std::env::var_os("KOI_REPORT_FIRST_FRAME").is_some() {
+                eprintln!(
+                    "koi: first frame after {:.1} ms",
+                    self.started.elapsed().as_secs_f64() * 1e3
+                );
+            }
+        }
     }
 
     fn resize_grid(&mut self, grid: crate::GridSize) {
@@ -200,6 +215,7 @@ impl App {
                     self.clipboard.store(kind, text);
                 }
                 SessionEvent::CursorBlinkingChange => {}
+                SessionEvent::OpenOverlay => {}
                 SessionEvent::Exited(status) => {
                     if !status.success() {
                         eprintln!("koi: the shell ended: {status}");

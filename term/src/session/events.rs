@@ -29,6 +29,8 @@ pub enum SessionEvent {
     ClipboardStore { primary: bool, text: String },
     /// The cursor blinking mode changed.
     CursorBlinkingChange,
+    /// A program proved it may open the assistant overlay (`k --overlay`).
+    OpenOverlay,
     /// The child exited and the output it left has been parsed.
     Exited(super::ExitStatus),
 }
@@ -87,7 +89,7 @@ impl EventProxy {
         }
     }
 
-    fn emit(&self, event: SessionEvent) {
+    pub(crate) fn emit(&self, event: SessionEvent) {
         // The owner may have stopped listening; that is not our problem.
         let _ = self.events.send(event);
         self.wakeup.fire();

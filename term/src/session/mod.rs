@@ -8,7 +8,9 @@
 //! ```
 
 mod events;
+mod osc_scan;
 mod reader;
+mod shell_state;
 mod size;
 mod wake;
 mod writer;
@@ -26,6 +28,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use portable_pty::{ChildKiller, CommandBuilder, MasterPty};
 
 pub use events::{EventProxy, SessionEvent};
+pub use shell_state::LastCommand;
 pub use size::GridSize;
 
 use crate::palette::Palette;
@@ -109,6 +112,10 @@ pub struct SessionOptions {
     /// Let applications store text in the clipboard with OSC 52. Loading the
     /// clipboard is never allowed: it would leak it to any program.
     pub osc52_store: bool,
+    /// The secret that `k --overlay` must echo (OSC 7717) to open the
+    /// assistant; it is exported to the child as `KOI_SESSION_TOKEN`.
+    /// `None` ignores every such request.
+    pub overlay_token: Option<String>,
 }
 
 impl Default for SessionOptions {
@@ -122,6 +129,7 @@ impl Default for SessionOptions {
             scrollback_lines: 10_000,
             palette: Palette::default(),
             osc52_store: true,
+            overlay_token: None,
         }
     }
 }
@@ -165,6 +173,7 @@ pub struct Session {
     bytes_read: Arc<AtomicU64>,
     exit: Arc<ExitCell>,
     reaped: Arc<AtomicBool>,
+    shell: Arc<Mutex<shell_state::ShellState>>,
     killer: Box<dyn ChildKiller + Send + Sync>,
     pid: Option<u32>,
     threads: Vec<JoinHandle<()>>,
@@ -192,6 +201,9 @@ impl Session {
         cmd.env("TERM_PROGRAM_VERSION", env!("CARGO_PKG_VERSION"));
         for (key, value) in &options.env {
             cmd.env(key, value);
+        }
+        if let Some(token) = &options.overlay_token {
+            cmd.env(crate::overlay_token::TOKEN_ENV, token);
         }
         let cwd = match &options.working_directory {
             Some(dir) if dir.is_dir() => dir.clone(),
@@ -250,6 +262,7 @@ impl Session {
         let bytes_read = Arc::new(AtomicU64::new(0));
         let exit = Arc::new(ExitCell::default());
         let reaped = Arc::new(AtomicBool::new(false));
+        let shell = Arc::new(Mutex::new(shell_state::ShellState::default()));
 
         let mut threads = Vec::with_capacity(3);
         threads.push(spawn_named("koi-pty-writer", move || {
@@ -282,6 +295,8 @@ impl Session {
             size: size.clone(),
             bytes_read: bytes_read.clone(),
             exit_status: exit_rx,
+            shell: shell.clone(),
+            overlay_token: options.overlay_token.clone(),
         };
         threads.push(spawn_named("koi-pty-reader", {
             let exit = exit.clone();
@@ -308,6 +323,7 @@ impl Session {
             bytes_read,
             exit,
             reaped,
+            shell,
             killer,
             pid,
             threads,
@@ -363,6 +379,16 @@ impl Session {
     /// Total bytes the application has written to the terminal.
     pub fn bytes_read(&self) -> u64 {
         self.bytes_read.load(Ordering::Relaxed)
+    }
+
+    /// The working directory the shell last reported (OSC 7).
+    pub fn cwd(&self) -> Option<String> {
+        self.shell.lock().cwd.clone()
+    }
+
+    /// The last command and its output, when the shell reports them (OSC 133).
+    pub fn last_command(&self) -> Option<LastCommand> {
+        self.shell.lock().last_command.clone()
     }
 
     /// The child's process id.

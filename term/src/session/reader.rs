@@ -12,6 +12,8 @@ use crossbeam_channel::{Receiver, Sender};
 use parking_lot::RwLock;
 
 use super::events::EventProxy;
+use super::osc_scan::{Marker, OscScanner};
+use super::shell_state::ShellState;
 use super::wake::WakeReason;
 use super::writer::WriterMsg;
 use super::{ExitStatus, GridSize};
@@ -38,6 +40,9 @@ pub(crate) struct Reader {
     pub(crate) size: Arc<RwLock<GridSize>>,
     pub(crate) bytes_read: Arc<AtomicU64>,
     pub(crate) exit_status: Receiver<ExitStatus>,
+    pub(crate) shell: Arc<parking_lot::Mutex<ShellState>>,
+    /// The secret an OSC 7717 request must carry to open the overlay.
+    pub(crate) overlay_token: Option<String>,
 }
 
 impl Reader {
@@ -46,6 +51,8 @@ impl Reader {
     pub(crate) fn run(mut self) -> Option<ExitStatus> {
         let mut parser: Processor<StdSyncHandler> = Processor::new();
         let mut buf = vec![0u8; MAX_LOCKED_SLICE];
+        let mut scanner = OscScanner::default();
+        let mut markers = Vec::new();
         let mut exited: Option<(ExitStatus, Instant)> = None;
 
         loop {
@@ -95,8 +102,17 @@ impl Reader {
                 None => break,
             };
             self.bytes_read.fetch_add(filled as u64, Ordering::Relaxed);
+            markers.clear();
+            scanner.scan(&buf[..filled], &mut markers);
             let mut term = self.terminal.lock();
-            parser.advance(&mut *term, &buf[..filled]);
+            // Parse up to each marker, so it sees the screen as it was there.
+            let mut done = 0;
+            for (end, marker) in markers.drain(..) {
+                parser.advance(&mut *term, &buf[done..end]);
+                done = end;
+                self.on_marker(&term, marker);
+            }
+            parser.advance(&mut *term, &buf[done..filled]);
             self.flush_replies(&term);
             drop(term);
             if parser.sync_bytes_count() == 0 {
@@ -136,6 +152,24 @@ impl Reader {
         }
     }
 
+    fn on_marker(&self, term: &Term<EventProxy>, marker: Marker) {
+        match marker {
+            Marker::Shell(mark) => self.shell.lock().mark(term, &mark),
+            Marker::Cwd(dir) => self.shell.lock().cwd = Some(dir),
+            Marker::OpenOverlay(token) => {
+                if self
+                    .overlay_token
+                    .as_deref()
+                    .is_some_and(|want| tokens_match(want, &token))
+                {
+                    self.proxy.emit(super::SessionEvent::OpenOverlay);
+                } else {
+                    log::warn!("ignored a request to open the assistant without the session token");
+                }
+            }
+        }
+    }
+
     fn flush_replies(&self, term: &Term<EventProxy>) {
         let window = self.size.read().window_size();
         let bytes = self
@@ -150,4 +184,15 @@ impl Reader {
         use alacritty_terminal::event::{Event, EventListener};
         self.proxy.send_event(Event::Wakeup);
     }
+}
+
+/// Compare without stopping at the first difference, so timing reveals
+/// nothing about how much of a guessed token was right.
+fn tokens_match(want: &str, got: &str) -> bool {
+    want.len() == got.len()
+        && want
+            .bytes()
+            .zip(got.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
 }

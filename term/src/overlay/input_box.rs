@@ -1,0 +1,528 @@
+//! The overlay's multi-line input box: editing keys, paste, history and IME
+//! preedit, and its layout (wrapped to a width, with the cursor's cell).
+
+use render::{Span, StyledLine};
+
+use super::style::Palette;
+use super::wrap::{char_width, str_width};
+use crate::input::{Key, KeyEvent, Mods};
+
+/// Submitted messages kept for Up/Down; plenty for a chat session while
+/// bounding memory.
+const HISTORY_LIMIT: usize = 200;
+/// The prompt drawn before the first line.
+const PROMPT: &str = "› ";
+
+/// What an edit key did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Not an editing key; the caller may use it.
+    Unhandled,
+    /// The text, cursor or preedit changed (or the key was consumed).
+    Changed,
+    /// Enter: the text, which has been cleared and added to history.
+    Submit(String),
+}
+
+/// A multi-line text editor. Lines never contain `\n`; the cursor is a
+/// byte offset into its line, always on a char boundary.
+#[derive(Debug, Clone)]
+pub struct InputBox {
+    lines: Vec<String>,
+    row: usize,
+    col: usize,
+    history: Vec<String>,
+    /// Position while browsing history, and the draft it replaced.
+    browsing: Option<(usize, String)>,
+    preedit: Option<String>,
+}
+
+impl Default for InputBox {
+    fn default() -> Self {
+        Self {
+            lines: vec![String::new()],
+            row: 0,
+            col: 0,
+            history: Vec::new(),
+            browsing: None,
+            preedit: None,
+        }
+    }
+}
+
+impl InputBox {
+    /// An empty box.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The text, lines joined by `\n`.
+    pub fn text(&self) -> String {
+        self.lines.join("\n")
+    }
+
+    /// True when there is no text (preedit aside).
+    pub fn is_empty(&self) -> bool {
+        self.lines.len() == 1 && self.lines[0].is_empty()
+    }
+
+    /// The cursor as (line, byte offset).
+    pub fn cursor(&self) -> (usize, usize) {
+        (self.row, self.col)
+    }
+
+    /// Replaces the text, cursor at the end.
+    pub fn set_text(&mut self, text: &str) {
+        self.lines = vec![String::new()];
+        self.row = 0;
+        self.col = 0;
+        self.insert(text);
+    }
+
+    /// Inserts text at the cursor (`\r\n` and `\r` become newlines; other
+    /// control characters except tabs are dropped).
+    pub fn insert(&mut self, text: &str) {
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        for ch in text.chars() {
+            if ch == '\n' {
+                self.newline();
+            } else if !ch.is_control() || ch == '\t' {
+                self.lines[self.row].insert(self.col, ch);
+                self.col += ch.len_utf8();
+            }
+        }
+    }
+
+    /// Pastes text (same as typing it, newlines included).
+    pub fn paste(&mut self, text: &str) {
+        self.browsing = None;
+        self.insert(text);
+    }
+
+    /// Sets or clears the IME preedit drawn at the cursor.
+    pub fn set_preedit(&mut self, preedit: Option<String>) {
+        self.preedit = preedit.filter(|p| !p.is_empty());
+    }
+
+    /// The submitted messages, oldest first.
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    /// Clears the text (history stays).
+    pub fn clear(&mut self) {
+        self.lines = vec![String::new()];
+        self.row = 0;
+        self.col = 0;
+        self.browsing = None;
+    }
+
+    fn newline(&mut self) {
+        let tail = self.lines[self.row].split_off(self.col);
+        self.row += 1;
+        self.lines.insert(self.row, tail);
+        self.col = 0;
+    }
+
+    fn prev_boundary(&self) -> usize {
+        let line = &self.lines[self.row];
+        line[..self.col]
+            .char_indices()
+            .next_back()
+            .map_or(0, |(i, _)| i)
+    }
+
+    fn next_boundary(&self) -> usize {
+        let line = &self.lines[self.row];
+        line[self.col..]
+            .chars()
+            .next()
+            .map_or(self.col, |c| self.col + c.len_utf8())
+    }
+
+    /// Display column of the cursor within its line.
+    fn display_col(&self) -> usize {
+        str_width(&self.lines[self.row][..self.col])
+    }
+
+    /// Moves to `row`, as near display column `want` as the line allows.
+    fn goto_row(&mut self, row: usize, want: usize) {
+        self.row = row;
+        let mut w = 0;
+        self.col = self.lines[row].len();
+        for (i, ch) in self.lines[row].char_indices() {
+            if w >= want {
+                self.col = i;
+                break;
+            }
+            w += char_width(ch);
+        }
+    }
+
+    fn history_prev(&mut self) -> bool {
+        let idx = match &self.browsing {
+            Some((0, _)) | None if self.history.is_empty() => return false,
+            Some((0, _)) => return true,
+            Some((i, _)) => i - 1,
+            None => self.history.len() - 1,
+        };
+        let draft = match self.browsing.take() {
+            Some((_, d)) => d,
+            None => self.text(),
+        };
+        let entry = self.history[idx].clone();
+        self.set_text(&entry);
+        self.browsing = Some((idx, draft));
+        true
+    }
+
+    fn history_next(&mut self) -> bool {
+        let Some((idx, draft)) = self.browsing.take() else {
+            return false;
+        };
+        if idx + 1 < self.history.len() {
+            let entry = self.history[idx + 1].clone();
+            self.set_text(&entry);
+            self.browsing = Some((idx + 1, draft));
+        } else {
+            self.set_text(&draft);
+        }
+        true
+    }
+
+    fn delete_word_back(&mut self) {
+        let line = &self.lines[self.row];
+        let before = &line[..self.col];
+        let trimmed = before.trim_end();
+        let start = trimmed
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        self.lines[self.row].replace_range(start..self.col, "");
+        self.col = start;
+    }
+
+    /// Handles an editing key. `text` is what the key types (IME, dead
+    /// keys); without it a `Key::Char` types its character.
+    pub fn handle_key(&mut self, ev: &KeyEvent, text: Option<&str>) -> Edit {
+        let m = ev.mods;
+        let ctrl_only = m.ctrl && !m.alt && !m.logo;
+        match &ev.key {
+            Key::Enter if m.shift || m.alt => self.newline(),
+            Key::Enter if m == Mods::NONE => {
+                let text = self.text();
+                if text.trim().is_empty() {
+                    return Edit::Changed;
+                }
+                if self.history.last() != Some(&text) {
+                    self.history.push(text.clone());
+                    if self.history.len() > HISTORY_LIMIT {
+                        self.history.remove(0);
+                    }
+                }
+                self.clear();
+                return Edit::Submit(text);
+            }
+            Key::Char(c) if ctrl_only && !m.shift => match c.to_ascii_lowercase() {
+                'a' => self.col = 0,
+                'e' => self.col = self.lines[self.row].len(),
+                'u' => {
+                    self.lines[self.row].replace_range(..self.col, "");
+                    self.col = 0;
+                }
+                'k' => {
+                    if self.col == self.lines[self.row].len() && self.row + 1 < self.lines.len() {
+                        let next = self.lines.remove(self.row + 1);
+                        self.lines[self.row].push_str(&next);
+                    } else {
+                        self.lines[self.row].truncate(self.col);
+                    }
+                }
+                'w' => self.delete_word_back(),
+                _ => return Edit::Unhandled,
+            },
+            Key::Char(c) if !m.ctrl && !m.alt && !m.logo => {
+                self.browsing = None;
+                match text {
+                    Some(t) => self.insert(t),
+                    None => self.insert(c.encode_utf8(&mut [0; 4])),
+                }
+            }
+            Key::Backspace if !m.ctrl && !m.alt => {
+                if self.col > 0 {
+                    let at = self.prev_boundary();
+                    self.lines[self.row].replace_range(at..self.col, "");
+                    self.col = at;
+                } else if self.row > 0 {
+                    let line = self.lines.remove(self.row);
+                    self.row -= 1;
+                    self.col = self.lines[self.row].len();
+                    self.lines[self.row].push_str(&line);
+                }
+            }
+            Key::Backspace => self.delete_word_back(),
+            Key::Delete => {
+                if self.col < self.lines[self.row].len() {
+                    let to = self.next_boundary();
+                    self.lines[self.row].replace_range(self.col..to, "");
+                } else if self.row + 1 < self.lines.len() {
+                    let next = self.lines.remove(self.row + 1);
+                    self.lines[self.row].push_str(&next);
+                }
+            }
+            Key::Left => {
+                if self.col > 0 {
+                    self.col = self.prev_boundary();
+                } else if self.row > 0 {
+                    self.row -= 1;
+                    self.col = self.lines[self.row].len();
+                }
+            }
+            Key::Right => {
+                if self.col < self.lines[self.row].len() {
+                    self.col = self.next_boundary();
+                } else if self.row + 1 < self.lines.len() {
+                    self.row += 1;
+                    self.col = 0;
+                }
+            }
+            Key::Home => self.col = 0,
+            Key::End => self.col = self.lines[self.row].len(),
+            Key::Up => {
+                if self.row > 0 && (self.browsing.is_none() || !self.is_empty()) {
+                    let want = self.display_col();
+                    self.goto_row(self.row - 1, want);
+                } else if self.is_empty() || self.browsing.is_some() {
+                    self.history_prev();
+                } else {
+                    self.col = 0;
+                }
+            }
+            Key::Down => {
+                if self.row + 1 < self.lines.len() {
+                    let want = self.display_col();
+                    self.goto_row(self.row + 1, want);
+                } else if self.browsing.is_some() {
+                    self.history_next();
+                } else {
+                    self.col = self.lines[self.row].len();
+                }
+            }
+            _ => return Edit::Unhandled,
+        }
+        Edit::Changed
+    }
+
+    /// The box laid out `width` cells wide (hard-wrapped so every cell maps
+    /// to one place), with the preedit at the cursor, and the cursor's
+    /// (column, line) within those lines.
+    pub fn layout(&self, width: usize, pal: &Palette) -> (Vec<StyledLine>, (usize, usize)) {
+        let width = width.max(1);
+        let indent = if width > str_width(PROMPT) {
+            str_width(PROMPT)
+        } else {
+            0
+        };
+        let mut lay = Layout {
+            out: Vec::new(),
+            cur: Vec::new(),
+            w: 0,
+            width,
+            indent,
+            pal,
+        };
+        let mut cursor = (indent, 0);
+        for (r, line) in self.lines.iter().enumerate() {
+            let prefix = match (indent, r) {
+                (0, _) => "",
+                (_, 0) => PROMPT,
+                _ => "  ",
+            };
+            lay.cur = vec![Span::new(prefix, pal.accent)];
+            lay.w = indent;
+            let at_cursor = |i: usize| r == self.row && i == self.col;
+            for (i, ch) in line.char_indices() {
+                if at_cursor(i) {
+                    cursor = lay.preedit(self.preedit.as_deref());
+                }
+                lay.push(if ch == '\t' { ' ' } else { ch }, false);
+            }
+            if at_cursor(line.len()) {
+                cursor = lay.preedit(self.preedit.as_deref());
+                if lay.w >= width {
+                    lay.break_line();
+                    cursor = (lay.w, lay.out.len());
+                }
+            }
+            let last = std::mem::take(&mut lay.cur);
+            lay.out.push(StyledLine { spans: last });
+        }
+        (lay.out, cursor)
+    }
+}
+
+/// Hard-wrapping state while the box is laid out.
+struct Layout<'a> {
+    out: Vec<StyledLine>,
+    cur: Vec<Span>,
+    w: usize,
+    width: usize,
+    indent: usize,
+    pal: &'a Palette,
+}
+
+impl Layout<'_> {
+    fn break_line(&mut self) {
+        let done = std::mem::take(&mut self.cur);
+        self.out.push(StyledLine { spans: done });
+        self.cur.push(Span::new(" ".repeat(self.indent), self.pal.fg));
+        self.w = self.indent;
+    }
+
+    fn push(&mut self, ch: char, under: bool) {
+        if ch.is_control() {
+            return;
+        }
+        let cw = char_width(ch);
+        if cw > self.width - self.indent {
+            return;
+        }
+        if self.w + cw > self.width {
+            self.break_line();
+        }
+        match self.cur.last_mut() {
+            Some(s) if s.underline == under && s.fg == self.pal.fg => s.text.push(ch),
+            _ => self.cur.push(Span {
+                underline: under,
+                ..Span::new(ch.to_string(), self.pal.fg)
+            }),
+        }
+        self.w += cw;
+    }
+
+    /// Draws the preedit and returns the cursor cell just after it.
+    fn preedit(&mut self, preedit: Option<&str>) -> (usize, usize) {
+        for p in preedit.unwrap_or("").chars() {
+            self.push(p, true);
+        }
+        (self.w, self.out.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::overlay::style::line_text;
+    use crate::overlay::wrap::line_width;
+
+    fn key(k: Key) -> KeyEvent {
+        KeyEvent::press(k, Mods::NONE)
+    }
+    fn ctrl(c: char) -> KeyEvent {
+        KeyEvent::press(Key::Char(c), Mods::CTRL)
+    }
+    fn typed(b: &mut InputBox, s: &str) {
+        for c in s.chars() {
+            b.handle_key(&key(Key::Char(c)), None);
+        }
+    }
+
+    #[test]
+    fn editing_keys() {
+        let mut b = InputBox::new();
+        typed(&mut b, "hello wörld");
+        b.handle_key(&key(Key::Backspace), None);
+        assert_eq!(b.text(), "hello wörl");
+        b.handle_key(&key(Key::Left), None);
+        b.handle_key(&key(Key::Left), None);
+        b.handle_key(&key(Key::Delete), None);
+        assert_eq!(b.text(), "hello wöl");
+        b.handle_key(&ctrl('a'), None);
+        typed(&mut b, ">");
+        b.handle_key(&ctrl('e'), None);
+        typed(&mut b, "d");
+        assert_eq!(b.text(), ">hello wöld");
+        b.handle_key(&ctrl('w'), None);
+        assert_eq!(b.text(), ">hello ");
+        b.handle_key(&key(Key::Home), None);
+        b.handle_key(&key(Key::Right), None);
+        b.handle_key(&ctrl('k'), None);
+        assert_eq!(b.text(), ">");
+        b.handle_key(&ctrl('u'), None);
+        assert!(b.is_empty());
+        assert_eq!(b.handle_key(&ctrl('x'), None), Edit::Unhandled);
+    }
+
+    #[test]
+    fn multiline_paste_and_vertical_moves() {
+        let mut b = InputBox::new();
+        b.paste("first line\r\nsecond\rthird");
+        assert_eq!(b.text(), "first line\nsecond\nthird");
+        assert_eq!(b.cursor(), (2, 5));
+        b.handle_key(&key(Key::Up), None);
+        assert_eq!(b.cursor(), (1, 5));
+        b.handle_key(&key(Key::Up), None);
+        assert_eq!(b.cursor(), (0, 5));
+        b.handle_key(&KeyEvent::press(Key::Enter, Mods::SHIFT), None);
+        assert_eq!(b.text(), "first\n line\nsecond\nthird");
+        b.handle_key(&KeyEvent::press(Key::Enter, Mods::ALT), None);
+        assert_eq!(b.lines.len(), 5);
+        b.handle_key(&key(Key::Backspace), None);
+        b.handle_key(&key(Key::Backspace), None);
+        assert_eq!(b.text(), "first line\nsecond\nthird");
+    }
+
+    #[test]
+    fn submit_and_history() {
+        let mut b = InputBox::new();
+        assert_eq!(b.handle_key(&key(Key::Enter), None), Edit::Changed, "empty: nothing sent");
+        typed(&mut b, "one");
+        assert_eq!(b.handle_key(&key(Key::Enter), None), Edit::Submit("one".into()));
+        assert!(b.is_empty());
+        b.paste("two\nlines");
+        assert_eq!(
+            b.handle_key(&key(Key::Enter), None),
+            Edit::Submit("two\nlines".into())
+        );
+        b.handle_key(&key(Key::Up), None);
+        assert_eq!(b.text(), "two\nlines");
+        // At the first line while browsing, Up walks further back.
+        b.handle_key(&key(Key::Up), None);
+        b.handle_key(&key(Key::Up), None);
+        assert_eq!(b.text(), "one");
+        b.handle_key(&key(Key::Up), None);
+        assert_eq!(b.text(), "one", "stays at the oldest");
+        b.handle_key(&key(Key::Down), None);
+        assert_eq!(b.text(), "two\nlines");
+        b.handle_key(&key(Key::Down), None);
+        b.handle_key(&key(Key::Down), None);
+        assert!(b.is_empty(), "back to the empty draft");
+        assert_eq!(b.history(), ["one", "two\nlines"]);
+        typed(&mut b, "draft");
+        b.handle_key(&key(Key::Up), None);
+        assert_eq!(b.text(), "draft", "Up on a non-empty single line does not browse");
+    }
+
+    #[test]
+    fn layout_wraps_and_places_cursor_with_preedit() {
+        let pal = Palette::default();
+        let mut b = InputBox::new();
+        typed(&mut b, "abcdef漢字");
+        let (lines, cursor) = b.layout(6, &pal);
+        for l in &lines {
+            assert!(line_width(l) <= 6, "{l:?}");
+        }
+        assert_eq!(
+            lines.iter().map(line_text).collect::<Vec<_>>(),
+            ["› abcd", "  ef漢", "  字"]
+        );
+        assert_eq!(cursor, (4, 2));
+        b.handle_key(&key(Key::Home), None);
+        b.set_preedit(Some("にほ".into()));
+        let (lines, cursor) = b.layout(20, &pal);
+        assert_eq!(line_text(&lines[0]), "› にほabcdef漢字");
+        assert!(lines[0].spans.iter().any(|s| s.text == "にほ" && s.underline));
+        assert_eq!(cursor, (6, 0));
+    }
+}

@@ -1,0 +1,114 @@
+//! The overlay's colours, derived from the terminal's [`Theme`] so the panel
+//! matches whatever palette the user picked, plus small span helpers.
+
+use render::{Color, Rgb, Span, Theme};
+
+/// How far the panel background is pulled toward the foreground: enough to
+/// stand apart from the terminal underneath without looking like a selection.
+const PANEL_LIFT: f32 = 0.06;
+/// How far code-block backgrounds are pulled toward the foreground: a step
+/// above the panel so fenced code reads as a distinct box.
+const CODE_LIFT: f32 = 0.14;
+/// How far dim text sits between foreground and background.
+const DIM_MIX: f32 = 0.45;
+/// How much warning colour tints the approval dialog's background.
+const APPROVAL_TINT: f32 = 0.18;
+
+/// Every colour the overlay draws with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Palette {
+    /// Panel background.
+    pub bg: Color,
+    /// Normal text.
+    pub fg: Color,
+    /// Secondary text (hints, previews, reasoning).
+    pub dim: Color,
+    /// Titles, headings, links.
+    pub accent: Color,
+    /// The "You" label.
+    pub user: Color,
+    /// The panel border.
+    pub border: Color,
+    /// Fenced code background (and inline code).
+    pub code_bg: Color,
+    /// Language keywords.
+    pub keyword: Color,
+    /// String literals.
+    pub string: Color,
+    /// Comments.
+    pub comment: Color,
+    /// Number literals.
+    pub number: Color,
+    /// Errors and removed diff lines.
+    pub error: Color,
+    /// Success marks and added diff lines.
+    pub success: Color,
+    /// Spinners, warnings and the approval dialog's title.
+    pub warning: Color,
+    /// The approval dialog's background.
+    pub approval_bg: Color,
+}
+
+fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
+    let t = t.clamp(0.0, 1.0);
+    let ch = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
+    Rgb::new(ch(a.r, b.r), ch(a.g, b.g), ch(a.b, b.b))
+}
+
+impl Palette {
+    /// The palette for `theme`.
+    pub fn from_theme(theme: &Theme) -> Self {
+        let p = &theme.palette;
+        let (fg, bg) = (theme.foreground, theme.background);
+        let panel = mix(bg, fg, PANEL_LIFT);
+        Self {
+            bg: Color::Rgb(panel),
+            fg: Color::Rgb(fg),
+            dim: Color::Rgb(mix(fg, panel, DIM_MIX)),
+            accent: Color::Rgb(p[12]),
+            user: Color::Rgb(p[14]),
+            border: Color::Rgb(p[8]),
+            code_bg: Color::Rgb(mix(bg, fg, CODE_LIFT)),
+            keyword: Color::Rgb(p[13]),
+            string: Color::Rgb(p[10]),
+            comment: Color::Rgb(p[8]),
+            number: Color::Rgb(p[11]),
+            error: Color::Rgb(p[9]),
+            success: Color::Rgb(p[10]),
+            warning: Color::Rgb(p[11]),
+            approval_bg: Color::Rgb(mix(panel, p[3], APPROVAL_TINT)),
+        }
+    }
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Self::from_theme(&Theme::default())
+    }
+}
+
+/// A plain span.
+pub(crate) fn span(text: impl Into<String>, fg: Color) -> Span {
+    Span::new(text, fg)
+}
+
+/// A bold span.
+pub(crate) fn bold(text: impl Into<String>, fg: Color) -> Span {
+    Span {
+        bold: true,
+        ..Span::new(text, fg)
+    }
+}
+
+/// A span on a background.
+pub(crate) fn on(text: impl Into<String>, fg: Color, bg: Color) -> Span {
+    Span {
+        bg: Some(bg),
+        ..Span::new(text, fg)
+    }
+}
+
+/// The plain text of a line.
+pub(crate) fn line_text(line: &render::StyledLine) -> String {
+    line.spans.iter().map(|s| s.text.as_str()).collect()
+}
