@@ -31,18 +31,29 @@ for the user's message below: no quotes, no trailing punctuation, nothing else."
 /// Longest title kept.
 const MAX_TITLE_CHARS: usize = 80;
 
-/// Runs one turn to its single terminal message.
-pub(crate) fn run_turn(core: &Core, conv: &Conversation, input: UserInput, em: &Emitter, cancel: &CancelToken) {
-    let first_turn = !conv.lock().messages.iter().any(|m| matches!(m, Message::User { .. }));
-    let first_text = input.text.clone();
+/// Runs one turn to its single terminal message. Returns whether a title
+/// should be generated now (the conversation is then left in its titling
+/// phase; otherwise it is idle again before the terminal message is sent).
+pub(crate) fn run_turn(
+    core: &Core,
+    conv: &Conversation,
+    input: UserInput,
+    em: &Emitter,
+    cancel: &CancelToken,
+) -> bool {
     let result = turn(core, conv, input, em, cancel);
     let outcome = match &result {
         Ok(()) => "done".to_string(),
         Err(e) => e.to_string(),
     };
     conv.record(Entry::TurnEnd { outcome }, false);
-    let want_title =
-        result.is_ok() && first_turn && core.opts.generate_titles && conv.title().is_none();
+    // Once per conversation, after its first successful turn.
+    let want_title = result.is_ok() && core.opts.generate_titles && {
+        let mut st = conv.lock();
+        let want = st.title.is_none() && !st.title_attempted;
+        st.title_attempted = true;
+        want
+    };
     if want_title {
         conv.set_titling();
     } else {
@@ -52,13 +63,16 @@ pub(crate) fn run_turn(core: &Core, conv: &Conversation, input: UserInput, em: &
         Ok(()) => StreamMsg::Done,
         Err(e) => StreamMsg::Err(e),
     });
-    if want_title {
-        make_title(core, conv, &first_text);
-        conv.end();
-    }
+    want_title
 }
 
-fn turn(core: &Core, conv: &Conversation, input: UserInput, em: &Emitter, cancel: &CancelToken) -> Result<(), EngineError> {
+fn turn(
+    core: &Core,
+    conv: &Conversation,
+    input: UserInput,
+    em: &Emitter,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
     start_turn(core, conv, input);
     let mut shown = 0usize;
     for round in 1..=MAX_ROUNDS {
@@ -98,7 +112,15 @@ fn turn(core: &Core, conv: &Conversation, input: UserInput, em: &Emitter, cancel
                 }
                 Ok(())
             };
-            model_step(core, &core.cfg.model, &core.system_prompt, &messages, true, cancel, &mut on_delta)
+            model_step(
+                core,
+                &core.cfg.model,
+                &core.system_prompt,
+                &messages,
+                true,
+                cancel,
+                &mut on_delta,
+            )
         };
         if let Some(u) = result.usage {
             em.send(StreamMsg::Usage {
@@ -148,7 +170,18 @@ fn turn(core: &Core, conv: &Conversation, input: UserInput, em: &Emitter, cancel
                 commit_assistant(conv, answer, reasoning, history, &finish.raw);
                 if round == MAX_ROUNDS {
                     for c in &tool_calls {
-                        crate::tool_exec::push_result(conv, c, ROUND_LIMIT_RESULT.into(), String::new(), true);
+                        em.send(StreamMsg::ToolStart {
+                            id: c.id.clone(),
+                            name: c.name.clone(),
+                            args_preview: crate::tool_exec::preview(&c.arguments),
+                        });
+                        crate::tool_exec::push_result(
+                            conv,
+                            c,
+                            ROUND_LIMIT_RESULT.into(),
+                            String::new(),
+                            true,
+                        );
                         em.send(StreamMsg::ToolFailed {
                             id: c.id.clone(),
                             error: "not run: round limit reached".into(),
@@ -176,15 +209,25 @@ fn turn(core: &Core, conv: &Conversation, input: UserInput, em: &Emitter, cancel
 fn start_turn(core: &Core, conv: &Conversation, input: UserInput) {
     let config_dir = core.opts.config_dir.as_deref();
     let cwd = conv.cwd();
-    let now = EnvironmentFacts::gather(&cwd, config_dir, input.terminal_size);
+    let mut now = EnvironmentFacts::gather(&cwd, config_dir, input.terminal_size);
     let (is_new, note) = {
         let st = conv.lock();
-        let note = st.env_facts.as_ref().and_then(|before| now.changes_since(before));
+        if now.terminal.is_none() {
+            // Unknown now is not a change: keep what the model was told.
+            now.terminal = st.env_facts.as_ref().and_then(|f| f.terminal);
+        }
+        let note = st
+            .env_facts
+            .as_ref()
+            .and_then(|before| now.changes_since(before));
         (st.messages.is_empty(), note)
     };
     if is_new {
         let text = now.message();
-        conv.push(Message::Environment(text.clone()), Entry::Environment { text });
+        conv.push(
+            Message::Environment(text.clone()),
+            Entry::Environment { text },
+        );
     } else if let Some(note) = note {
         push_notice(conv, &note);
     }
@@ -210,7 +253,13 @@ fn push_notice(conv: &Conversation, text: &str) {
     );
 }
 
-fn commit_assistant(conv: &Conversation, text: String, reasoning: String, calls: Vec<ToolCall>, finish: &str) {
+fn commit_assistant(
+    conv: &Conversation,
+    text: String,
+    reasoning: String,
+    calls: Vec<ToolCall>,
+    finish: &str,
+) {
     conv.push(
         Message::Assistant {
             text: text.clone(),
@@ -246,8 +295,13 @@ pub(crate) fn model_step(
         tools,
     };
     let http = providers::prepare(core.cfg.provider, &core.cfg.base_url, &req);
-    core.transport
-        .step(core.cfg.provider, core.cfg.api_key.as_ref(), &http, cancel, on_delta)
+    core.transport.step(
+        core.cfg.provider,
+        core.cfg.api_key.as_ref(),
+        &http,
+        cancel,
+        on_delta,
+    )
 }
 
 fn demo_step(
@@ -291,9 +345,18 @@ pub(crate) fn request_bytes(core: &Core, messages: &[Message]) -> usize {
 }
 
 /// Asks for text only (no UI output); for summaries and titles.
-fn side_request(core: &Core, model: &str, system: &str, messages: &[Message], with_tools: bool, cancel: &CancelToken) -> Result<String, EngineError> {
+fn side_request(
+    core: &Core,
+    model: &str,
+    system: &str,
+    messages: &[Message],
+    with_tools: bool,
+    cancel: &CancelToken,
+) -> Result<String, EngineError> {
     if core.cfg.provider == ProviderKind::Demo {
-        return Err(EngineError::Config("the demo provider cannot summarise".into()));
+        return Err(EngineError::Config(
+            "the demo provider cannot summarise".into(),
+        ));
     }
     let mut text = String::new();
     let mut collect = |d: Delta| {
@@ -302,7 +365,15 @@ fn side_request(core: &Core, model: &str, system: &str, messages: &[Message], wi
         }
         Ok(())
     };
-    let r = model_step(core, model, system, messages, with_tools, cancel, &mut collect);
+    let r = model_step(
+        core,
+        model,
+        system,
+        messages,
+        with_tools,
+        cancel,
+        &mut collect,
+    );
     let step = r.outcome?;
     if step.finish.kind != FinishKind::Stop || !step.tool_calls.is_empty() {
         return Err(EngineError::Incomplete {
@@ -315,18 +386,30 @@ fn side_request(core: &Core, model: &str, system: &str, messages: &[Message], wi
 /// Summarises older history when the next request would pass the budget.
 /// The summary request reuses the exact prefix (system, tools, history)
 /// and appends the instruction, so the provider's cache still applies.
-fn maybe_compact(core: &Core, conv: &Conversation, cancel: &CancelToken) -> Result<(), EngineError> {
+fn maybe_compact(
+    core: &Core,
+    conv: &Conversation,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
     let messages = conv.messages();
     if request_bytes(core, &messages) <= core.opts.context_budget_bytes {
         return Ok(());
     }
-    let size_of = |m: &Message| request_bytes(core, std::slice::from_ref(m));
+    let base = request_bytes(core, &[]);
+    let size_of = |m: &Message| request_bytes(core, std::slice::from_ref(m)).saturating_sub(base);
     let Some(keep_from) = choose_keep_from(&messages, &size_of) else {
         return Ok(());
     };
     let mut asking = messages.clone();
     asking.push(Message::Notice(SUMMARY_INSTRUCTION.to_string()));
-    let (text, method) = match side_request(core, &core.cfg.fast_model, &core.system_prompt, &asking, true, cancel) {
+    let (text, method) = match side_request(
+        core,
+        &core.cfg.fast_model,
+        &core.system_prompt,
+        &asking,
+        true,
+        cancel,
+    ) {
         Ok(t) if !t.trim().is_empty() => (t.trim().to_string(), "summary"),
         Err(EngineError::Cancelled) => return Err(EngineError::Cancelled),
         _ => (dropped_placeholder(keep_from.saturating_sub(1)), "dropped"),
@@ -344,7 +427,16 @@ fn maybe_compact(core: &Core, conv: &Conversation, cancel: &CancelToken) -> Resu
     Ok(())
 }
 
-fn make_title(core: &Core, conv: &Conversation, first_text: &str) {
+pub(crate) fn make_title(core: &Core, conv: &Conversation) {
+    let first_text = conv
+        .lock()
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            Message::User { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
     let title = if core.cfg.provider == ProviderKind::Demo {
         Some("koi demo".to_string())
     } else {
@@ -353,10 +445,17 @@ fn make_title(core: &Core, conv: &Conversation, first_text: &str) {
             text: snippet,
             attachments: Vec::new(),
         }];
-        side_request(core, &core.cfg.fast_model, TITLE_SYSTEM, &messages, false, &CancelToken::new())
-            .ok()
-            .map(|t| clean_title(&t))
-            .filter(|t| !t.is_empty())
+        side_request(
+            core,
+            &core.cfg.fast_model,
+            TITLE_SYSTEM,
+            &messages,
+            false,
+            &CancelToken::new(),
+        )
+        .ok()
+        .map(|t| clean_title(&t))
+        .filter(|t| !t.is_empty())
     };
     if let Some(title) = title {
         let mut st = conv.lock();

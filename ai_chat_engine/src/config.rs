@@ -9,6 +9,8 @@ use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
 use crate::budgets::LOCAL_PROBE_TIMEOUT;
+use crate::probe::probe_local_servers;
+pub use crate::provider_kind::ProviderKind;
 
 /// The env var consulted for the API key when the config names none.
 pub const DEFAULT_API_KEY_ENV: &str = "KOI_API_KEY";
@@ -21,85 +23,6 @@ pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(600);
 /// Loopback ports where local OpenAI-compatible servers usually listen:
 /// Ollama, LM Studio, llama.cpp's server, vLLM.
 pub const LOCAL_SERVER_PORTS: [u16; 4] = [11434, 1234, 8080, 8000];
-
-/// Which wire protocol the engine speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ProviderKind {
-    /// OpenAI Chat Completions; also Ollama, llama.cpp, LM Studio, vLLM.
-    #[serde(rename = "openai")]
-    OpenAi,
-    /// OpenAI Responses.
-    #[serde(rename = "openai-responses")]
-    OpenAiResponses,
-    /// Anthropic Messages.
-    #[serde(rename = "anthropic")]
-    Anthropic,
-    /// The built-in offline demo.
-    #[serde(rename = "demo")]
-    Demo,
-}
-
-impl ProviderKind {
-    /// The name used in config and flags.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAi => "openai",
-            ProviderKind::OpenAiResponses => "openai-responses",
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::Demo => "demo",
-        }
-    }
-
-    /// Parses a config/flag name.
-    pub fn parse(s: &str) -> Option<ProviderKind> {
-        match s.trim() {
-            "openai" => Some(ProviderKind::OpenAi),
-            "openai-responses" => Some(ProviderKind::OpenAiResponses),
-            "anthropic" => Some(ProviderKind::Anthropic),
-            "demo" => Some(ProviderKind::Demo),
-            _ => None,
-        }
-    }
-
-    fn default_base_url(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => "https://api.openai.com/v1",
-            ProviderKind::Anthropic => "https://api.anthropic.com/v1",
-            ProviderKind::Demo => "",
-        }
-    }
-
-    fn default_model(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => "gpt-4.1",
-            ProviderKind::Anthropic => "claude-sonnet-4-5",
-            ProviderKind::Demo => "koi-demo",
-        }
-    }
-
-    fn default_fast_model(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => Some("gpt-4.1-mini"),
-            ProviderKind::Anthropic => Some("claude-haiku-4-5"),
-            ProviderKind::Demo => None,
-        }
-    }
-
-    /// The provider's conventional API key variable.
-    pub fn usual_key_env(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::OpenAi | ProviderKind::OpenAiResponses => Some("OPENAI_API_KEY"),
-            ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
-            ProviderKind::Demo => None,
-        }
-    }
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// An API key. Never printed: `Debug` and `Display` show `***`.
 #[derive(Clone, PartialEq, Eq)]
@@ -217,7 +140,9 @@ impl AiConfig {
             path: path.to_path_buf(),
             message,
         };
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| parse_err(e.to_string()))?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| parse_err(e.to_string()))?;
         let Some(ai) = table.get("ai") else {
             return Ok(AiConfig::default());
         };
@@ -276,7 +201,11 @@ impl AiConfig {
     }
 
     /// [`AiConfig::resolve`] with an explicit environment and optional probing.
-    pub fn resolve_with(&self, env: &dyn Fn(&str) -> Option<String>, probe: bool) -> ResolvedConfig {
+    pub fn resolve_with(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+        probe: bool,
+    ) -> ResolvedConfig {
         let mut sources = Vec::new();
         let (provider, base_url, detected_model) = self.pick_provider(env, probe, &mut sources);
         let model = match (&self.model, detected_model) {
@@ -325,12 +254,20 @@ impl AiConfig {
         };
         let approval_timeout = match self.approval_timeout_secs {
             Some(s) => {
-                sources.push(Provenance::new("approval_timeout_secs", &s.to_string(), Source::Config));
+                sources.push(Provenance::new(
+                    "approval_timeout_secs",
+                    &s.to_string(),
+                    Source::Config,
+                ));
                 Duration::from_secs(s)
             }
             None => {
                 let s = DEFAULT_APPROVAL_TIMEOUT.as_secs().to_string();
-                sources.push(Provenance::new("approval_timeout_secs", &s, Source::Default));
+                sources.push(Provenance::new(
+                    "approval_timeout_secs",
+                    &s,
+                    Source::Default,
+                ));
                 DEFAULT_APPROVAL_TIMEOUT
             }
         };
@@ -355,7 +292,11 @@ impl AiConfig {
     ) -> (ProviderKind, String, Option<String>) {
         if !self.is_unconfigured() {
             let provider = self.provider.unwrap_or(ProviderKind::OpenAi);
-            let src = if self.provider.is_some() { Source::Config } else { Source::Default };
+            let src = if self.provider.is_some() {
+                Source::Config
+            } else {
+                Source::Default
+            };
             sources.push(Provenance::new("provider", provider.as_str(), src));
             let base = match &self.base_url {
                 Some(u) => {
@@ -371,7 +312,9 @@ impl AiConfig {
             return (provider, base, None);
         }
         if probe {
-            if let Some((url, model)) = probe_local_servers(&LOCAL_SERVER_PORTS, LOCAL_PROBE_TIMEOUT) {
+            if let Some((url, model)) =
+                probe_local_servers(&LOCAL_SERVER_PORTS, LOCAL_PROBE_TIMEOUT)
+            {
                 sources.push(Provenance::new("provider", "openai", Source::Detected));
                 sources.push(Provenance::new("base_url", &url, Source::Detected));
                 return (ProviderKind::OpenAi, url, model);
@@ -383,7 +326,11 @@ impl AiConfig {
             (ProviderKind::Anthropic, "ANTHROPIC_API_KEY"),
         ] {
             if env(var).is_some_and(|v| !v.is_empty()) {
-                sources.push(Provenance::new("provider", kind.as_str(), Source::Env(var.into())));
+                sources.push(Provenance::new(
+                    "provider",
+                    kind.as_str(),
+                    Source::Env(var.into()),
+                ));
                 let u = kind.default_base_url();
                 sources.push(Provenance::new("base_url", u, Source::Default));
                 return (kind, u.to_string(), None);
@@ -407,7 +354,11 @@ impl AiConfig {
         vars
     }
 
-    fn find_key(&self, provider: ProviderKind, env: &dyn Fn(&str) -> Option<String>) -> (Option<ApiKey>, Source) {
+    fn find_key(
+        &self,
+        provider: ProviderKind,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> (Option<ApiKey>, Source) {
         if provider == ProviderKind::Demo {
             return (None, Source::Default);
         }
@@ -491,46 +442,6 @@ pub struct ResolvedConfig {
     pub sources: Vec<Provenance>,
 }
 
-/// Looks for an OpenAI-compatible server on loopback: the first port that
-/// accepts a connection and answers `GET /v1/models` with JSON wins.
-/// Returns the base URL and the first model it lists.
-pub fn probe_local_servers(ports: &[u16], timeout: Duration) -> Option<(String, Option<String>)> {
-    ports.iter().find_map(|&port| probe_one(port, timeout))
-}
-
-fn probe_one(port: u16, timeout: Duration) -> Option<(String, Option<String>)> {
-    use std::io::{Read, Write};
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let mut s = std::net::TcpStream::connect_timeout(&addr, timeout).ok()?;
-    s.set_read_timeout(Some(timeout)).ok()?;
-    s.set_write_timeout(Some(timeout)).ok()?;
-    let req = format!("GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).ok()?;
-    let mut buf = Vec::new();
-    // Bounded: a models list is small; more than 1 MiB is not what we want.
-    let _ = s.take(1024 * 1024).read_to_end(&mut buf);
-    let text = String::from_utf8_lossy(&buf);
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    if !head.starts_with("HTTP/1.1 200") && !head.starts_with("HTTP/1.0 200") {
-        return None;
-    }
-    #[derive(Deserialize)]
-    struct Models {
-        data: Vec<ModelEntry>,
-    }
-    #[derive(Deserialize)]
-    struct ModelEntry {
-        id: String,
-    }
-    // Chunked bodies put a size line first; find the JSON object itself.
-    let json = body.find('{').and_then(|s| body.rfind('}').map(|e| &body[s..=e]))?;
-    let models: Models = serde_json::from_str(json).ok()?;
-    Some((
-        format!("http://127.0.0.1:{port}/v1"),
-        models.data.into_iter().next().map(|m| m.id),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -570,7 +481,8 @@ mod tests {
         let e = AiConfig::from_toml_str("[ai]\napproval_mode = \"yolo\"", Path::new("k.toml"))
             .unwrap_err();
         assert!(e.to_string().contains("approval_mode"), "{e}");
-        let e = AiConfig::from_toml_str("[ai]\nprovider = \"gpt\"", Path::new("k.toml")).unwrap_err();
+        let e =
+            AiConfig::from_toml_str("[ai]\nprovider = \"gpt\"", Path::new("k.toml")).unwrap_err();
         assert!(e.to_string().contains("k.toml"), "{e}");
         assert!(AiConfig::from_toml_str("[ai\n", Path::new("k.toml")).is_err());
     }
@@ -585,10 +497,23 @@ mod tests {
         let r = cfg.resolve_with(&env, false);
         assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("a-key"));
         assert_eq!(r.key_env_vars, vec!["KOI_API_KEY", "ANTHROPIC_API_KEY"]);
-        let env2 = |k: &str| (k == "KOI_API_KEY" || k == "ANTHROPIC_API_KEY").then(|| k.to_string());
+        let env2 =
+            |k: &str| (k == "KOI_API_KEY" || k == "ANTHROPIC_API_KEY").then(|| k.to_string());
         let r = cfg.resolve_with(&env2, false);
         assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("KOI_API_KEY"));
         assert_eq!(r.fast_model, "claude-haiku-4-5");
+    }
+
+    #[test]
+    fn a_missing_file_is_the_empty_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = AiConfig::load_from(&dir.path().join("koi.toml")).unwrap();
+        assert_eq!(cfg, AiConfig::default());
+        std::fs::write(dir.path().join("koi.toml"), "[font]\nsize = 12\n").unwrap();
+        assert_eq!(
+            AiConfig::load_from(&dir.path().join("koi.toml")).unwrap(),
+            AiConfig::default()
+        );
     }
 
     #[test]

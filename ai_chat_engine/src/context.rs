@@ -74,7 +74,10 @@ pub fn apply_summary(messages: &[Message], summary: &str, keep_from: usize) -> V
 /// message (never a tool result, which must follow its call) such that the
 /// tail stays within [`COMPACTION_RAW_TAIL_BYTES`]. `None` when there is
 /// nothing old enough to summarise.
-pub fn choose_keep_from(messages: &[Message], size_of: &dyn Fn(&Message) -> usize) -> Option<usize> {
+pub fn choose_keep_from(
+    messages: &[Message],
+    size_of: &dyn Fn(&Message) -> usize,
+) -> Option<usize> {
     let mut tail = 0usize;
     let mut keep_from = None;
     for i in (1..messages.len()).rev() {

@@ -27,6 +27,8 @@ pub(crate) struct ConvState {
     /// Facts as last told to the model, to notice changes.
     pub env_facts: Option<EnvironmentFacts>,
     pub uncertain: Vec<ToolCall>,
+    /// A title request was made (once per conversation, even if it failed).
+    pub title_attempted: bool,
     /// Entries in the log file so far (for ids when reopening).
     pub persist_dir: Option<PathBuf>,
 }
@@ -96,6 +98,11 @@ impl Conversation {
         self.lock().uncertain.clone()
     }
 
+    /// Why the session log could not be written, if it could not.
+    pub fn log_error(&self) -> Option<String> {
+        self.lock().log_error.clone()
+    }
+
     /// The working directory this conversation belongs to.
     pub fn cwd(&self) -> PathBuf {
         self.lock().cwd.clone()
@@ -153,6 +160,7 @@ impl ConvState {
             cwd: cwd.to_path_buf(),
             env_facts: None,
             uncertain: Vec::new(),
+            title_attempted: false,
             persist_dir,
         }
     }

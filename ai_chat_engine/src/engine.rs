@@ -159,7 +159,11 @@ impl Engine {
     /// Builds an engine. Resolves the config (probing local servers when
     /// nothing is configured and `options.probe_local`), assembles the
     /// static system prompt, and starts the I/O runtime.
-    pub fn new(config: AiConfig, registry: Arc<Registry>, options: EngineOptions) -> Result<Engine, EngineError> {
+    pub fn new(
+        config: AiConfig,
+        registry: Arc<Registry>,
+        options: EngineOptions,
+    ) -> Result<Engine, EngineError> {
         let cfg = if options.probe_local {
             config.resolve()
         } else {
@@ -206,6 +210,12 @@ impl Engine {
     /// The static system prompt every request starts with.
     pub fn system_prompt(&self) -> &str {
         &self.core.system_prompt
+    }
+
+    /// Bytes the next request for `conversation` would send (for a context
+    /// meter); summarising starts past `EngineOptions::context_budget_bytes`.
+    pub fn request_bytes(&self, conversation: &Conversation) -> usize {
+        crate::agent_loop::request_bytes(&self.core, &conversation.messages())
     }
 
     /// The approval mode in force.
@@ -279,7 +289,11 @@ impl Engine {
 
     /// Starts a turn on its own thread. Returns the stream of messages
     /// (ending with exactly one `Done` or `Err`) and a cancel handle.
-    pub fn submit(&self, conversation: &Conversation, input: UserInput) -> (Receiver<StreamMsg>, CancelHandle) {
+    pub fn submit(
+        &self,
+        conversation: &Conversation,
+        input: UserInput,
+    ) -> (Receiver<StreamMsg>, CancelHandle) {
         let (tx, rx) = crossbeam_channel::unbounded();
         let token = CancelToken::new();
         let handle = CancelHandle {
@@ -294,7 +308,7 @@ impl Engine {
         let conv = conversation.clone();
         let spawned = std::thread::Builder::new()
             .name("koi-turn".into())
-            .spawn(move || turn_thread(&core, &conv, input, &emitter, &token));
+            .spawn(move || turn_thread(&core, &conv, input, emitter, &token));
         if let Err(e) = spawned {
             // The closure (and its emitter) is gone; report through a fresh channel.
             let (tx, rx) = crossbeam_channel::bounded(1);
@@ -307,7 +321,13 @@ impl Engine {
     }
 }
 
-fn turn_thread(core: &Arc<Core>, conv: &Conversation, input: UserInput, em: &Emitter, cancel: &CancelToken) {
+fn turn_thread(
+    core: &Arc<Core>,
+    conv: &Conversation,
+    input: UserInput,
+    em: Emitter,
+    cancel: &CancelToken,
+) {
     loop {
         match conv.try_begin() {
             Ok(()) => break,
@@ -319,7 +339,14 @@ fn turn_thread(core: &Arc<Core>, conv: &Conversation, input: UserInput, em: &Emi
         }
     }
     ensure_log(core, conv);
-    crate::agent_loop::run_turn(core, conv, input, em, cancel);
+    let want_title = crate::agent_loop::run_turn(core, conv, input, &em, cancel);
+    // Close the stream first: a consumer reading to the end is not kept
+    // waiting for the title.
+    drop(em);
+    if want_title {
+        crate::agent_loop::make_title(core, conv);
+        conv.end();
+    }
 }
 
 /// Creates the session file on a conversation's first turn.

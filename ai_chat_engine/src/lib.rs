@@ -7,9 +7,12 @@
 //! use ai_chat_engine::{AiConfig, ApprovalReply, Engine, EngineOptions, StreamMsg, UserInput};
 //! use ai_tools::{Registry, RegistryConfig, Workspace};
 //!
-//! let registry = Registry::standard(RegistryConfig::new(Workspace::new(".").unwrap()));
-//! let engine = Engine::new(AiConfig::load().unwrap_or_default(), Arc::new(registry),
-//!                          EngineOptions::default()).unwrap();
+//! // Resolve once: the key's env var names must be scrubbed from tool subprocesses.
+//! let resolved = AiConfig::load().unwrap_or_default().resolve();
+//! let mut tools = RegistryConfig::new(Workspace::new(".").unwrap());
+//! tools.secret_env_vars = resolved.key_env_vars.clone();
+//! let engine = Engine::with_resolved(resolved, Arc::new(Registry::standard(tools)),
+//!                                    EngineOptions::default()).unwrap();
 //! let conversation = engine.new_conversation();
 //! let (rx, _cancel) = engine.submit(&conversation, UserInput::text("what is in this directory?"));
 //! for msg in rx {
@@ -30,6 +33,7 @@ pub mod budgets;
 pub mod config;
 pub mod context;
 pub mod message;
+pub mod probe;
 pub mod prompt;
 pub mod session_log;
 pub mod sse;
@@ -38,6 +42,7 @@ pub mod stream_msg;
 mod agent_loop;
 mod conversation;
 mod engine;
+mod provider_kind;
 mod providers;
 mod time;
 mod tool_exec;

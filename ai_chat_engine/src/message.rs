@@ -67,7 +67,12 @@ impl UserInput {
     }
 
     /// Adds an attachment.
-    pub fn with_attachment(mut self, kind: AttachmentKind, label: &str, content: &str) -> UserInput {
+    pub fn with_attachment(
+        mut self,
+        kind: AttachmentKind,
+        label: &str,
+        content: &str,
+    ) -> UserInput {
         self.attachments.push(Attachment {
             kind,
             label: label.to_string(),

@@ -12,11 +12,26 @@ use std::path::{Path, PathBuf};
 /// byte-identical across processes of the same build.
 const FRAGMENTS: [(&str, &str); 6] = [
     ("voice", include_str!("../../assets/prompts/chat/voice.md")),
-    ("safety", include_str!("../../assets/prompts/chat/safety.md")),
-    ("untrusted_data", include_str!("../../assets/prompts/chat/untrusted_data.md")),
-    ("tool_discipline", include_str!("../../assets/prompts/chat/tool_discipline.md")),
-    ("root_cause", include_str!("../../assets/prompts/chat/root_cause.md")),
-    ("output_format", include_str!("../../assets/prompts/chat/output_format.md")),
+    (
+        "safety",
+        include_str!("../../assets/prompts/chat/safety.md"),
+    ),
+    (
+        "untrusted_data",
+        include_str!("../../assets/prompts/chat/untrusted_data.md"),
+    ),
+    (
+        "tool_discipline",
+        include_str!("../../assets/prompts/chat/tool_discipline.md"),
+    ),
+    (
+        "root_cause",
+        include_str!("../../assets/prompts/chat/root_cause.md"),
+    ),
+    (
+        "output_format",
+        include_str!("../../assets/prompts/chat/output_format.md"),
+    ),
 ];
 
 /// User identity files appended to the system prompt, from the config dir.
@@ -107,7 +122,9 @@ impl EnvironmentFacts {
             cwd: cwd.to_path_buf(),
             os: std::env::consts::OS,
             arch: std::env::consts::ARCH,
-            locale: env("LC_ALL").or_else(|| env("LC_MESSAGES")).or_else(|| env("LANG")),
+            locale: env("LC_ALL")
+                .or_else(|| env("LC_MESSAGES"))
+                .or_else(|| env("LANG")),
             shell: env("SHELL"),
             terminal,
             memory: config_dir.and_then(|d| read_user_file(&d.join(MEMORY_FILE))),

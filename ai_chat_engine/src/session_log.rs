@@ -148,7 +148,10 @@ impl SessionLog {
     pub fn create(dir: &Path, session: &str, meta: Entry) -> io::Result<SessionLog> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{session}.jsonl"));
-        let file = OpenOptions::new().create_new(true).append(true).open(&path)?;
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)?;
         let mut log = SessionLog {
             path,
             file,
@@ -269,7 +272,8 @@ pub struct Replayed {
 }
 
 /// What the model is told about a call that started but never finished.
-pub const UNCERTAIN_RESULT: &str = "uncertain: koi stopped while this call was running, so whether \
+pub const UNCERTAIN_RESULT: &str =
+    "uncertain: koi stopped while this call was running, so whether \
 it took effect is unknown. Check the current state before repeating it.";
 
 /// What the model is told about a call that never started.

@@ -170,7 +170,8 @@ mod tests {
 
     #[test]
     fn splits_anywhere_and_handles_crlf() {
-        let whole = b"event: a\r\ndata: x\r\ndata: y\r\n\r\n: ping\n\ndata: {\"k\":\"\xc3\xa9\"}\n\n";
+        let whole =
+            b"event: a\r\ndata: x\r\ndata: y\r\n\r\n: ping\n\ndata: {\"k\":\"\xc3\xa9\"}\n\n";
         let expected = parse_all(&[whole]);
         assert_eq!(expected.len(), 2);
         assert_eq!(expected[0].event.as_deref(), Some("a"));

@@ -46,8 +46,18 @@ pub(crate) fn preview(text: &str) -> String {
 }
 
 /// Appends a tool result to history and log.
-pub(crate) fn push_result(conv: &Conversation, call: &ToolCall, content: String, full: String, is_error: bool) {
-    let full = if full.is_empty() { content.clone() } else { full };
+pub(crate) fn push_result(
+    conv: &Conversation,
+    call: &ToolCall,
+    content: String,
+    full: String,
+    is_error: bool,
+) {
+    let full = if full.is_empty() {
+        content.clone()
+    } else {
+        full
+    };
     conv.push(
         Message::ToolResult {
             call_id: call.id.clone(),
@@ -74,7 +84,11 @@ fn plan(core: &Core, call: &ToolCall) -> Plan {
             registry.names().join(", ")
         ));
     }
-    let raw = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
+    let raw = if call.arguments.trim().is_empty() {
+        "{}"
+    } else {
+        call.arguments.as_str()
+    };
     let args: serde_json::Value = match serde_json::from_str(raw) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {
@@ -89,6 +103,11 @@ fn plan(core: &Core, call: &ToolCall) -> Plan {
             ))
         }
     };
+    if let Err(e) = registry.effect(&call.name, &args) {
+        // Arguments that do not fit the tool's schema: the model's mistake
+        // to fix, not a policy decision.
+        return Plan::Refuse(format!("error: {e}. Nothing was run."));
+    }
     match registry.decide(&call.name, &args, core.mode()) {
         Decision::Deny { reason } => Plan::Refuse(format!("denied: {reason}. Nothing was run.")),
         Decision::Ask { summary, detail } => Plan::Run {
@@ -107,10 +126,29 @@ fn plan(core: &Core, call: &ToolCall) -> Plan {
     }
 }
 
+/// Sends `ToolStart` for call `i` once.
+fn announce(em: &Emitter, call: &ToolCall, announced: &mut bool) {
+    if !*announced {
+        *announced = true;
+        em.send(StreamMsg::ToolStart {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            args_preview: preview(&call.arguments),
+        });
+    }
+}
+
 /// Runs the calls; every call gets exactly one result in history, in call
 /// order, whatever happens (so the next request stays valid).
-pub(crate) fn run_calls(core: &Core, conv: &Conversation, calls: &[ToolCall], em: &Emitter, cancel: &CancelToken) -> Result<(), EngineError> {
+pub(crate) fn run_calls(
+    core: &Core,
+    conv: &Conversation,
+    calls: &[ToolCall],
+    em: &Emitter,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
     let mut results: Vec<Option<Settled>> = calls.iter().map(|_| None).collect();
+    let mut announced = vec![false; calls.len()];
     let mut committed = 0usize;
     let mut batch: Vec<(usize, serde_json::Value)> = Vec::new();
     let outcome = (|| {
@@ -118,13 +156,9 @@ pub(crate) fn run_calls(core: &Core, conv: &Conversation, calls: &[ToolCall], em
             if cancel.is_cancelled() {
                 return Err(EngineError::Cancelled);
             }
-            em.send(StreamMsg::ToolStart {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                args_preview: preview(&call.arguments),
-            });
             match plan(core, call) {
                 Plan::Refuse(msg) => {
+                    announce(em, call, &mut announced[i]);
                     em.send(StreamMsg::ToolFailed {
                         id: call.id.clone(),
                         error: msg.clone(),
@@ -141,9 +175,20 @@ pub(crate) fn run_calls(core: &Core, conv: &Conversation, calls: &[ToolCall], em
                     ..
                 } => batch.push((i, args)),
                 Plan::Run { args, ask, .. } => {
-                    run_batch(core, conv, calls, std::mem::take(&mut batch), &mut results, em, cancel)?;
+                    let pending = std::mem::take(&mut batch);
+                    run_batch(
+                        core,
+                        conv,
+                        calls,
+                        pending,
+                        &mut results,
+                        &mut announced,
+                        em,
+                        cancel,
+                    )?;
                     commit_ready(conv, calls, &mut results, &mut committed);
                     if let Some((summary, detail)) = ask {
+                        announce(em, call, &mut announced[i]);
                         if let Some(refusal) = approve(core, em, cancel, summary, detail)? {
                             em.send(StreamMsg::ToolFailed {
                                 id: call.id.clone(),
@@ -154,23 +199,46 @@ pub(crate) fn run_calls(core: &Core, conv: &Conversation, calls: &[ToolCall], em
                                 full: String::new(),
                                 is_error: true,
                             });
+                            commit_ready(conv, calls, &mut results, &mut committed);
                             continue;
                         }
                     }
-                    run_batch(core, conv, calls, vec![(i, args)], &mut results, em, cancel)?;
+                    let one = vec![(i, args)];
+                    run_batch(
+                        core,
+                        conv,
+                        calls,
+                        one,
+                        &mut results,
+                        &mut announced,
+                        em,
+                        cancel,
+                    )?;
                 }
             }
             commit_ready(conv, calls, &mut results, &mut committed);
         }
-        run_batch(core, conv, calls, std::mem::take(&mut batch), &mut results, em, cancel)
+        let pending = std::mem::take(&mut batch);
+        run_batch(
+            core,
+            conv,
+            calls,
+            pending,
+            &mut results,
+            &mut announced,
+            em,
+            cancel,
+        )
     })();
     if outcome.is_err() {
         for (i, r) in results.iter_mut().enumerate() {
             if r.is_none() {
-                em.send(StreamMsg::ToolFailed {
-                    id: calls[i].id.clone(),
-                    error: "cancelled".into(),
-                });
+                if announced[i] {
+                    em.send(StreamMsg::ToolFailed {
+                        id: calls[i].id.clone(),
+                        error: "cancelled".into(),
+                    });
+                }
                 *r = Some(Settled {
                     content: "cancelled by the user; if it had started, it may have partly run."
                         .into(),
@@ -184,7 +252,12 @@ pub(crate) fn run_calls(core: &Core, conv: &Conversation, calls: &[ToolCall], em
     outcome
 }
 
-fn commit_ready(conv: &Conversation, calls: &[ToolCall], results: &mut [Option<Settled>], committed: &mut usize) {
+fn commit_ready(
+    conv: &Conversation,
+    calls: &[ToolCall],
+    results: &mut [Option<Settled>],
+    committed: &mut usize,
+) {
     while *committed < calls.len() {
         let Some(s) = results[*committed].take() else {
             return;
@@ -196,7 +269,13 @@ fn commit_ready(conv: &Conversation, calls: &[ToolCall], results: &mut [Option<S
 
 /// Asks the user. `Ok(None)` means approved; `Ok(Some(why))` is the
 /// refusal the model is told.
-fn approve(core: &Core, em: &Emitter, cancel: &CancelToken, summary: String, detail: String) -> Result<Option<String>, EngineError> {
+fn approve(
+    core: &Core,
+    em: &Emitter,
+    cancel: &CancelToken,
+    summary: String,
+    detail: String,
+) -> Result<Option<String>, EngineError> {
     let (tx, rx) = crossbeam_channel::bounded(1);
     em.send(StreamMsg::ApprovalRequired {
         summary,
@@ -214,12 +293,10 @@ fn approve(core: &Core, em: &Emitter, cancel: &CancelToken, summary: String, det
                         .into(),
                 ))
             }
-            Err(RecvTimeoutError::Disconnected) => {
-                return Ok(Some(
-                    "denied: the approval request was dismissed without an answer; nothing was run."
-                        .into(),
-                ))
-            }
+            Err(RecvTimeoutError::Disconnected) => return Ok(Some(
+                "denied: the approval request was dismissed without an answer; nothing was run."
+                    .into(),
+            )),
             Err(RecvTimeoutError::Timeout) => {
                 if cancel.is_cancelled() {
                     return Err(EngineError::Cancelled);
@@ -237,12 +314,14 @@ fn approve(core: &Core, em: &Emitter, cancel: &CancelToken, summary: String, det
 }
 
 /// Runs calls on their own threads (all at once) and waits, watching cancel.
+#[allow(clippy::too_many_arguments)] // one private call site shape, all borrowed state
 fn run_batch(
     core: &Core,
     conv: &Conversation,
     calls: &[ToolCall],
     batch: Vec<(usize, serde_json::Value)>,
     results: &mut [Option<Settled>],
+    announced: &mut [bool],
     em: &Emitter,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
@@ -263,6 +342,7 @@ fn run_batch(
             },
             true,
         );
+        announce(em, call, &mut announced[i]);
         let registry = std::sync::Arc::clone(&core.registry);
         let name = call.name.clone();
         let token = cancel.clone();
@@ -275,7 +355,13 @@ fn run_batch(
             });
         match spawned {
             Ok(_) => waiting += 1,
-            Err(e) => settle(calls, results, em, i, Err(ToolError::Failed(format!("could not start: {e}")))),
+            Err(e) => settle(
+                calls,
+                results,
+                em,
+                i,
+                Err(ToolError::Failed(format!("could not start: {e}"))),
+            ),
         }
     }
     while waiting > 0 {
@@ -298,7 +384,13 @@ fn run_batch(
     Ok(())
 }
 
-fn settle(calls: &[ToolCall], results: &mut [Option<Settled>], em: &Emitter, i: usize, r: Result<ToolOutput, ToolError>) {
+fn settle(
+    calls: &[ToolCall],
+    results: &mut [Option<Settled>],
+    em: &Emitter,
+    i: usize,
+    r: Result<ToolOutput, ToolError>,
+) {
     let call = &calls[i];
     results[i] = Some(match r {
         Ok(out) => {

@@ -28,8 +28,19 @@ pub(crate) struct StepResult {
 /// The HTTP side of the engine: a runtime for async I/O and one client
 /// (connection pool) shared by every turn.
 pub(crate) struct Transport {
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until drop.
+    runtime: Option<tokio::runtime::Runtime>,
     client: reqwest::Client,
+}
+
+impl Drop for Transport {
+    fn drop(&mut self) {
+        // Non-blocking, so dropping an engine is safe even inside some
+        // other async runtime.
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl Transport {
@@ -45,7 +56,10 @@ impl Transport {
             .timeout(REQUEST_TOTAL_TIMEOUT)
             .build()
             .map_err(|e| EngineError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Transport { runtime, client })
+        Ok(Transport {
+            runtime: Some(runtime),
+            client,
+        })
     }
 
     /// Runs one round on the calling thread (blocking it).
@@ -57,8 +71,13 @@ impl Transport {
         cancel: &CancelToken,
         on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
     ) -> StepResult {
-        self.runtime
-            .block_on(self.step_async(kind, key, req, cancel, on_delta))
+        let Some(rt) = &self.runtime else {
+            return StepResult {
+                outcome: Err(EngineError::Config("the engine is shutting down".into())),
+                usage: None,
+            };
+        };
+        rt.block_on(self.step_async(kind, key, req, cancel, on_delta))
     }
 
     async fn step_async(
@@ -126,10 +145,7 @@ impl Transport {
                         Some(d) if d > MAX_RETRY_AFTER => {
                             return Err(EngineError::RetriesExhausted {
                                 attempts: attempt,
-                                last: format!(
-                                    "{last} (asked to retry after {}s)",
-                                    d.as_secs()
-                                ),
+                                last: format!("{last} (asked to retry after {}s)", d.as_secs()),
                             })
                         }
                         Some(d) => d,
@@ -177,15 +193,16 @@ async fn error_message(resp: reqwest::Response) -> String {
         error: Option<serde_json::Value>,
         message: Option<String>,
     }
-    let from_json = serde_json::from_str::<Wrapper>(&body).ok().and_then(|w| {
-        match w.error {
+    let from_json = serde_json::from_str::<Wrapper>(&body)
+        .ok()
+        .and_then(|w| match w.error {
             Some(serde_json::Value::String(s)) => Some(s),
-            Some(serde_json::Value::Object(o)) => {
-                o.get("message").and_then(|m| m.as_str()).map(str::to_string)
-            }
+            Some(serde_json::Value::Object(o)) => o
+                .get("message")
+                .and_then(|m| m.as_str())
+                .map(str::to_string),
             _ => w.message,
-        }
-    });
+        });
     let msg = from_json.unwrap_or(body);
     let mut msg: String = msg.trim().chars().take(MAX_ERROR_MESSAGE_CHARS).collect();
     if msg.is_empty() {
@@ -220,6 +237,9 @@ async fn pump(
     let mut events = Vec::new();
     let mut deltas = Vec::new();
     let mut ended = false;
+    let mut seen_events = 0usize;
+    // The start of the body, to explain a reply that is not an event stream.
+    let mut head = Vec::new();
     while !decoder.is_complete() {
         let next = tokio::select! {
             n = tokio::time::timeout(STREAM_IDLE_TIMEOUT, stream.next()) => n,
@@ -243,9 +263,22 @@ async fn pump(
                     "the connection broke mid-response ({e})"
                 )))
             }
-            Ok(Some(Ok(bytes))) => parser
-                .feed(&bytes, &mut events)
-                .map_err(|e| EngineError::StreamLimit(e.to_string()))?,
+            Ok(Some(Ok(bytes))) => {
+                if head.len() < MAX_ERROR_MESSAGE_CHARS {
+                    head.extend(bytes.iter().take(MAX_ERROR_MESSAGE_CHARS - head.len()));
+                }
+                parser
+                    .feed(&bytes, &mut events)
+                    .map_err(|e| EngineError::StreamLimit(e.to_string()))?;
+            }
+        }
+        seen_events += events.len();
+        if ended && seen_events == 0 {
+            let shown = String::from_utf8_lossy(&head);
+            return Err(EngineError::Stream(format!(
+                "the provider did not send an event stream; its reply began: {}",
+                shown.trim()
+            )));
         }
         for ev in events.drain(..) {
             decoder.on_event(&ev, &mut deltas).map_err(decode_error)?;
@@ -269,7 +302,10 @@ mod tests {
         let mut h = reqwest::header::HeaderMap::new();
         h.insert(reqwest::header::RETRY_AFTER, "2".parse().unwrap());
         assert_eq!(parse_retry_after(&h), Some(Duration::from_secs(2)));
-        h.insert(reqwest::header::RETRY_AFTER, "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+        h.insert(
+            reqwest::header::RETRY_AFTER,
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
         assert_eq!(parse_retry_after(&h), None);
         assert_eq!(backoff(1), RETRY_BASE_DELAY);
         assert_eq!(backoff(3), RETRY_BASE_DELAY * 4);

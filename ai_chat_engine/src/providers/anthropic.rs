@@ -96,7 +96,11 @@ fn blocks(m: &Message) -> Vec<Block<'_>> {
             let mut out = Vec::new();
             if !text.is_empty() || tool_calls.is_empty() {
                 // An empty text block is rejected; say so instead.
-                let text = if text.is_empty() { "(no answer)".to_string() } else { text.clone() };
+                let text = if text.is_empty() {
+                    "(no answer)".to_string()
+                } else {
+                    text.clone()
+                };
                 out.push(Block::Text {
                     text,
                     cache_control: None,
@@ -291,8 +295,10 @@ impl Decoder for MessagesDecoder {
                     }
                     Some("input_json_delta") => {
                         let index = e.index.unwrap_or(0);
-                        self.calls
-                            .push_args(&index.to_string(), d.partial_json.as_deref().unwrap_or(""))?;
+                        self.calls.push_args(
+                            &index.to_string(),
+                            d.partial_json.as_deref().unwrap_or(""),
+                        )?;
                     }
                     _ => {} // signature_delta, citations: nothing to show
                 }

@@ -10,8 +10,8 @@ const INTRO: &str = "**koi demo** — no model is configured, so this is a scrip
 not a real answer. It shows what a turn looks like. First a read-only tool call, which runs \
 without asking:";
 
-const ASK: &str = "Next, a command that could change things, so koi asks you first \
-(approve or deny it):";
+const ASK: &str = "Next, a call that writes a small file (`koi-demo.txt`) here, so koi asks you \
+first. Approve or deny it:";
 
 const OUTRO: &str = "That is the whole demo: tool calls stream in, read-only ones just run, \
 and anything else waits for your approval. To talk to a real model, add an `[ai]` section to \
@@ -46,13 +46,15 @@ pub(crate) fn step(messages: &[Message]) -> DemoStep {
             ASK,
             Some((
                 "demo-2",
-                "shell_exec",
-                r#"{"command":"echo hello from the koi demo"}"#,
+                "fs_write",
+                r#"{"path":"koi-demo.txt","content":"Written by the koi demo after you approved it. Safe to delete.\n","expected_revision":"absent"}"#,
             )),
         ),
         _ => (OUTRO, None),
     };
-    let mut deltas = vec![Delta::Reasoning("(demo: scripted, no model involved)".into())];
+    let mut deltas = vec![Delta::Reasoning(
+        "(demo: scripted, no model involved)".into(),
+    )];
     deltas.extend(words(text));
     let tool_calls: Vec<ToolCall> = call
         .map(|(id, name, args)| ToolCall {

@@ -183,7 +183,9 @@ impl CallAssembler {
             .iter_mut()
             .rev()
             .find(|c| c.key == key)
-            .ok_or_else(|| DecodeError::Malformed(format!("arguments for unknown tool call {key:?}")))
+            .ok_or_else(|| {
+                DecodeError::Malformed(format!("arguments for unknown tool call {key:?}"))
+            })
     }
 
     /// Appends to a call's name (some servers split it).
@@ -224,14 +226,22 @@ impl CallAssembler {
     pub fn finish(self) -> Result<Vec<ToolCall>, DecodeError> {
         self.calls
             .into_iter()
-            .map(|c| {
-                if c.id.is_empty() || c.name.is_empty() {
+            .enumerate()
+            .map(|(n, c)| {
+                if c.name.is_empty() {
                     return Err(DecodeError::Malformed(
-                        "a tool call arrived without an id or name".into(),
+                        "a tool call arrived without a name".into(),
                     ));
                 }
+                // Some local servers leave ids empty; the id only has to pair
+                // a call with its result within this history.
+                let id = if c.id.is_empty() {
+                    format!("call_{n}")
+                } else {
+                    c.id
+                };
                 Ok(ToolCall {
-                    id: c.id,
+                    id,
                     name: c.name,
                     arguments: c.args,
                 })
@@ -259,4 +269,129 @@ pub(crate) fn parse_json<'a, T: serde::Deserialize<'a>>(data: &'a str) -> Result
         }
         DecodeError::Malformed(format!("unexpected event ({e}): {shown}"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Valid events of every dialect, to be mangled.
+    fn samples() -> Vec<(ProviderKind, &'static str)> {
+        vec![
+            (
+                ProviderKind::OpenAi,
+                r#"{"choices":[{"index":0,"delta":{"content":"hé","tool_calls":[{"index":0,"id":"c","function":{"name":"t","arguments":"{\"a\":"}}]},"finish_reason":null}]}"#,
+            ),
+            (
+                ProviderKind::OpenAi,
+                r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":2}}}"#,
+            ),
+            (
+                ProviderKind::OpenAiResponses,
+                r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc","call_id":"c","name":"t","arguments":""}}"#,
+            ),
+            (
+                ProviderKind::OpenAiResponses,
+                r#"{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{}"}"#,
+            ),
+            (
+                ProviderKind::OpenAiResponses,
+                r#"{"type":"response.completed","response":{"usage":{"input_tokens":5,"output_tokens":1}}}"#,
+            ),
+            (
+                ProviderKind::Anthropic,
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}"#,
+            ),
+            (
+                ProviderKind::Anthropic,
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"x\""}}"#,
+            ),
+            (
+                ProviderKind::Anthropic,
+                r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":4}}"#,
+            ),
+        ]
+    }
+
+    /// No byte sequence from a provider may panic a decoder: every mangled
+    /// event (truncated, byte-flipped, wrong types) is an error or ignored.
+    #[test]
+    fn decoders_never_panic_on_mangled_events() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (kind, sample) in samples() {
+            for cut in 0..sample.len() {
+                let mut d = decoder(kind);
+                let data = String::from_utf8_lossy(&sample.as_bytes()[..cut]).into_owned();
+                let _ = d.on_event(&SseEvent { event: None, data }, &mut Vec::new());
+                let _ = d.finish();
+            }
+            for _ in 0..300 {
+                let mut bytes = sample.as_bytes().to_vec();
+                for _ in 0..3 {
+                    let i = (next() as usize) % bytes.len();
+                    bytes[i] = (next() % 128) as u8;
+                }
+                let data = String::from_utf8_lossy(&bytes).into_owned();
+                let mut d = decoder(kind);
+                let mut out = Vec::new();
+                for _ in 0..2 {
+                    let _ = d.on_event(
+                        &SseEvent {
+                            event: None,
+                            data: data.clone(),
+                        },
+                        &mut out,
+                    );
+                }
+                let _ = d.usage();
+                let _ = d.finish();
+            }
+        }
+        let wrong_types = r#"{"choices":[{"delta":{"content":5,"tool_calls":"x"}}],"usage":[]}"#;
+        let mut d = decoder(ProviderKind::OpenAi);
+        assert!(d
+            .on_event(
+                &SseEvent {
+                    event: None,
+                    data: wrong_types.into()
+                },
+                &mut Vec::new()
+            )
+            .is_err());
+    }
+
+    #[test]
+    fn limits_on_calls_and_arguments() {
+        let mut a = CallAssembler::default();
+        for i in 0..MAX_TOOL_CALLS_PER_RESPONSE {
+            a.start(&i.to_string(), "id", "t").unwrap();
+        }
+        assert!(matches!(
+            a.start("x", "id", "t"),
+            Err(DecodeError::Limit(_))
+        ));
+        let mut a = CallAssembler::default();
+        a.start("0", "id", "t").unwrap();
+        let big = "x".repeat(MAX_TOOL_ARGS_BYTES);
+        a.push_args("0", &big).unwrap();
+        assert!(matches!(a.push_args("0", "y"), Err(DecodeError::Limit(_))));
+        assert!(matches!(
+            a.push_args("9", "y"),
+            Err(DecodeError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn history_arguments_are_always_objects() {
+        assert_eq!(history_arguments(r#"{"a":1}"#), r#"{"a":1}"#);
+        assert_eq!(history_arguments(r#"{"a":"#), "{}");
+        assert_eq!(history_arguments("[1]"), "{}");
+        assert_eq!(history_arguments(""), "{}");
+    }
 }

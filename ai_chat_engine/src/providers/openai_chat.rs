@@ -218,8 +218,11 @@ impl ChatDecoder {
         };
         let new_id = d.id.filter(|id| !id.is_empty());
         if !self.calls.has(&key) || new_id.is_some() && d.index.is_none() {
-            self.calls
-                .start(&key, new_id.as_deref().unwrap_or(""), name.as_deref().unwrap_or(""))?;
+            self.calls.start(
+                &key,
+                new_id.as_deref().unwrap_or(""),
+                name.as_deref().unwrap_or(""),
+            )?;
         } else if let Some(n) = name.filter(|n| !n.is_empty()) {
             self.calls.push_name(&key, &n)?;
         }
@@ -259,7 +262,11 @@ impl Decoder for ChatDecoder {
         }
         for choice in chunk.choices {
             let d = choice.delta;
-            if let Some(r) = d.reasoning_content.or(d.reasoning).filter(|r| !r.is_empty()) {
+            if let Some(r) = d
+                .reasoning_content
+                .or(d.reasoning)
+                .filter(|r| !r.is_empty())
+            {
                 out.push(Delta::Reasoning(r));
             }
             if let Some(t) = d.content.filter(|t| !t.is_empty()) {

@@ -241,7 +241,8 @@ impl Decoder for ResponsesDecoder {
             }
             "response.function_call_arguments.delta" => {
                 let key = call_key(e.item_id.as_deref(), e.output_index);
-                self.calls.push_args(&key, e.delta.as_deref().unwrap_or(""))?;
+                self.calls
+                    .push_args(&key, e.delta.as_deref().unwrap_or(""))?;
             }
             "response.function_call_arguments.done" => {
                 let key = call_key(e.item_id.as_deref(), e.output_index);

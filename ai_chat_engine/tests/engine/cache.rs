@@ -32,7 +32,11 @@ fn ten_round_session_is_append_only() {
         // Turn 1: 9 tool rounds, then an answer (10 requests).
         0..=8 => ChatStream::new()
             .text(&format!("Step {i}."))
-            .tool_call(&format!("c{i}"), "fs_read", &format!(r#"{{"path":"f{}.txt"}}"#, i % 3))
+            .tool_call(
+                &format!("c{i}"),
+                "fs_read",
+                &format!(r#"{{"path":"f{}.txt"}}"#, i % 3),
+            )
             .tool_calls()
             .usage(1000 + 100 * i as u64, 900 + 100 * i as u64, 10)
             .reply(),
@@ -42,7 +46,11 @@ fn ten_round_session_is_append_only() {
     });
     let h = harness(&server);
     for n in 0..3 {
-        std::fs::write(h.workspace.path().join(format!("f{n}.txt")), format!("file {n}\n")).unwrap();
+        std::fs::write(
+            h.workspace.path().join(format!("f{n}.txt")),
+            format!("file {n}\n"),
+        )
+        .unwrap();
     }
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "read the files");
@@ -61,7 +69,10 @@ fn anthropic_prefix_is_stable_apart_from_the_moving_breakpoint() {
             .tool_use(&format!("t{i}"), "fs_list", r#"{"path":"."}"#)
             .stop("tool_use", 5)
             .reply(),
-        _ => MessagesStream::new(10, 0, 0).text("done").stop("end_turn", 1).reply(),
+        _ => MessagesStream::new(10, 0, 0)
+            .text("done")
+            .stop("end_turn", 1)
+            .reply(),
     });
     let h = harness_with(&server, ProviderKind::Anthropic, |_| {});
     let conv = h.engine.new_conversation();
@@ -82,7 +93,11 @@ fn anthropic_prefix_is_stable_apart_from_the_moving_breakpoint() {
         // Anthropic merges the next turn's blocks into the last user turn,
         // so compare up to the previous body's last content block.
         let prev = pair[0].strip_suffix("]}]}").unwrap();
-        assert!(pair[1].starts_with(prev), "prefix broke:\n{prev}\n---\n{}", pair[1]);
+        assert!(
+            pair[1].starts_with(prev),
+            "prefix broke:\n{prev}\n---\n{}",
+            pair[1]
+        );
     }
 }
 
@@ -108,12 +123,20 @@ fn child_prints_system_prompt() {
 
 fn prompt_from_child(config_dir: &std::path::Path) -> String {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "cache::child_prints_system_prompt", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "cache::child_prints_system_prompt",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, config_dir)
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let start = stdout.find("<<<PROMPT>>>").expect("child printed the prompt") + 12;
+    let start = stdout
+        .find("<<<PROMPT>>>")
+        .expect("child printed the prompt")
+        + 12;
     let end = stdout.find("<<<END>>>").unwrap();
     stdout[start..end].to_string()
 }
@@ -127,7 +150,10 @@ fn system_prompt_is_identical_across_processes() {
     let b = prompt_from_child(config_dir.path());
     assert_eq!(a, b);
     assert!(a.contains("Prefer Rust examples."));
-    assert!(!a.contains("changes often"), "MEMORY.md stays out of the system prompt");
+    assert!(
+        !a.contains("changes often"),
+        "MEMORY.md stays out of the system prompt"
+    );
     let server = FakeProvider::start([]);
     let data = tempfile::tempdir().unwrap();
     let here = ai_chat_engine::Engine::new(

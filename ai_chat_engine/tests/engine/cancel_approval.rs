@@ -13,7 +13,11 @@ const CANCEL_BUDGET: Duration = Duration::from_millis(100);
 
 #[test]
 fn cancel_mid_stream_within_100ms() {
-    let server = FakeProvider::start([ChatStream::new().text("I am thinking very slowly").stop().reply().hang_after(2)]);
+    let server = FakeProvider::start([ChatStream::new()
+        .text("I am thinking very slowly")
+        .stop()
+        .reply()
+        .hang_after(2)]);
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("hi"));
@@ -54,7 +58,9 @@ fn cancel_mid_tool_within_100ms() {
     assert!(took < CANCEL_BUDGET, "cancel took {took:?}");
     // The call still has a result in history, so the next request is valid.
     let history = conv.messages();
-    assert!(matches!(history.last(), Some(Message::ToolResult { is_error: true, content, .. }) if content.contains("cancelled")));
+    assert!(
+        matches!(history.last(), Some(Message::ToolResult { is_error: true, content, .. }) if content.contains("cancelled"))
+    );
     assert_eq!(server.request_count(), 1);
 }
 
@@ -64,7 +70,10 @@ fn write_call() -> String {
 
 fn approval_server() -> FakeProvider {
     FakeProvider::start([
-        ChatStream::new().tool_call("w1", "fs_write", &write_call()).tool_calls().reply(),
+        ChatStream::new()
+            .tool_call("w1", "fs_write", &write_call())
+            .tool_calls()
+            .reply(),
         ChatStream::new().text("finished").stop().reply(),
     ])
 }
@@ -94,7 +103,10 @@ fn turn_with_approval(h: &Harness, answer: Option<ApprovalReply>) -> (Vec<Stream
 }
 
 fn tool_result_text(server: &FakeProvider) -> String {
-    let m = server.requests()[1].json()["messages"].as_array().unwrap().clone();
+    let m = server.requests()[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     m[4]["content"].as_str().unwrap().to_string()
 }
 

@@ -59,7 +59,9 @@ pub fn config(server: &FakeProvider, provider: ProviderKind) -> AiConfig {
 }
 
 pub fn registry(ws: &Path) -> Arc<Registry> {
-    Arc::new(Registry::standard(RegistryConfig::new(Workspace::new(ws).unwrap())))
+    Arc::new(Registry::standard(RegistryConfig::new(
+        Workspace::new(ws).unwrap(),
+    )))
 }
 
 /// An engine for `provider` at `server`, options adjusted by `tweak`.
@@ -153,5 +155,7 @@ pub fn count<F: Fn(&StreamMsg) -> bool>(msgs: &[StreamMsg], f: F) -> usize {
 pub fn messages_prefix(body: &str) -> &str {
     let start = body.find("\"messages\":[").expect("messages array");
     let inner = &body[start..];
-    inner.strip_suffix("]}").expect("messages is the last field")
+    inner
+        .strip_suffix("]}")
+        .expect("messages is the last field")
 }

@@ -57,7 +57,10 @@ fn openai_responses_dialect() {
             .function_call("call_r1", "fs_read", r#"{"path":"a.txt"}"#)
             .completed(900, 800, 30)
             .reply(),
-        ResponsesStream::new().text("It says A.").completed(1000, 900, 5).reply(),
+        ResponsesStream::new()
+            .text("It says A.")
+            .completed(1000, 900, 5)
+            .reply(),
     ]);
     let h = harness_with(&server, ProviderKind::OpenAiResponses, |_| {});
     std::fs::write(h.workspace.path().join("a.txt"), "A\n").unwrap();
@@ -70,7 +73,10 @@ fn openai_responses_dialect() {
     let reqs = server.requests();
     assert_eq!(reqs[0].path, "/v1/responses");
     let body = reqs[1].json();
-    assert_eq!(body["instructions"].as_str().unwrap(), h.engine.system_prompt());
+    assert_eq!(
+        body["instructions"].as_str().unwrap(),
+        h.engine.system_prompt()
+    );
     assert_eq!(body["store"], false);
     assert_eq!(body["tools"][0]["type"], "function");
     assert_eq!(body["tools"][0]["strict"], false);
@@ -78,7 +84,10 @@ fn openai_responses_dialect() {
     let call = input.iter().find(|i| i["type"] == "function_call").unwrap();
     assert_eq!(call["call_id"], "call_r1");
     assert_eq!(call["arguments"], r#"{"path":"a.txt"}"#);
-    let out = input.iter().find(|i| i["type"] == "function_call_output").unwrap();
+    let out = input
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .unwrap();
     assert_eq!(out["call_id"], "call_r1");
     assert!(out["output"].as_str().unwrap().contains("A"));
     // Prefix stability holds for this dialect too.
@@ -89,13 +98,21 @@ fn openai_responses_dialect() {
 #[test]
 fn openai_responses_incomplete_and_failed() {
     let server = FakeProvider::start([
-        ResponsesStream::new().text("Partial").incomplete("max_output_tokens").reply(),
+        ResponsesStream::new()
+            .text("Partial")
+            .incomplete("max_output_tokens")
+            .reply(),
         ResponsesStream::new().failed("backend on fire").reply(),
     ]);
     let h = harness_with(&server, ProviderKind::OpenAiResponses, |_| {});
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "a");
-    assert_eq!(error_of(&msgs), &EngineError::Incomplete { reason: "max_output_tokens".into() });
+    assert_eq!(
+        error_of(&msgs),
+        &EngineError::Incomplete {
+            reason: "max_output_tokens".into()
+        }
+    );
     let msgs = run(&h.engine, &conv, "b");
     assert!(error_of(&msgs).to_string().contains("backend on fire"));
 }
@@ -110,7 +127,10 @@ fn anthropic_dialect() {
             .tool_use("toolu_1", "fs_read", r#"{"path":"b.txt"}"#)
             .stop("tool_use", 40)
             .reply(),
-        MessagesStream::new(20, 2300, 0).text("It says B.").stop("end_turn", 6).reply(),
+        MessagesStream::new(20, 2300, 0)
+            .text("It says B.")
+            .stop("end_turn", 6)
+            .reply(),
     ]);
     let h = harness_with(&server, ProviderKind::Anthropic, |_| {});
     std::fs::write(h.workspace.path().join("b.txt"), "B\n").unwrap();
@@ -128,7 +148,10 @@ fn anthropic_dialect() {
     assert_eq!(r.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(r.header("authorization"), None);
     let body = r.json();
-    assert_eq!(body["system"][0]["text"].as_str().unwrap(), h.engine.system_prompt());
+    assert_eq!(
+        body["system"][0]["text"].as_str().unwrap(),
+        h.engine.system_prompt()
+    );
     assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
     assert!(body["max_tokens"].as_u64().unwrap() > 0);
     let m = body["messages"].as_array().unwrap();
@@ -142,22 +165,38 @@ fn anthropic_dialect() {
     let result = &m[2]["content"][0];
     assert_eq!(result["type"], "tool_result");
     assert_eq!(result["tool_use_id"], "toolu_1");
-    assert_eq!(result["cache_control"]["type"], "ephemeral", "breakpoint on the last block");
+    assert_eq!(
+        result["cache_control"]["type"], "ephemeral",
+        "breakpoint on the last block"
+    );
     assert!(m[1]["content"][1].get("cache_control").is_none());
 }
 
 #[test]
 fn anthropic_error_event_and_max_tokens() {
     let server = FakeProvider::start([
-        MessagesStream::new(1, 0, 0).error("overloaded_error", "Overloaded").reply(),
-        MessagesStream::new(1, 0, 0).text("cut").stop("max_tokens", 9).reply(),
+        MessagesStream::new(1, 0, 0)
+            .error("overloaded_error", "Overloaded")
+            .reply(),
+        MessagesStream::new(1, 0, 0)
+            .text("cut")
+            .stop("max_tokens", 9)
+            .reply(),
     ]);
     let h = harness_with(&server, ProviderKind::Anthropic, |_| {});
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "a");
-    assert!(error_of(&msgs).to_string().contains("Overloaded"), "{msgs:?}");
+    assert!(
+        error_of(&msgs).to_string().contains("Overloaded"),
+        "{msgs:?}"
+    );
     let msgs = run(&h.engine, &conv, "b");
-    assert_eq!(error_of(&msgs), &EngineError::Incomplete { reason: "max_tokens".into() });
+    assert_eq!(
+        error_of(&msgs),
+        &EngineError::Incomplete {
+            reason: "max_tokens".into()
+        }
+    );
     // Usage is reported even though the step failed.
     assert_eq!(usage(&msgs), vec![(1, 0, 9)]);
 }

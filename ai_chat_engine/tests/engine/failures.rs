@@ -11,26 +11,45 @@ use crate::common::*;
 
 #[test]
 fn stream_cut_mid_tool_call_executes_nothing() {
-    let stream = ChatStream::new()
-        .text("Writing it now.")
-        .tool_call("w1", "fs_write", r#"{"path":"victim.txt","content":"boom","expected_revision":"absent"}"#);
+    let stream = ChatStream::new().text("Writing it now.").tool_call(
+        "w1",
+        "fs_write",
+        r#"{"path":"victim.txt","content":"boom","expected_revision":"absent"}"#,
+    );
     // Role chunk, 2 text pieces, call head, first half of the arguments.
     let n = stream.events().len() - 1;
     let server = FakeProvider::start([stream.reply().cut_after(n)]);
-    let h = harness_with(&server, ProviderKind::OpenAi, |o| o.mode = Some(ai_tools::Mode::Bypass));
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
+        o.mode = Some(ai_tools::Mode::Bypass)
+    });
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "write the file");
-    assert!(matches!(error_of(&msgs), EngineError::Stream(_)), "{msgs:?}");
-    assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::ToolStart { .. })), 0);
+    assert!(
+        matches!(error_of(&msgs), EngineError::Stream(_)),
+        "{msgs:?}"
+    );
+    assert_eq!(
+        count(&msgs, |m| matches!(m, StreamMsg::ToolStart { .. })),
+        0
+    );
     assert!(!h.workspace.path().join("victim.txt").exists());
     assert_eq!(server.request_count(), 1);
     // Even a clean end of body without a finish reason executes nothing.
-    let stream = ChatStream::new().tool_call("w2", "fs_write", r#"{"path":"victim.txt","content":"boom","expected_revision":"absent"}"#);
+    let stream = ChatStream::new().tool_call(
+        "w2",
+        "fs_write",
+        r#"{"path":"victim.txt","content":"boom","expected_revision":"absent"}"#,
+    );
     let server = FakeProvider::start([Reply::sse(stream.events())]);
-    let h2 = harness_with(&server, ProviderKind::OpenAi, |o| o.mode = Some(ai_tools::Mode::Bypass));
+    let h2 = harness_with(&server, ProviderKind::OpenAi, |o| {
+        o.mode = Some(ai_tools::Mode::Bypass)
+    });
     let conv = h2.engine.new_conversation();
     let msgs = run(&h2.engine, &conv, "write the file");
-    assert!(matches!(error_of(&msgs), EngineError::Stream(_)), "{msgs:?}");
+    assert!(
+        matches!(error_of(&msgs), EngineError::Stream(_)),
+        "{msgs:?}"
+    );
     assert!(!h2.workspace.path().join("victim.txt").exists());
     // The partial text the user saw is kept; no tool call is.
     let history = conv.messages();
@@ -49,22 +68,37 @@ fn rate_limit_then_success_honours_retry_after() {
     let msgs = run(&h.engine, &conv, "hi");
     assert!(is_done(&msgs), "{msgs:?}");
     assert_eq!(tokens(&msgs), "ok");
-    assert!(t0.elapsed() >= Duration::from_millis(950), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() >= Duration::from_millis(950),
+        "{:?}",
+        t0.elapsed()
+    );
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
-    assert_eq!(reqs[0].body, reqs[1].body, "a retry resends the same request");
+    assert_eq!(
+        reqs[0].body, reqs[1].body,
+        "a retry resends the same request"
+    );
 }
 
 #[test]
 fn server_error_three_times_is_a_clear_error() {
-    let server = FakeProvider::start((0..3).map(|_| Reply::status(500, r#"{"error":{"message":"upstream exploded"}}"#)));
+    let server = FakeProvider::start(
+        (0..3).map(|_| Reply::status(500, r#"{"error":{"message":"upstream exploded"}}"#)),
+    );
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "hi");
     let e = error_of(&msgs);
-    assert!(matches!(e, EngineError::RetriesExhausted { attempts: 3, .. }), "{e:?}");
+    assert!(
+        matches!(e, EngineError::RetriesExhausted { attempts: 3, .. }),
+        "{e:?}"
+    );
     let text = e.to_string();
-    assert!(text.contains("HTTP 500") && text.contains("upstream exploded"), "{text}");
+    assert!(
+        text.contains("HTTP 500") && text.contains("upstream exploded"),
+        "{text}"
+    );
     assert_eq!(server.request_count(), 3);
 }
 
@@ -95,17 +129,26 @@ fn round_limit_with_wrap_up_notice_at_round_twenty() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "loop forever");
-    assert_eq!(error_of(&msgs), &EngineError::RoundLimit { rounds: MAX_ROUNDS });
+    assert_eq!(
+        error_of(&msgs),
+        &EngineError::RoundLimit { rounds: MAX_ROUNDS }
+    );
     let reqs = server.requests();
     assert_eq!(reqs.len(), MAX_ROUNDS);
     let has_notice = |i: usize| reqs[i].body_str().contains(&WRAP_UP_NOTICE[..40]);
     assert!(!has_notice(18), "request 19 has no notice yet");
     assert!(has_notice(19), "request 20 carries the wrap-up notice");
     // Round 25's call is answered in history but never run.
-    assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::ToolDone { .. })), MAX_ROUNDS - 1);
+    assert_eq!(
+        count(&msgs, |m| matches!(m, StreamMsg::ToolDone { .. })),
+        MAX_ROUNDS - 1
+    );
     assert!(matches!(msgs[msgs.len() - 2], StreamMsg::ToolFailed { .. }));
     let last = conv.messages();
-    assert!(matches!(last.last(), Some(ai_chat_engine::Message::ToolResult { is_error: true, .. })));
+    assert!(matches!(
+        last.last(),
+        Some(ai_chat_engine::Message::ToolResult { is_error: true, .. })
+    ));
 }
 
 #[test]
@@ -119,7 +162,11 @@ fn output_cap_ends_with_a_partial_error_never_done() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "talk forever");
-    assert!(matches!(error_of(&msgs), EngineError::OutputCap { .. }), "{:?}", msgs.last());
+    assert!(
+        matches!(error_of(&msgs), EngineError::OutputCap { .. }),
+        "{:?}",
+        msgs.last()
+    );
     assert!(error_of(&msgs).to_string().contains("partial"));
     assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::Done)), 0);
     let shown = tokens(&msgs).len();
@@ -128,17 +175,28 @@ fn output_cap_ends_with_a_partial_error_never_done() {
 
 #[test]
 fn length_stop_is_an_incomplete_error() {
-    let server = FakeProvider::start([ChatStream::new().text("The answer is").finish("length").reply()]);
+    let server = FakeProvider::start([ChatStream::new()
+        .text("The answer is")
+        .finish("length")
+        .reply()]);
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "hi");
-    assert_eq!(error_of(&msgs), &EngineError::Incomplete { reason: "length".into() });
+    assert_eq!(
+        error_of(&msgs),
+        &EngineError::Incomplete {
+            reason: "length".into()
+        }
+    );
 }
 
 #[test]
 fn provider_error_event_and_garbage_end_the_turn() {
     let server = FakeProvider::start([
-        Reply::sse([koi_testkit::sse_event(None, r#"{"error":{"message":"model overloaded"}}"#)]),
+        Reply::sse([koi_testkit::sse_event(
+            None,
+            r#"{"error":{"message":"model overloaded"}}"#,
+        )]),
         Reply::sse([koi_testkit::sse_event(None, "<html>not json</html>")]),
     ]);
     let h = harness(&server);
@@ -146,5 +204,8 @@ fn provider_error_event_and_garbage_end_the_turn() {
     let msgs = run(&h.engine, &conv, "a");
     assert!(error_of(&msgs).to_string().contains("model overloaded"));
     let msgs = run(&h.engine, &conv, "b");
-    assert!(matches!(error_of(&msgs), EngineError::Stream(_)), "{msgs:?}");
+    assert!(
+        matches!(error_of(&msgs), EngineError::Stream(_)),
+        "{msgs:?}"
+    );
 }

@@ -2,10 +2,14 @@
 //! scripted fake provider, with ai_tools' real tools in temp directories.
 //! One test binary (several modules) to keep link time down.
 
+// Test helpers outside #[test] fns: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 mod cache;
 mod cancel_approval;
 mod common;
 mod dialects;
 mod failures;
+mod robustness;
 mod sessions;
 mod turns;

@@ -46,13 +46,29 @@ fn load_continue_and_ignore_a_torn_tail() {
         .collect();
     assert_eq!(
         kinds,
-        ["meta", "env", "user", "assistant", "tool_start", "tool_result", "assistant", "turn_end"]
+        [
+            "meta",
+            "env",
+            "user",
+            "assistant",
+            "tool_start",
+            "tool_result",
+            "assistant",
+            "turn_end"
+        ]
     );
-    assert!(log.records.iter().all(|r| !r.id.is_empty() && r.ts.ends_with('Z')));
+    assert!(log
+        .records
+        .iter()
+        .all(|r| !r.id.is_empty() && r.ts.ends_with('Z')));
 
     // A crash mid-write leaves a torn line; it is ignored, then cut.
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-    f.write_all(br#"{"id":"e99","ts":"2026-01-01T00:00:00.000Z","type":"user","te"#).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(br#"{"id":"e99","ts":"2026-01-01T00:00:00.000Z","type":"user","te"#)
+        .unwrap();
     drop(f);
     assert!(read_log(&path).unwrap().torn_tail);
 
@@ -62,7 +78,11 @@ fn load_continue_and_ignore_a_torn_tail() {
     assert_eq!(sessions[0].user_messages, 1);
     let latest = h.engine.latest_conversation().expect("latest for this cwd");
     assert_eq!(latest.id(), conv.id());
-    assert_eq!(latest.messages(), conv.messages(), "replay equals the live history");
+    assert_eq!(
+        latest.messages(),
+        conv.messages(),
+        "replay equals the live history"
+    );
 
     // Continuing after a reload keeps the cache prefix.
     assert!(is_done(&run(&h.engine, &latest, "and again?")));
@@ -88,14 +108,25 @@ fn a_started_call_without_result_is_uncertain_after_a_crash() {
         r#"{"id":"e4","ts":"2026-01-01T00:00:03.000Z","type":"assistant","text":"","tool_calls":[{"id":"k1","name":"shell_exec","arguments":"{\"command\":\"rm -rf cache\"}"},{"id":"k2","name":"fs_list","arguments":"{}"}],"finish":"tool_calls"}"#.to_string(),
         r#"{"id":"e5","ts":"2026-01-01T00:00:04.000Z","type":"tool_start","call_id":"k1","name":"shell_exec","arguments":"{\"command\":\"rm -rf cache\"}"}"#.to_string(),
     ];
-    std::fs::write(dir.join("20260101-000000-abcdef.jsonl"), lines.join("\n") + "\n").unwrap();
-    let conv = h.engine.load_conversation("20260101-000000-abcdef").unwrap();
+    std::fs::write(
+        dir.join("20260101-000000-abcdef.jsonl"),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let conv = h
+        .engine
+        .load_conversation("20260101-000000-abcdef")
+        .unwrap();
     let uncertain = conv.uncertain_calls();
     assert_eq!(uncertain.len(), 1);
     assert_eq!(uncertain[0].id, "k1");
     let m = conv.messages();
-    assert!(matches!(&m[3], Message::ToolResult { call_id, content, .. } if call_id == "k1" && content == UNCERTAIN_RESULT));
-    assert!(matches!(&m[4], Message::ToolResult { call_id, content, .. } if call_id == "k2" && content.starts_with("not run")));
+    assert!(
+        matches!(&m[3], Message::ToolResult { call_id, content, .. } if call_id == "k1" && content == UNCERTAIN_RESULT)
+    );
+    assert!(
+        matches!(&m[4], Message::ToolResult { call_id, content, .. } if call_id == "k2" && content.starts_with("not run"))
+    );
     // The conversation can continue; both calls have results in the request.
     assert!(is_done(&run(&h.engine, &conv, "what happened?")));
     let body = server.requests()[0].json();
@@ -108,7 +139,10 @@ fn a_started_call_without_result_is_uncertain_after_a_crash() {
 fn title_is_generated_with_the_fast_model() {
     let server = FakeProvider::start([
         ChatStream::new().text("Fixed.").stop().reply(),
-        ChatStream::new().text("\"Fixing the build.\"\n").stop().reply(),
+        ChatStream::new()
+            .text("\"Fixing the build.\"\n")
+            .stop()
+            .reply(),
         ChatStream::new().text("Anything else?").stop().reply(),
     ]);
     let h = harness_with(&server, ProviderKind::OpenAi, |o| o.generate_titles = true);
@@ -121,9 +155,15 @@ fn title_is_generated_with_the_fast_model() {
     let title_req = reqs[1].json();
     assert_eq!(title_req["model"], "fast-model");
     assert!(title_req.get("tools").is_none());
-    assert!(title_req["messages"][1]["content"].as_str().unwrap().contains("the build is broken"));
+    assert!(title_req["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("the build is broken"));
     assert_eq!(reqs[2].json()["model"], "main-model");
-    assert_eq!(h.engine.sessions()[0].title.as_deref(), Some("Fixing the build"));
+    assert_eq!(
+        h.engine.sessions()[0].title.as_deref(),
+        Some("Fixing the build")
+    );
 }
 
 #[test]
@@ -132,7 +172,10 @@ fn compaction_summarises_in_band_and_is_recorded() {
     let server = FakeProvider::start([
         ChatStream::new().text("one").stop().reply(),
         ChatStream::new().text("two").stop().reply(),
-        ChatStream::new().text("SUMMARY: user pasted two logs.").stop().reply(),
+        ChatStream::new()
+            .text("SUMMARY: user pasted two logs.")
+            .stop()
+            .reply(),
         ChatStream::new().text("three").stop().reply(),
     ]);
     // Budget: everything but the third attachment fits.
@@ -141,11 +184,17 @@ fn compaction_summarises_in_band_and_is_recorded() {
     let c = p.engine.new_conversation();
     assert!(is_done(&run(&p.engine, &c, "q")));
     let base = probe.requests()[0].body.len();
-    let h = harness_with(&server, ProviderKind::OpenAi, |o| o.context_budget_bytes = base + 50 * 1024);
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
+        o.context_budget_bytes = base + 50 * 1024
+    });
 
     let conv = h.engine.new_conversation();
     for (i, q) in ["first", "second", "third"].iter().enumerate() {
-        let input = UserInput::text(*q).with_attachment(AttachmentKind::CommandOutput, &format!("log {i}"), &big);
+        let input = UserInput::text(*q).with_attachment(
+            AttachmentKind::CommandOutput,
+            &format!("log {i}"),
+            &big,
+        );
         let (rx, _c) = h.engine.submit(&conv, input);
         let msgs = collect(&rx);
         assert!(is_done(&msgs), "{msgs:?}");
@@ -157,16 +206,25 @@ fn compaction_summarises_in_band_and_is_recorded() {
     assert!(summary_req.contains("\"model\":\"fast-model\""));
     assert!(summary_req.contains("Context budget reached"));
     let prev = messages_prefix(&reqs[1].body_str()).to_string();
-    assert!(messages_prefix(&summary_req).starts_with(&prev), "in-band: same prefix");
+    assert!(
+        messages_prefix(&summary_req).starts_with(&prev),
+        "in-band: same prefix"
+    );
     // The next request carries the summary instead of the oldest turn.
     let after = reqs[3].json();
     let m = after["messages"].as_array().unwrap();
-    assert!(m[2]["content"].as_str().unwrap().contains("SUMMARY: user pasted two logs."));
+    assert!(m[2]["content"]
+        .as_str()
+        .unwrap()
+        .contains("SUMMARY: user pasted two logs."));
     assert!(!reqs[3].body_str().contains("log 0"));
     assert!(reqs[3].body_str().contains("log 2"));
     // Recorded, and replay reproduces the compacted history.
     let log = read_log(&conv.log_path().unwrap()).unwrap();
-    assert!(log.records.iter().any(|r| matches!(&r.entry, Entry::Summary { method, .. } if method == "summary")));
+    assert!(log
+        .records
+        .iter()
+        .any(|r| matches!(&r.entry, Entry::Summary { method, .. } if method == "summary")));
     let loaded = h.engine.load_conversation(&conv.id()).unwrap();
     assert_eq!(loaded.messages(), conv.messages());
     assert!(matches!(conv.messages()[1], Message::Summary(_)));

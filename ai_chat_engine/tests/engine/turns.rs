@@ -27,7 +27,11 @@ fn text_only_turn() {
     assert_eq!(count(&msgs, |m| m.is_terminal()), 1);
     assert!(msgs.iter().any(|m| matches!(
         m,
-        StreamMsg::Usage { input: 120, cached_input: 100, output: 7 }
+        StreamMsg::Usage {
+            input: 120,
+            cached_input: 100,
+            output: 7
+        }
     )));
 
     let reqs = server.requests();
@@ -41,7 +45,10 @@ fn text_only_turn() {
     let m = body["messages"].as_array().unwrap();
     assert_eq!(m[0]["role"], "system");
     assert_eq!(m[0]["content"].as_str().unwrap(), h.engine.system_prompt());
-    assert!(m[1]["content"].as_str().unwrap().starts_with("<environment>"));
+    assert!(m[1]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("<environment>"));
     assert_eq!(m[2]["content"], "hi");
     assert!(body["tools"].as_array().unwrap().len() > 5);
 
@@ -52,7 +59,9 @@ fn text_only_turn() {
     assert!(log.contains("\"type\":\"assistant\""));
     let history = conv.messages();
     assert_eq!(history.len(), 3);
-    assert!(matches!(&history[2], Message::Assistant { text, .. } if text == "Hello from the model."));
+    assert!(
+        matches!(&history[2], Message::Assistant { text, .. } if text == "Hello from the model.")
+    );
 }
 
 #[test]
@@ -73,7 +82,9 @@ fn tool_call_result_then_answer() {
     assert!(msgs.iter().any(|m| matches!(m,
         StreamMsg::ToolStart { id, name, args_preview }
             if id == "call_1" && name == "fs_read" && args_preview.contains("notes.txt"))));
-    assert!(msgs.iter().any(|m| matches!(m, StreamMsg::ToolDone { id, .. } if id == "call_1")));
+    assert!(msgs
+        .iter()
+        .any(|m| matches!(m, StreamMsg::ToolDone { id, .. } if id == "call_1")));
     assert_eq!(tokens(&msgs), "Let me look.It says hello.");
     assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::AssistantStart)), 2);
 
@@ -83,12 +94,18 @@ fn tool_call_result_then_answer() {
     let assistant = &m[3];
     assert_eq!(assistant["role"], "assistant");
     assert_eq!(assistant["tool_calls"][0]["id"], "call_1");
-    assert_eq!(assistant["tool_calls"][0]["function"]["arguments"], r#"{"path":"notes.txt"}"#);
+    assert_eq!(
+        assistant["tool_calls"][0]["function"]["arguments"],
+        r#"{"path":"notes.txt"}"#
+    );
     let tool = &m[4];
     assert_eq!(tool["role"], "tool");
     assert_eq!(tool["tool_call_id"], "call_1");
     let content = tool["content"].as_str().unwrap();
-    assert!(content.starts_with("<untrusted-data kind=\"tool-output\" label=\"fs_read\">"), "{content}");
+    assert!(
+        content.starts_with("<untrusted-data kind=\"tool-output\" label=\"fs_read\">"),
+        "{content}"
+    );
     assert!(content.contains("hello world"));
 }
 
@@ -108,10 +125,20 @@ fn two_read_only_calls_run_in_parallel() {
     let msgs = run(&h.engine, &conv, "run both");
     let took = t0.elapsed();
     assert!(is_done(&msgs), "{msgs:?}");
-    assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::ToolDone { .. })), 2, "{msgs:?}");
-    assert!(took < Duration::from_millis(1150), "ran one after the other: {took:?}");
+    assert_eq!(
+        count(&msgs, |m| matches!(m, StreamMsg::ToolDone { .. })),
+        2,
+        "{msgs:?}"
+    );
+    assert!(
+        took < Duration::from_millis(1150),
+        "ran one after the other: {took:?}"
+    );
     // Results come back in call order whatever order they finished in.
-    let m = server.requests()[1].json()["messages"].as_array().unwrap().clone();
+    let m = server.requests()[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(m[4]["tool_call_id"], "a");
     assert!(m[4]["content"].as_str().unwrap().contains("first"));
     assert_eq!(m[5]["tool_call_id"], "b");
@@ -133,10 +160,19 @@ fn unknown_tool_becomes_a_readable_error() {
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(msgs.iter().any(|m| matches!(m,
         StreamMsg::ToolFailed { id, error } if id == "c1" && error.contains("no tool named"))));
-    let m = server.requests()[1].json()["messages"].as_array().unwrap().clone();
+    let m = server.requests()[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     let content = m[4]["content"].as_str().unwrap();
-    assert!(content.contains("no tool named `launch_rockets`"), "{content}");
-    assert!(content.contains("fs_read"), "lists the real tools: {content}");
+    assert!(
+        content.contains("no tool named `launch_rockets`"),
+        "{content}"
+    );
+    assert!(
+        content.contains("fs_read"),
+        "lists the real tools: {content}"
+    );
 }
 
 #[test]
@@ -148,12 +184,17 @@ fn invalid_json_arguments_are_not_executed() {
             .reply(),
         ChatStream::new().text("Let me fix that.").stop().reply(),
     ]);
-    let h = harness_with(&server, ProviderKind::OpenAi, |o| o.mode = Some(ai_tools::Mode::Bypass));
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
+        o.mode = Some(ai_tools::Mode::Bypass)
+    });
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "write");
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(!h.workspace.path().join("x.txt").exists());
-    let m = server.requests()[1].json()["messages"].as_array().unwrap().clone();
+    let m = server.requests()[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     // History carries a valid object so the provider accepts the request.
     assert_eq!(m[3]["tool_calls"][0]["function"]["arguments"], "{}");
     assert!(m[4]["content"].as_str().unwrap().contains("not valid JSON"));
@@ -178,10 +219,17 @@ fn waker_runs_after_each_message_and_busy_is_reported() {
     std::thread::sleep(Duration::from_millis(50));
     let (rx2, _c2) = h.engine.submit(&conv, UserInput::text("two"));
     let second = collect(&rx2);
-    assert!(matches!(error_of(&second), ai_chat_engine::EngineError::Busy));
+    assert!(matches!(
+        error_of(&second),
+        ai_chat_engine::EngineError::Busy
+    ));
     let msgs = collect(&rx);
     assert!(is_done(&msgs));
-    assert!(wakes.load(Ordering::SeqCst) >= msgs.len(), "woken {wakes:?} for {}", msgs.len());
+    assert!(
+        wakes.load(Ordering::SeqCst) >= msgs.len(),
+        "woken {wakes:?} for {}",
+        msgs.len()
+    );
 }
 
 #[test]
@@ -192,7 +240,12 @@ fn demo_provider_shows_a_tool_call_and_an_approval() {
         provider: Some(ProviderKind::Demo),
         ..Default::default()
     };
-    let engine = ai_chat_engine::Engine::new(cfg, registry(workspace.path()), options(data.path(), data.path())).unwrap();
+    let engine = ai_chat_engine::Engine::new(
+        cfg,
+        registry(workspace.path()),
+        options(data.path(), data.path()),
+    )
+    .unwrap();
     assert!(engine.is_demo());
     let conv = engine.new_conversation();
     let (rx, _c) = engine.submit(&conv, UserInput::text("hello?"));
@@ -212,6 +265,104 @@ fn demo_provider_shows_a_tool_call_and_an_approval() {
     let text = tokens(&msgs);
     assert!(text.contains("demo"), "{text}");
     assert!(text.contains("koi.toml"), "{text}");
-    assert!(msgs.iter().any(|m| matches!(m, StreamMsg::ToolDone { .. })), "{msgs:?}");
-    assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::ApprovalRequired { .. })), 1, "{msgs:?}");
+    assert!(
+        msgs.iter().any(|m| matches!(m, StreamMsg::ToolDone { .. })),
+        "{msgs:?}"
+    );
+    assert_eq!(
+        count(&msgs, |m| matches!(m, StreamMsg::ApprovalRequired { .. })),
+        1,
+        "{msgs:?}"
+    );
+    assert!(
+        !workspace.path().join("koi-demo.txt").exists(),
+        "denied, so not written"
+    );
+}
+
+#[test]
+fn arguments_that_miss_the_schema_are_an_error_result() {
+    let server = FakeProvider::start([
+        ChatStream::new()
+            .tool_call("c1", "fs_read", r#"{"file":"notes.txt"}"#)
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("Retrying.").stop().reply(),
+    ]);
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let msgs = run(&h.engine, &conv, "read");
+    assert!(is_done(&msgs), "{msgs:?}");
+    let m = server.requests()[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let content = m[4]["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("error: invalid arguments for fs_read"),
+        "{content}"
+    );
+    // The model's own arguments go back unchanged: they were valid JSON.
+    assert_eq!(
+        m[3]["tool_calls"][0]["function"]["arguments"],
+        r#"{"file":"notes.txt"}"#
+    );
+}
+
+#[test]
+fn writes_run_alone_and_in_order_between_reads() {
+    let server = FakeProvider::start([
+        ChatStream::new()
+            .tool_call("r1", "fs_read", r#"{"path":"a.txt"}"#)
+            .tool_call(
+                "w1",
+                "fs_write",
+                r#"{"path":"b.txt","content":"new\n","expected_revision":"absent"}"#,
+            )
+            .tool_call("r2", "fs_read", r#"{"path":"b.txt"}"#)
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("ok").stop().reply(),
+    ]);
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
+        o.mode = Some(ai_tools::Mode::Bypass)
+    });
+    std::fs::write(h.workspace.path().join("a.txt"), "a\n").unwrap();
+    let conv = h.engine.new_conversation();
+    assert!(is_done(&run(&h.engine, &conv, "go")));
+    // The read after the write sees the write.
+    let m = server.requests()[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        m[6]["content"].as_str().unwrap().contains("new"),
+        "{}",
+        m[6]
+    );
+    let log = ai_chat_engine::session_log::read_log(&conv.log_path().unwrap()).unwrap();
+    let order: Vec<String> = log
+        .records
+        .iter()
+        .filter_map(|r| match &r.entry {
+            ai_chat_engine::session_log::Entry::ToolStart { call_id, .. } => {
+                Some(format!("start {call_id}"))
+            }
+            ai_chat_engine::session_log::Entry::ToolResult { call_id, .. } => {
+                Some(format!("result {call_id}"))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "start r1",
+            "result r1",
+            "start w1",
+            "result w1",
+            "start r2",
+            "result r2"
+        ]
+    );
 }

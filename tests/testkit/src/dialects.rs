@@ -62,7 +62,10 @@ pub mod openai_chat {
         /// Starts with the usual role-only first chunk.
         pub fn new() -> ChatStream {
             ChatStream {
-                events: vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)],
+                events: vec![chunk(
+                    json!({"role": "assistant", "content": ""}),
+                    Value::Null,
+                )],
                 tool_index: 0,
             }
         }
@@ -70,8 +73,7 @@ pub mod openai_chat {
         /// Streams `text` as content deltas.
         pub fn text(mut self, text: &str) -> Self {
             for p in pieces(text) {
-                self.events
-                    .push(chunk(json!({"content": p}), Value::Null));
+                self.events.push(chunk(json!({"content": p}), Value::Null));
             }
             self
         }
@@ -177,8 +179,10 @@ pub mod openai_responses {
             let oi = self.output_index;
             self.output_index += 1;
             let id = format!("msg_{oi}");
-            self.push(json!({"type": "response.output_item.added", "output_index": oi,
-                "item": {"type": "message", "id": id, "role": "assistant", "content": []}}));
+            self.push(
+                json!({"type": "response.output_item.added", "output_index": oi,
+                "item": {"type": "message", "id": id, "role": "assistant", "content": []}}),
+            );
             self.push(json!({"type": "response.content_part.added", "item_id": id,
                 "output_index": oi, "content_index": 0,
                 "part": {"type": "output_text", "text": ""}}));
@@ -190,7 +194,9 @@ pub mod openai_responses {
                 "output_index": oi, "content_index": 0, "text": text}));
             let item = json!({"type": "message", "id": id, "role": "assistant",
                 "content": [{"type": "output_text", "text": text}]});
-            self.push(json!({"type": "response.output_item.done", "output_index": oi, "item": item}));
+            self.push(
+                json!({"type": "response.output_item.done", "output_index": oi, "item": item}),
+            );
             self.output.push(item);
             self
         }
@@ -200,15 +206,19 @@ pub mod openai_responses {
             let oi = self.output_index;
             self.output_index += 1;
             let id = format!("rs_{oi}");
-            self.push(json!({"type": "response.output_item.added", "output_index": oi,
-                "item": {"type": "reasoning", "id": id, "summary": []}}));
+            self.push(
+                json!({"type": "response.output_item.added", "output_index": oi,
+                "item": {"type": "reasoning", "id": id, "summary": []}}),
+            );
             for p in pieces(text) {
                 self.push(json!({"type": "response.reasoning_summary_text.delta",
                     "item_id": id, "output_index": oi, "summary_index": 0, "delta": p}));
             }
             let item = json!({"type": "reasoning", "id": id,
                 "summary": [{"type": "summary_text", "text": text}]});
-            self.push(json!({"type": "response.output_item.done", "output_index": oi, "item": item}));
+            self.push(
+                json!({"type": "response.output_item.done", "output_index": oi, "item": item}),
+            );
             self.output.push(item);
             self
         }
@@ -218,9 +228,11 @@ pub mod openai_responses {
             let oi = self.output_index;
             self.output_index += 1;
             let id = format!("fc_{oi}");
-            self.push(json!({"type": "response.output_item.added", "output_index": oi,
+            self.push(
+                json!({"type": "response.output_item.added", "output_index": oi,
                 "item": {"type": "function_call", "id": id, "call_id": call_id,
-                    "name": name, "arguments": "", "status": "in_progress"}}));
+                    "name": name, "arguments": "", "status": "in_progress"}}),
+            );
             for p in halves(args) {
                 self.push(json!({"type": "response.function_call_arguments.delta",
                     "item_id": id, "output_index": oi, "delta": p}));
@@ -229,7 +241,9 @@ pub mod openai_responses {
                 "item_id": id, "output_index": oi, "arguments": args}));
             let item = json!({"type": "function_call", "id": id, "call_id": call_id,
                 "name": name, "arguments": args, "status": "completed"});
-            self.push(json!({"type": "response.output_item.done", "output_index": oi, "item": item}));
+            self.push(
+                json!({"type": "response.output_item.done", "output_index": oi, "item": item}),
+            );
             self.output.push(item);
             self
         }

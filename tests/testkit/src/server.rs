@@ -96,6 +96,15 @@ impl Reply {
         }
     }
 
+    /// A `200 text/event-stream` reply writing these raw byte pieces as
+    /// chunks, split anywhere (even inside a UTF-8 sequence or a CRLF).
+    pub fn sse_bytes(chunks: Vec<Vec<u8>>) -> Reply {
+        Reply {
+            chunks,
+            ..Reply::sse(Vec::<String>::new())
+        }
+    }
+
     /// A plain (non-streaming) reply with a status and a body.
     pub fn status(status: u16, body: &str) -> Reply {
         Reply {
@@ -431,7 +440,10 @@ fn write_reply(w: &mut TcpStream, reply: &Reply, shared: &Shared) {
         let len: usize = reply.chunks.iter().map(Vec::len).sum();
         head.push_str(&format!("content-length: {len}\r\n\r\n"));
     }
-    if w.write_all(head.as_bytes()).and_then(|()| w.flush()).is_err() {
+    if w.write_all(head.as_bytes())
+        .and_then(|()| w.flush())
+        .is_err()
+    {
         return;
     }
     if !reply.streaming {

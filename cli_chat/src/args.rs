@@ -1,0 +1,212 @@
+//! The command line: `k [QUESTION]…`, its flags, and the subcommands.
+
+use std::path::PathBuf;
+
+use ai_chat_engine::ProviderKind;
+use ai_tools::Mode;
+use clap::{Args, Parser, Subcommand};
+
+const AFTER_HELP: &str = "\
+Examples:
+  k \"why does this test fail?\"          ask once; the answer streams to stdout
+  cargo build 2>&1 | k \"explain the first error\"
+                                        piped input is attached as untrusted data
+  git diff | k                          with a pipe and no question: explain the input
+  k                                     on a terminal: an interactive chat (/help inside)
+  k --new \"start over: plan a refactor\" start a fresh conversation
+  k --resume                            continue this directory's latest conversation
+  k --json \"list the TODOs\" | jq .      one JSON event per line, for scripts and editors
+  k sessions                            saved conversations (id, age, size, title)
+  k config                              the effective settings and where each came from
+  k policy check -- 'rm -rf build'      would this run, ask or be refused? (runs nothing)
+  k --overlay                           inside koi: open the Cmd+L overlay
+
+By default `k` continues the latest conversation started in the current
+directory. Tool activity goes to stderr (`→ fs_read src/main.rs`,
+`← read src/main.rs → 120 lines`). Anything that edits files or runs a command
+that is not proven read-only asks `[y/N]` on the terminal; with no terminal it
+is refused (mode dont-ask) unless --mode says otherwise.
+
+Settings come from the [ai] table of ~/.config/koi/koi.toml (XDG_CONFIG_HOME
+honoured); the API key from the env var it names (default KOI_API_KEY).
+
+Exit codes: 0 answered · 1 the turn failed (provider error, cancelled, limit)
+· 2 usage or configuration error · 130 interrupted by Ctrl+C.";
+
+/// `k`: koi's assistant in any shell.
+#[derive(Debug, Parser)]
+#[command(
+    name = "k",
+    version,
+    about = "koi's assistant in any shell: ask a question, get a streamed answer.",
+    after_help = AFTER_HELP,
+    args_override_self = true
+)]
+pub struct Cli {
+    /// The question (several words are joined with spaces). Without one, a
+    /// pipe's content is explained, and a terminal gets an interactive chat.
+    #[arg(value_name = "QUESTION")]
+    pub question: Vec<String>,
+
+    /// Start a fresh conversation instead of continuing this directory's latest.
+    #[arg(long, conflicts_with = "resume")]
+    pub new: bool,
+
+    /// Continue a saved conversation: ID from `k sessions`, or without ID
+    /// this directory's latest (an error when there is none).
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+
+    /// Do not read piped standard input.
+    #[arg(long)]
+    pub no_stdin: bool,
+
+    /// Ask the running koi to open its Cmd+L overlay (only inside koi).
+    #[arg(long, conflicts_with_all = ["question", "new", "resume"])]
+    pub overlay: bool,
+
+    #[command(flatten)]
+    pub common: Common,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Flags every form of `k` accepts.
+#[derive(Debug, Clone, Args, Default)]
+pub struct Common {
+    /// Approval mode: default | accept-edits | plan | dont-ask | bypass.
+    #[arg(long, global = true, value_name = "MODE", value_parser = parse_mode)]
+    pub mode: Option<Mode>,
+
+    /// One JSON object per line instead of text (schema in cli_chat/README.md).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Model for this run (overrides [ai] model).
+    #[arg(long, global = true, value_name = "M")]
+    pub model: Option<String>,
+
+    /// Provider for this run: openai | openai-responses | anthropic | demo.
+    #[arg(long, global = true, value_name = "P", value_parser = parse_provider)]
+    pub provider: Option<ProviderKind>,
+
+    /// API base URL for this run, e.g. http://127.0.0.1:11434/v1.
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Read settings from FILE instead of ~/.config/koi/koi.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List saved conversations, most recent first.
+    Sessions {
+        /// List every session (default: the 20 most recent).
+        #[arg(long)]
+        all: bool,
+    },
+    /// Print the effective settings, secrets masked, and where each came from.
+    Config,
+    /// Approval policy tools.
+    Policy {
+        #[command(subcommand)]
+        action: PolicyAction,
+    },
+}
+
+/// `k policy …`.
+#[derive(Debug, Subcommand)]
+pub enum PolicyAction {
+    /// Print what the approval policy decides for a command or tool call,
+    /// and why, without running anything.
+    #[command(after_help = "\
+Examples:
+  k policy check -- git status
+  k policy check --mode plan -- 'cat notes.txt > copy.txt'
+  k policy check --all-modes --json -- 'find . -delete'
+  k policy check --tool fs_write --args '{\"path\":\"a.txt\",\"content\":\"x\",\"expected_revision\":\"absent\"}'
+
+A single argument after -- is judged verbatim; several are shell-quoted and joined.")]
+    Check(PolicyCheck),
+}
+
+/// `k policy check` arguments.
+#[derive(Debug, Args)]
+pub struct PolicyCheck {
+    /// Judge in every mode (one line each).
+    #[arg(long, conflicts_with = "mode")]
+    pub all_modes: bool,
+
+    /// A tool name to judge instead of a shell command.
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "args",
+        conflicts_with = "command"
+    )]
+    pub tool: Option<String>,
+
+    /// The tool's JSON arguments (with --tool).
+    #[arg(long, value_name = "JSON", requires = "tool")]
+    pub args: Option<String>,
+
+    /// The shell command, after `--`.
+    #[arg(value_name = "COMMAND", last = true)]
+    pub command: Vec<String>,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    s.parse::<Mode>()
+        .map_err(|_| format!("unknown mode {s:?}; use one of {}", mode_names()))
+}
+
+fn parse_provider(s: &str) -> Result<ProviderKind, String> {
+    ProviderKind::parse(s).ok_or_else(|| {
+        format!("unknown provider {s:?}; use openai, openai-responses, anthropic or demo")
+    })
+}
+
+/// `default, accept-edits, …` for messages.
+pub fn mode_names() -> String {
+    Mode::ALL
+        .iter()
+        .map(|m| m.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Cli {
+    /// The question as one string, if any words were given.
+    pub fn question_text(&self) -> Option<String> {
+        let q = self.question.join(" ");
+        (!q.trim().is_empty()).then_some(q)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        let c = Cli::try_parse_from(["k", "why", "does", "this", "fail?"]).unwrap();
+        assert_eq!(c.question_text().as_deref(), Some("why does this fail?"));
+        let c = Cli::try_parse_from(["k", "--resume"]).unwrap();
+        assert_eq!(c.resume.as_deref(), Some(""));
+        let c = Cli::try_parse_from(["k", "--resume", "abc", "hi"]).unwrap();
+        assert_eq!(c.resume.as_deref(), Some("abc"));
+        let c =
+            Cli::try_parse_from(["k", "policy", "check", "--mode", "plan", "--", "ls"]).unwrap();
+        assert_eq!(c.common.mode, Some(Mode::Plan));
+        assert!(matches!(c.command, Some(Command::Policy { .. })));
+        let c = Cli::try_parse_from(["k", "sessions", "--json"]).unwrap();
+        assert!(c.common.json);
+        assert!(Cli::try_parse_from(["k", "--mode", "yolo", "x"]).is_err());
+        assert!(Cli::try_parse_from(["k", "--new", "--resume", "x"]).is_err());
+    }
+}

@@ -1,0 +1,79 @@
+//! Which conversation a run continues: `--new`, `--resume [ID]`, or by
+//! default this directory's latest.
+
+use ai_chat_engine::{Conversation, Engine};
+use anyhow::{anyhow, bail, Result};
+
+/// What the user asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// A fresh conversation.
+    New,
+    /// Continue this directory's latest; an error when there is none.
+    ResumeLatest,
+    /// Continue this session.
+    Resume(String),
+    /// Continue this directory's latest, or start fresh.
+    Auto,
+}
+
+impl Start {
+    /// From `--new` and `--resume [ID]`.
+    pub fn from_flags(new: bool, resume: Option<&str>) -> Start {
+        match (new, resume) {
+            (true, _) => Start::New,
+            (false, Some("")) => Start::ResumeLatest,
+            (false, Some(id)) => Start::Resume(id.to_string()),
+            (false, None) => Start::Auto,
+        }
+    }
+}
+
+/// The chosen conversation and whether it continues an earlier one.
+pub fn pick(engine: &Engine, start: &Start) -> Result<(Conversation, bool)> {
+    match start {
+        Start::New => Ok((engine.new_conversation(), false)),
+        Start::Auto => Ok(match engine.latest_conversation() {
+            Some(c) => (c, true),
+            None => (engine.new_conversation(), false),
+        }),
+        Start::ResumeLatest => engine
+            .latest_conversation()
+            .map(|c| (c, true))
+            .ok_or_else(|| {
+                anyhow!("no saved conversation in this directory; `k sessions` lists them all")
+            }),
+        Start::Resume(id) => {
+            if !engine.sessions().iter().any(|s| s.id == *id) {
+                bail!("no session {id:?}; `k sessions` lists them");
+            }
+            Ok((engine.load_conversation(id)?, true))
+        }
+    }
+}
+
+/// One-line notes worth telling the user about a continued conversation.
+pub fn notes(conv: &Conversation) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(here) = std::env::current_dir() {
+        let there = conv.cwd();
+        let same = here.canonicalize().ok() == there.canonicalize().ok();
+        if !same {
+            out.push(format!(
+                "note: this conversation began in {}; tools work in {}",
+                there.display(),
+                here.display()
+            ));
+        }
+    }
+    let uncertain = conv.uncertain_calls();
+    if !uncertain.is_empty() {
+        let names: Vec<_> = uncertain.iter().map(|c| c.name.as_str()).collect();
+        out.push(format!(
+            "note: {} tool call(s) were interrupted earlier and may have partly run: {}",
+            uncertain.len(),
+            names.join(", ")
+        ));
+    }
+    out
+}

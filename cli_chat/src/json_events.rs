@@ -1,0 +1,206 @@
+//! `k --json`: one JSON object per line for every event of a turn.
+//!
+//! Every object carries `"v"` ([`SCHEMA_VERSION`]) and `"type"`. The schema
+//! is documented in `cli_chat/README.md`; adding a field or an event type
+//! keeps the version, renaming or removing one bumps it.
+
+use ai_chat_engine::EngineError;
+use serde::Serialize;
+
+/// Version of the event schema; bumped only for incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Who settled an approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// The user answered on the terminal.
+    User,
+    /// Nobody could be asked (no terminal): denied.
+    NoTty,
+    /// Ctrl+C at the prompt: denied and the turn cancelled.
+    Interrupt,
+}
+
+/// One line of `--json` output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// First line of a run: which conversation and model.
+    Session {
+        /// Session id (for `--resume`).
+        id: String,
+        /// Whether an earlier conversation is being continued.
+        resumed: bool,
+        /// Provider name.
+        provider: String,
+        /// Model name.
+        model: String,
+        /// Approval mode in force.
+        mode: String,
+    },
+    /// The model starts a new round of output.
+    AssistantStart,
+    /// A piece of the answer.
+    Token {
+        /// The text.
+        text: String,
+    },
+    /// A piece of the model's reasoning.
+    Reasoning {
+        /// The text.
+        text: String,
+    },
+    /// A tool call is about to run (or be judged).
+    ToolStart {
+        /// The provider's call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments shortened to one line.
+        args_preview: String,
+    },
+    /// A tool call finished.
+    ToolDone {
+        /// Call id.
+        id: String,
+        /// One line saying what it did.
+        preview: String,
+    },
+    /// A tool call failed, was refused or was not run.
+    ToolFailed {
+        /// Call id.
+        id: String,
+        /// Why.
+        error: String,
+    },
+    /// A call needs consent.
+    ApprovalAsked {
+        /// The call id it belongs to (the latest `tool_start`).
+        id: Option<String>,
+        /// One line naming what would run or change.
+        summary: String,
+        /// Why approval is needed (for edits: the diff).
+        detail: String,
+    },
+    /// How an approval request was settled.
+    ApprovalDecided {
+        /// Call id.
+        id: Option<String>,
+        /// Whether the call may run.
+        approved: bool,
+        /// Who decided.
+        by: DecidedBy,
+    },
+    /// Token usage of one model round.
+    Usage {
+        /// Input tokens (cached included).
+        input: u64,
+        /// Cached input tokens.
+        cached_input: u64,
+        /// Output tokens.
+        output: u64,
+    },
+    /// The turn ended with a complete answer.
+    Done,
+    /// The turn ended without one.
+    Error {
+        /// A stable machine-readable kind.
+        kind: String,
+        /// One line for people.
+        message: String,
+    },
+}
+
+/// A line: `{"v":1,"type":…,…}`.
+#[derive(Serialize)]
+struct Line<'a> {
+    v: u32,
+    #[serde(flatten)]
+    event: &'a Event,
+}
+
+impl Event {
+    /// The event as one JSON line (no trailing newline).
+    pub fn to_line(&self) -> String {
+        let line = Line {
+            v: SCHEMA_VERSION,
+            event: self,
+        };
+        // Serialising plain strings and integers cannot fail; keep a valid
+        // line even if it somehow did.
+        serde_json::to_string(&line).unwrap_or_else(|e| {
+            format!(
+                r#"{{"v":{SCHEMA_VERSION},"type":"error","kind":"internal","message":{}}}"#,
+                serde_json::Value::String(e.to_string())
+            )
+        })
+    }
+
+    /// The `error` event for an engine error.
+    pub fn from_error(e: &EngineError) -> Event {
+        Event::Error {
+            kind: error_kind(e).to_string(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// A line for the other commands' JSON: `{"v":1,"type":TYPE,"KEY":VALUE}`.
+pub fn tagged_line<T: Serialize>(ty: &str, key: &str, value: &T) -> String {
+    let body = serde_json::to_string(value).unwrap_or_else(|_| "null".into());
+    format!(
+        r#"{{"v":{SCHEMA_VERSION},"type":{},{}:{body}}}"#,
+        serde_json::Value::from(ty),
+        serde_json::Value::from(key)
+    )
+}
+
+/// The stable `kind` of an error event.
+pub fn error_kind(e: &EngineError) -> &'static str {
+    match e {
+        EngineError::Cancelled => "cancelled",
+        EngineError::Busy => "busy",
+        EngineError::Rejected { .. } => "rejected",
+        EngineError::RetriesExhausted { .. } => "retries_exhausted",
+        EngineError::Network(_) => "network",
+        EngineError::Stream(_) => "stream",
+        EngineError::StreamLimit(_) => "stream_limit",
+        EngineError::OutputCap { .. } => "output_cap",
+        EngineError::Incomplete { .. } => "incomplete",
+        EngineError::RoundLimit { .. } => "round_limit",
+        EngineError::Config(_) => "config",
+        EngineError::Session(_) => "session",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn lines_carry_version_and_type() {
+        let l = Event::Token {
+            text: "hi\n".into(),
+        }
+        .to_line();
+        assert_eq!(l, r#"{"v":1,"type":"token","text":"hi\n"}"#);
+        assert_eq!(Event::Done.to_line(), r#"{"v":1,"type":"done"}"#);
+        let e = Event::from_error(&EngineError::Rejected {
+            status: 401,
+            message: "bad key".into(),
+        });
+        let v: serde_json::Value = serde_json::from_str(&e.to_line()).unwrap();
+        assert_eq!(v["kind"], "rejected");
+        let a = Event::ApprovalDecided {
+            id: None,
+            approved: false,
+            by: DecidedBy::NoTty,
+        };
+        assert_eq!(
+            a.to_line(),
+            r#"{"v":1,"type":"approval_decided","id":null,"approved":false,"by":"no_tty"}"#
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! `k`: koi's assistant as a command in any shell.
+//!
+//! A thin front end over [`ai_chat_engine`]: it loads the same `[ai]`
+//! config, builds the same tool registry, submits turns and shows the
+//! engine's [`ai_chat_engine::StreamMsg`]s. It assembles no prompts and
+//! builds no provider requests of its own.
+
+/// `eprintln!` that cannot panic: a closed stderr is not worth dying for.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that cannot panic.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+pub mod approval;
+pub mod args;
+pub mod config_cmd;
+pub mod conversation;
+pub mod exit;
+pub mod interrupt;
+pub mod json_events;
+pub mod oneshot;
+pub mod overlay;
+pub mod piped;
+pub mod policy_cmd;
+pub mod render;
+pub mod repl;
+pub mod sessions_cmd;
+pub mod setup;
+pub mod tty;
+pub mod turn;
+
+use std::io::{IsTerminal, Write};
+
+use ai_tools::Mode;
+use anyhow::Result;
+
+use crate::args::{Cli, Command, PolicyAction, PolicyCheck};
+use crate::exit::Exit;
+use crate::setup::Settings;
+
+/// Runs `k` as the command line asks.
+pub fn run(cli: Cli) -> Result<Exit> {
+    if cli.overlay {
+        overlay::run(&|k| std::env::var(k).ok())?;
+        return Ok(Exit::Done);
+    }
+    match &cli.command {
+        Some(Command::Sessions { all }) => sessions(&cli, *all),
+        Some(Command::Config) => config(&cli),
+        Some(Command::Policy {
+            action: PolicyAction::Check(check),
+        }) => policy_check(&cli, check),
+        None => {
+            let question = cli.question_text();
+            let piped = oneshot::read_piped_stdin(&cli)?;
+            let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+            if question.is_none() && piped.is_none() && interactive && !cli.common.json {
+                repl::run(&cli)
+            } else {
+                oneshot::run(&cli, question, piped)
+            }
+        }
+    }
+}
+
+fn print(text: &str) -> Result<Exit> {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`k sessions | head -1`) is not an error worth a message.
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    Ok(Exit::Done)
+}
+
+fn sessions(cli: &Cli, all: bool) -> Result<Exit> {
+    let engine = setup::sessions_engine()?;
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    let infos = engine.sessions();
+    let shown = if all {
+        &infos[..]
+    } else {
+        &infos[..infos.len().min(sessions_cmd::DEFAULT_LIMIT)]
+    };
+    let rows = sessions_cmd::list(shown, &cwd, sessions_cmd::now_secs());
+    if cli.common.json {
+        print(&sessions_cmd::to_json_lines(&rows))
+    } else {
+        print(&sessions_cmd::to_text(&rows, infos.len() - shown.len()))
+    }
+}
+
+fn config(cli: &Cli) -> Result<Exit> {
+    let settings = Settings::load(&cli.common)?;
+    let resolved = settings.resolve();
+    let tty = tty::has_tty();
+    let mode = setup::effective_mode(cli.common.mode, tty, resolved.approval_mode);
+    let why = match (cli.common.mode, tty) {
+        (Some(_), _) => "flag --mode",
+        (None, false) => "no terminal to ask: dont-ask",
+        (None, true) => "approval_mode",
+    };
+    let report = config_cmd::report(&settings, &resolved, mode, why);
+    if cli.common.json {
+        print(&format!("{}\n", report.to_json()))
+    } else {
+        print(&report.to_text())
+    }
+}
+
+fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
+    let subject = policy_cmd::Subject::from_args(
+        check.tool.as_deref(),
+        check.args.as_deref(),
+        &check.command,
+    )?;
+    let modes: Vec<Mode> = if check.all_modes {
+        Mode::ALL.to_vec()
+    } else if let Some(m) = cli.common.mode {
+        vec![m]
+    } else {
+        // The mode the user configured (a terminal session's mode).
+        let settings = Settings::load(&cli.common)?;
+        let configured = settings
+            .ai
+            .approval_mode
+            .as_deref()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_default();
+        vec![configured]
+    };
+    let registry = policy_cmd::registry_here()?;
+    let mut text = String::new();
+    for mode in modes {
+        let v = policy_cmd::judge(&subject, mode, &registry);
+        if cli.common.json {
+            text.push_str(&v.to_json());
+            text.push('\n');
+        } else {
+            text.push_str(&v.to_text());
+        }
+    }
+    print(&text)
+}

@@ -1,0 +1,287 @@
+//! Where a turn's events go: text for people (answer on stdout, activity on
+//! stderr) or JSON lines for programs.
+
+use std::io::{self, IsTerminal, Write};
+
+use crate::json_events::{DecidedBy, Event};
+
+/// Longest tool error shown on one stderr line; the model sees all of it.
+const MAX_ERROR_LINE_CHARS: usize = 200;
+
+/// Receives a turn's events in order.
+pub trait Output {
+    /// Shows one event. An error means stdout is gone (e.g. a closed pipe).
+    fn event(&mut self, ev: &Event) -> io::Result<()>;
+}
+
+/// `--json`: every event as one line on stdout.
+pub struct JsonOutput<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonOutput<W> {
+    /// Writes to `out`.
+    pub fn new(out: W) -> Self {
+        JsonOutput { out }
+    }
+}
+
+impl<W: Write> Output for JsonOutput<W> {
+    fn event(&mut self, ev: &Event) -> io::Result<()> {
+        writeln!(self.out, "{}", ev.to_line())?;
+        self.out.flush()
+    }
+}
+
+/// ANSI styling for stderr, on only for a terminal without `NO_COLOR`.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    on: bool,
+}
+
+impl Style {
+    /// Decides from stderr and `NO_COLOR`.
+    pub fn for_stderr() -> Style {
+        Style {
+            on: io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+
+    /// Plain text only.
+    pub fn plain() -> Style {
+        Style { on: false }
+    }
+
+    fn wrap(self, code: &str, s: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// Faint.
+    pub fn dim(self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+
+    /// Red.
+    pub fn red(self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+
+    /// Green.
+    pub fn green(self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+
+    /// Yellow.
+    pub fn yellow(self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+}
+
+/// Text for people: answer tokens on `out`, everything else short lines on `err`.
+pub struct TextOutput<O: Write, E: Write> {
+    out: O,
+    err: E,
+    style: Style,
+    /// The answer stream has text not yet ended by a newline.
+    out_mid_line: bool,
+    /// Any answer text was written this turn.
+    wrote_answer: bool,
+    /// Reasoning text on `err` not yet ended by a newline.
+    err_mid_line: bool,
+}
+
+impl<O: Write, E: Write> TextOutput<O, E> {
+    /// Writes answers to `out` and activity to `err`.
+    pub fn new(out: O, err: E, style: Style) -> Self {
+        TextOutput {
+            out,
+            err,
+            style,
+            out_mid_line: false,
+            wrote_answer: false,
+            err_mid_line: false,
+        }
+    }
+
+    fn end_answer_line(&mut self) -> io::Result<()> {
+        if self.out_mid_line {
+            writeln!(self.out)?;
+            self.out.flush()?;
+            self.out_mid_line = false;
+        }
+        Ok(())
+    }
+
+    fn end_reasoning_line(&mut self) {
+        if self.err_mid_line {
+            let _ = writeln!(self.err);
+            self.err_mid_line = false;
+        }
+    }
+
+    /// A line on stderr (failures to write there are not worth dying for).
+    fn note(&mut self, line: &str) -> io::Result<()> {
+        self.end_answer_line()?;
+        self.end_reasoning_line();
+        let _ = writeln!(self.err, "{line}");
+        let _ = self.err.flush();
+        Ok(())
+    }
+}
+
+impl<O: Write, E: Write> Output for TextOutput<O, E> {
+    fn event(&mut self, ev: &Event) -> io::Result<()> {
+        match ev {
+            Event::Session { .. } | Event::Usage { .. } | Event::ApprovalAsked { .. } => Ok(()),
+            Event::AssistantStart => {
+                if self.wrote_answer {
+                    self.end_answer_line()?;
+                }
+                Ok(())
+            }
+            Event::Token { text } => {
+                self.end_reasoning_line();
+                self.out.write_all(text.as_bytes())?;
+                self.out.flush()?;
+                if !text.is_empty() {
+                    self.wrote_answer = true;
+                    self.out_mid_line = !text.ends_with('\n');
+                }
+                Ok(())
+            }
+            Event::Reasoning { text } => {
+                let shown = self.style.dim(text);
+                let _ = self.err.write_all(shown.as_bytes());
+                let _ = self.err.flush();
+                if !text.is_empty() {
+                    self.err_mid_line = !text.ends_with('\n');
+                }
+                Ok(())
+            }
+            Event::ToolStart {
+                name, args_preview, ..
+            } => {
+                let line = format!("→ {name} {}", describe_args(args_preview));
+                self.note(&self.style.dim(line.trim_end()))
+            }
+            Event::ToolDone { preview, .. } => {
+                let line = self.style.dim(&format!("← {preview}"));
+                self.note(&line)
+            }
+            Event::ToolFailed { error, .. } => {
+                let line = self.style.yellow(&format!("✗ {}", one_line(error)));
+                self.note(&line)
+            }
+            Event::ApprovalDecided { approved, by, .. } => match (approved, by) {
+                (true, _) => {
+                    let line = self.style.green("✓ approved");
+                    self.note(&line)
+                }
+                (false, DecidedBy::NoTty) => {
+                    let line = self.style.yellow(
+                        "✗ not run: it needs approval and there is no terminal to ask (see --mode)",
+                    );
+                    self.note(&line)
+                }
+                // The engine's refusal (`tool_failed`) follows and says it.
+                (false, _) => Ok(()),
+            },
+            Event::Done => self.end_answer_line(),
+            Event::Error { message, .. } => {
+                let line = self.style.red(&format!("k: {}", one_line(message)));
+                self.note(&line)
+            }
+        }
+    }
+}
+
+/// The most telling argument of a tool call for a one-line activity note:
+/// the command, path, pattern or URL when the preview is a JSON object
+/// holding one, else the preview itself.
+pub fn describe_args(args_preview: &str) -> String {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(args_preview) else {
+        return args_preview.to_string();
+    };
+    for key in ["command", "path", "pattern", "url", "id"] {
+        if let Some(serde_json::Value::String(s)) = map.get(key) {
+            return one_line(s);
+        }
+    }
+    if map.is_empty() {
+        String::new()
+    } else {
+        args_preview.to_string()
+    }
+}
+
+/// First line of `s`, control characters made harmless, at most
+/// [`MAX_ERROR_LINE_CHARS`] characters.
+pub fn one_line(s: &str) -> String {
+    let first = s.lines().next().unwrap_or("");
+    let mut out: String = first
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(MAX_ERROR_LINE_CHARS)
+        .collect();
+    if first.chars().count() > MAX_ERROR_LINE_CHARS || s.lines().nth(1).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn text_output_separates_answer_and_activity() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        {
+            let mut t = TextOutput::new(&mut out, &mut err, Style::plain());
+            for ev in [
+                Event::AssistantStart,
+                Event::Token {
+                    text: "Let me look.".into(),
+                },
+                Event::ToolStart {
+                    id: "c1".into(),
+                    name: "fs_read".into(),
+                    args_preview: r#"{"path":"src/main.rs"}"#.into(),
+                },
+                Event::ToolDone {
+                    id: "c1".into(),
+                    preview: "read src/main.rs → 3 lines".into(),
+                },
+                Event::AssistantStart,
+                Event::Token {
+                    text: "It prints hi.".into(),
+                },
+                Event::Done,
+            ] {
+                t.event(&ev).unwrap();
+            }
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "Let me look.\nIt prints hi.\n"
+        );
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "→ fs_read src/main.rs\n← read src/main.rs → 3 lines\n"
+        );
+    }
+
+    #[test]
+    fn one_line_is_short_and_clean() {
+        assert_eq!(one_line("a\x1bb\nsecond"), "a b…");
+        assert_eq!(one_line(&"x".repeat(500)).chars().count(), 201);
+        assert_eq!(describe_args(r#"{"command":"ls -la"}"#), "ls -la");
+        assert_eq!(describe_args("{}"), "");
+        assert_eq!(describe_args(r#"{"path":"a"#), r#"{"path":"a"#);
+    }
+}

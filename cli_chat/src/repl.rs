@@ -1,0 +1,343 @@
+//! `k` on a terminal with no question: an interactive chat with line
+//! editing, history, streaming answers and slash commands.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use ai_chat_engine::{Conversation, Engine, Message, ResolvedConfig, UserInput};
+use ai_tools::Mode;
+use anyhow::{Context, Result};
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use rustyline::{Config, Editor};
+
+use crate::approval::TtyApprover;
+use crate::args::{mode_names, Cli};
+use crate::conversation::{self, Start};
+use crate::exit::Exit;
+use crate::interrupt::Interrupts;
+use crate::render::{Style, TextOutput};
+use crate::sessions_cmd;
+use crate::setup::{self, Front, Settings};
+use crate::turn::{Driver, Tokens, TurnOutcome};
+
+/// Lines of input history kept on disk.
+const HISTORY_LINES: usize = 1000;
+
+/// The prompt.
+const PROMPT: &str = "› ";
+
+const HELP: &str = "\
+Type a question and press Enter. Ctrl+C cancels a running answer; Ctrl+C twice
+at an empty prompt (or Ctrl+D, or /exit) leaves.
+  /new             start a fresh conversation
+  /clear           clear the screen and start a fresh conversation
+  /resume [ID]     continue a saved conversation (without ID: list them)
+  /sessions        list saved conversations
+  /model [NAME]    show or switch the model
+  /mode [MODE]     show or switch the approval mode
+  /status          model, mode, session, tokens used and cached fraction
+  /exit            leave";
+
+/// What a slash command asks the loop to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Slash {
+    /// `/new`.
+    New,
+    /// `/clear`.
+    Clear,
+    /// `/resume [id]`.
+    Resume(Option<String>),
+    /// `/sessions`.
+    Sessions,
+    /// `/model [name]`.
+    Model(Option<String>),
+    /// `/mode [name]`.
+    Mode(Option<String>),
+    /// `/status`.
+    Status,
+    /// `/help`.
+    Help,
+    /// `/exit` or `/quit`.
+    Exit,
+    /// Anything else.
+    Unknown(String),
+}
+
+impl Slash {
+    /// Parses a line starting with `/`.
+    pub fn parse(line: &str) -> Slash {
+        let mut words = line.trim().splitn(2, char::is_whitespace);
+        let cmd = words.next().unwrap_or("");
+        let arg = words
+            .next()
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_string);
+        match cmd {
+            "/new" => Slash::New,
+            "/clear" => Slash::Clear,
+            "/resume" => Slash::Resume(arg),
+            "/sessions" => Slash::Sessions,
+            "/model" => Slash::Model(arg),
+            "/mode" => Slash::Mode(arg),
+            "/status" => Slash::Status,
+            "/help" | "/?" => Slash::Help,
+            "/exit" | "/quit" => Slash::Exit,
+            other => Slash::Unknown(other.to_string()),
+        }
+    }
+}
+
+struct Repl {
+    engine: Engine,
+    resolved: ResolvedConfig,
+    conv: Conversation,
+    tokens: Tokens,
+    approver: TtyApprover,
+    interrupts: Interrupts,
+    style: Style,
+}
+
+/// Runs the chat until `/exit`, Ctrl+D or a second Ctrl+C.
+pub fn run(cli: &Cli) -> Result<Exit> {
+    let settings = Settings::load(&cli.common)?;
+    let resolved = settings.resolve();
+    let mode = setup::effective_mode(cli.common.mode, true, resolved.approval_mode);
+    let engine = setup::build_engine(resolved.clone(), mode, Front::Repl)?;
+    let start = Start::from_flags(cli.new, cli.resume.as_deref());
+    let (conv, resumed) = conversation::pick(&engine, &start)?;
+    let config = Config::builder()
+        .max_history_size(HISTORY_LINES)?
+        .auto_add_history(false)
+        .build();
+    let mut editor: Editor<(), FileHistory> = Editor::with_config(config)?;
+    let approver = TtyApprover::open();
+    // After the editors: rustyline takes SIGINT when one is created.
+    let interrupts = Interrupts::install().context("cannot install the Ctrl+C handler")?;
+    let mut repl = Repl {
+        engine,
+        resolved,
+        conv,
+        tokens: Tokens::default(),
+        approver,
+        interrupts,
+        style: Style::for_stderr(),
+    };
+    let history = history_path();
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    repl.banner(resumed);
+    let mut armed = false;
+    loop {
+        repl.interrupts.clear();
+        let line = match editor.readline(PROMPT) {
+            Ok(l) => l,
+            Err(ReadlineError::Interrupted) if armed => break,
+            Err(ReadlineError::Interrupted) => {
+                armed = true;
+                say!("{}", repl.style.dim("(Ctrl+C again to leave, or /exit)"));
+                continue;
+            }
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e).context("cannot read the terminal"),
+        };
+        armed = false;
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(text);
+        if let Some(h) = &history {
+            let _ = editor.append_history(h);
+        }
+        if text.starts_with('/') {
+            if repl.slash(Slash::parse(text)) {
+                break;
+            }
+        } else {
+            repl.ask(text);
+        }
+    }
+    Ok(Exit::Done)
+}
+
+/// `$XDG_DATA_HOME/koi/k_history` (created on demand).
+fn history_path() -> Option<PathBuf> {
+    let dir = ai_chat_engine::config::data_dir()?;
+    std::fs::create_dir_all(&dir).ok()?;
+    Some(dir.join("k_history"))
+}
+
+impl Repl {
+    fn banner(&self, resumed: bool) {
+        let cfg = self.engine.config();
+        say!(
+            "{}",
+            self.style.dim(&format!(
+                "k · {} via {} · mode {} · /help for commands, Ctrl+D to leave",
+                cfg.model,
+                cfg.provider,
+                self.engine.mode()
+            ))
+        );
+        if resumed {
+            let n = self
+                .conv
+                .messages()
+                .iter()
+                .filter(|m| matches!(m, Message::User { .. }))
+                .count();
+            say!(
+                "{}",
+                self.style.dim(&format!(
+                    "continuing session {} ({n} earlier questions) · /new starts fresh",
+                    self.conv.id()
+                ))
+            );
+            for note in conversation::notes(&self.conv) {
+                say!("{}", self.style.dim(&note));
+            }
+        }
+    }
+
+    fn ask(&mut self, text: &str) {
+        let mut input = UserInput::text(text);
+        input.terminal_size = crate::tty::size();
+        self.interrupts.clear();
+        let (rx, cancel) = self.engine.submit(&self.conv, input);
+        let mut output = TextOutput::new(io::stdout(), io::stderr(), self.style);
+        let result = Driver {
+            output: &mut output,
+            approver: &mut self.approver,
+            interrupts: &self.interrupts,
+        }
+        .drive(&rx, &cancel);
+        self.tokens.add(result.tokens);
+        match result.outcome {
+            TurnOutcome::Interrupted => say!("{}", self.style.yellow("^C cancelled")),
+            TurnOutcome::Lost => say!("k: the engine stopped without finishing the turn"),
+            TurnOutcome::Done | TurnOutcome::Failed(_) | TurnOutcome::OutputClosed => {}
+        }
+        let _ = io::stdout().flush();
+    }
+
+    /// Runs a slash command; true means leave.
+    fn slash(&mut self, cmd: Slash) -> bool {
+        match cmd {
+            Slash::Exit => return true,
+            Slash::Help => say!("{HELP}"),
+            Slash::New => self.fresh("new conversation"),
+            Slash::Clear => {
+                let _ = write!(io::stdout(), "\x1b[H\x1b[2J");
+                let _ = io::stdout().flush();
+                self.fresh("new conversation");
+            }
+            Slash::Resume(None) => {
+                self.list_sessions();
+                say!("continue one with /resume ID");
+            }
+            Slash::Resume(Some(id)) => match conversation::pick(&self.engine, &Start::Resume(id)) {
+                Ok((conv, _)) => {
+                    self.conv = conv;
+                    self.tokens = Tokens::default();
+                    self.banner(true);
+                }
+                Err(e) => say!("k: {e:#}"),
+            },
+            Slash::Sessions => self.list_sessions(),
+            Slash::Model(None) => say!("model: {}", self.engine.config().model),
+            Slash::Model(Some(name)) => self.switch_model(name),
+            Slash::Mode(None) => {
+                say!("mode: {} (one of {})", self.engine.mode(), mode_names())
+            }
+            Slash::Mode(Some(name)) => match name.parse::<Mode>() {
+                Ok(m) => {
+                    self.engine.set_mode(m);
+                    say!("mode: {m}");
+                }
+                Err(_) => say!("k: unknown mode {name:?}; use one of {}", mode_names()),
+            },
+            Slash::Status => say!("{}", self.status()),
+            Slash::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
+        }
+        false
+    }
+
+    fn list_sessions(&self) {
+        let cwd = self.conv.cwd().display().to_string();
+        let infos = self.engine.sessions();
+        let shown = &infos[..infos.len().min(sessions_cmd::DEFAULT_LIMIT)];
+        let rows = sessions_cmd::list(shown, &cwd, sessions_cmd::now_secs());
+        say_raw!(
+            "{}",
+            sessions_cmd::to_text(&rows, infos.len() - shown.len())
+        );
+    }
+
+    fn fresh(&mut self, what: &str) {
+        self.conv = self.engine.new_conversation();
+        self.tokens = Tokens::default();
+        say!("{}", self.style.dim(what));
+    }
+
+    fn switch_model(&mut self, name: String) {
+        let mut resolved = self.resolved.clone();
+        resolved.model = name.clone();
+        match setup::build_engine(resolved.clone(), self.engine.mode(), Front::Repl) {
+            Ok(engine) => {
+                self.engine = engine;
+                self.resolved = resolved;
+                say!("model: {name}");
+            }
+            Err(e) => say!("k: {e:#}"),
+        }
+    }
+
+    fn status(&self) -> String {
+        let cfg = self.engine.config();
+        let t = self.tokens;
+        let cached = if t.input == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0}%", 100.0 * t.cached_input as f64 / t.input as f64)
+        };
+        format!(
+            "model: {} via {} ({})\nmode: {}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
+            cfg.model,
+            cfg.provider,
+            if cfg.base_url.is_empty() { "offline" } else { &cfg.base_url },
+            self.engine.mode(),
+            self.conv.id(),
+            self.conv
+                .title()
+                .map(|t| format!(" — {t}"))
+                .unwrap_or_default(),
+            t.input,
+            t.cached_input,
+            t.output
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_commands_parse() {
+        assert_eq!(Slash::parse("/new"), Slash::New);
+        assert_eq!(
+            Slash::parse("/resume  abc "),
+            Slash::Resume(Some("abc".into()))
+        );
+        assert_eq!(Slash::parse("/resume"), Slash::Resume(None));
+        assert_eq!(
+            Slash::parse("/model gpt-x"),
+            Slash::Model(Some("gpt-x".into()))
+        );
+        assert_eq!(Slash::parse("/quit"), Slash::Exit);
+        assert_eq!(Slash::parse("/nope 1"), Slash::Unknown("/nope".into()));
+    }
+}

@@ -1,0 +1,295 @@
+//! An isolated home for `k` (config, data, workspace in a tempdir) pointed
+//! at a loopback fake provider, and ways to run the real binary in it.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use koi_testkit::FakeProvider;
+use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+
+/// A dummy key: it must never appear in anything `k` prints or stores.
+pub const SECRET: &str = "sk-koi-test-SECRET-7f3a9c";
+
+/// The `k` binary under test.
+pub const K: &str = env!("CARGO_BIN_EXE_k");
+
+/// A tempdir holding HOME, XDG dirs and a workspace.
+pub struct Home {
+    pub dir: tempfile::TempDir,
+}
+
+impl Home {
+    /// A home whose koi.toml points at `server` (or has no `[ai]` when None).
+    pub fn new(server: Option<&FakeProvider>) -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let h = Home { dir };
+        std::fs::create_dir_all(h.ws()).unwrap();
+        std::fs::create_dir_all(h.config_dir()).unwrap();
+        if let Some(s) = server {
+            h.write_config(&format!(
+                "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n",
+                s.base_url()
+            ));
+        }
+        h
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The workspace `k` runs in.
+    pub fn ws(&self) -> PathBuf {
+        self.root().join("ws")
+    }
+
+    pub fn config_dir(&self) -> PathBuf {
+        self.root().join("config/koi")
+    }
+
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.root().join("data/koi/sessions")
+    }
+
+    pub fn write_config(&self, text: &str) {
+        std::fs::write(self.config_dir().join("koi.toml"), text).unwrap();
+    }
+
+    /// The isolated environment (the rest of the parent's is dropped).
+    pub fn env(&self) -> Vec<(String, String)> {
+        let r = self.root().display().to_string();
+        vec![
+            ("HOME".into(), r.clone()),
+            ("XDG_CONFIG_HOME".into(), format!("{r}/config")),
+            ("XDG_DATA_HOME".into(), format!("{r}/data")),
+            ("XDG_CACHE_HOME".into(), format!("{r}/cache")),
+            ("KOI_API_KEY".into(), SECRET.into()),
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("NO_COLOR".into(), "1".into()),
+            ("TERM".into(), "xterm-256color".into()),
+        ]
+    }
+
+    /// A `k` command with piped stdio, no terminal anywhere.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(K);
+        c.args(args)
+            .current_dir(self.ws())
+            .env_clear()
+            .envs(self.env())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    /// Runs `k` with `stdin` piped in (empty: /dev/null) and checks that
+    /// nothing it printed or stored holds the key.
+    pub fn run(&self, args: &[&str], stdin: Option<&str>) -> Run {
+        let mut c = self.cmd(args);
+        c.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        let mut child = c.spawn().unwrap();
+        if let Some(text) = stdin {
+            let mut w = child.stdin.take().unwrap();
+            w.write_all(text.as_bytes()).unwrap();
+        }
+        let out = wait_with_timeout(child, Duration::from_secs(60));
+        let run = Run::from(out);
+        run.assert_no_secret();
+        self.assert_logs_have_no_secret();
+        run
+    }
+
+    pub fn assert_logs_have_no_secret(&self) {
+        let Ok(entries) = std::fs::read_dir(self.sessions_dir()) else {
+            return;
+        };
+        for e in entries {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
+            assert!(!text.contains(SECRET), "a session log holds the API key");
+        }
+    }
+
+    /// Session log files, newest last by name.
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+fn wait_with_timeout(child: std::process::Child, limit: Duration) -> Output {
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // The Child moved into the waiter thread: kill the stuck one by pid.
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            panic!("k did not finish within {limit:?}");
+        }
+    }
+}
+
+/// What a run printed and how it ended.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Run {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+impl Run {
+    pub fn assert_no_secret(&self) {
+        assert!(!self.stdout.contains(SECRET), "stdout shows the key");
+        assert!(!self.stderr.contains(SECRET), "stderr shows the key");
+        assert!(
+            !self.stderr.contains("panicked"),
+            "k panicked:\n{}",
+            self.stderr
+        );
+    }
+
+    /// The `--json` lines, parsed.
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+            .collect()
+    }
+}
+
+/// `k` running on a pseudo-terminal.
+pub struct PtyRun {
+    pub child: Box<dyn portable_pty::Child + Send + Sync>,
+    pub writer: Box<dyn Write + Send>,
+    pub screen: Arc<Mutex<Vec<u8>>>,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl PtyRun {
+    /// Starts `k args` in `home`'s workspace on a fresh PTY (its
+    /// controlling terminal), with `extra` environment.
+    pub fn start(home: &Home, args: &[&str], extra: &[(&str, &str)]) -> PtyRun {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 40,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(K);
+        cmd.args(args);
+        cmd.cwd(home.ws());
+        cmd.env_clear();
+        for (k, v) in home.env() {
+            cmd.env(k, v);
+        }
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let screen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        PtyRun {
+            child,
+            writer,
+            screen,
+            _master: pair.master,
+        }
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
+    }
+
+    /// Waits until the output contains `needle`.
+    pub fn wait_for(&self, needle: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if self.text().contains(needle) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("never saw {needle:?}; output so far:\n{}", self.text());
+    }
+
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Types an answer and Enter in one write (as a fast typist or a paste
+    /// would; rustyline's `signal-hook` feature would lose the Enter).
+    pub fn answer(&mut self, text: &str) {
+        self.send(format!("{text}\r").as_bytes());
+    }
+
+    /// Waits for exit and returns the code.
+    pub fn wait_exit(&mut self, limit: Duration) -> u32 {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                // Let the reader thread drain what is left.
+                std::thread::sleep(Duration::from_millis(100));
+                let out = self.text();
+                assert!(!out.contains(SECRET), "the terminal shows the key");
+                assert!(!out.contains("panicked"), "k panicked:\n{out}");
+                return status.exit_code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!("k did not exit; output:\n{}", self.text());
+    }
+}
+
+/// The text of the last message with `role` in an OpenAI chat request.
+pub fn message_texts(req: &serde_json::Value, role: &str) -> Vec<String> {
+    req["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .filter(|m| m["role"] == role)
+                .map(|m| match &m["content"] {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,12 @@
+//! End-to-end tests of the real `k` binary against the loopback fake
+//! provider, in an isolated HOME.
+
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
+mod approval;
+mod bench;
+mod common;
+mod oneshot;
+mod policy;
+mod repl;
+mod sessions;

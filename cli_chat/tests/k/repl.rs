@@ -1,0 +1,157 @@
+//! The interactive chat, driven in tmux: a question, a streamed answer,
+//! Ctrl+C cancelling a turn, slash commands, `/exit`.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::FakeProvider;
+
+use crate::common::{Home, K, SECRET};
+
+/// A tmux server on its own socket, killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(home: &Home) -> Tmux {
+        let socket = format!("koi-k-test-{}", std::process::id());
+        let t = Tmux { socket };
+        let env: Vec<String> = home
+            .env()
+            .into_iter()
+            .filter(|(k, _)| k != "TERM")
+            .map(|(k, v)| format!("{k}='{v}'"))
+            .collect();
+        let cmd = format!("cd '{}' && env {} {K}", home.ws().display(), env.join(" "));
+        let ok = Command::new("tmux")
+            .args(["-L", &t.socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", "120", "-y", "40", "-s", "k", &cmd])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        t
+    }
+
+    fn tmux(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn screen(&self) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-t", "k", "-S", "-200"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "k"];
+        args.extend(keys);
+        assert!(self.tmux(&args).status.success());
+    }
+
+    fn type_line(&self, text: &str) {
+        let mut args = vec!["send-keys", "-t", "k", "-l", text];
+        assert!(self.tmux(&args).status.success());
+        args = vec!["send-keys", "-t", "k", "Enter"];
+        assert!(self.tmux(&args).status.success());
+    }
+
+    fn wait_for(&self, needle: &str, count: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if self.screen().matches(needle).count() >= count {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("never saw {needle:?} x{count}; screen:\n{}", self.screen());
+    }
+
+    fn alive(&self) -> bool {
+        self.tmux(&["has-session", "-t", "k"]).status.success()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+#[test]
+fn repl_in_tmux() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed; skipping");
+        return;
+    }
+    let server = FakeProvider::start_with(|req, _i| {
+        let body = req.body_str();
+        if body.contains("tell me a long story") && !body.contains("second question") {
+            // A slow stream that Ctrl+C interrupts.
+            let mut s = ChatStream::new();
+            for i in 0..200 {
+                s = s.text(&format!("word{i} "));
+            }
+            s.stop().reply().chunk_delay(Duration::from_millis(100))
+        } else if body.contains("second question") {
+            ChatStream::new()
+                .text("Second answer.")
+                .stop()
+                .usage(1000, 750, 10)
+                .reply()
+        } else if body.contains("You name conversations") {
+            ChatStream::new().text("Greeting chat").stop().reply()
+        } else {
+            ChatStream::new()
+                .text("Hello from the fake model.")
+                .stop()
+                .reply()
+        }
+    });
+    let home = Home::new(Some(&server));
+    let t = Tmux::start(&home);
+    t.wait_for("/help for commands", 1);
+    t.type_line("hello there");
+    t.wait_for("Hello from the fake model.", 1);
+
+    t.type_line("tell me a long story");
+    t.wait_for("word3 ", 1);
+    t.keys(&["C-c"]);
+    t.wait_for("^C cancelled", 1);
+    let before = t.screen();
+    assert!(!before.contains("word199"), "the turn kept streaming");
+
+    t.type_line("second question");
+    t.wait_for("Second answer.", 1);
+    t.type_line("/status");
+    t.wait_for("tokens:", 1);
+    let screen = t.screen();
+    assert!(screen.contains("model: fake-model"), "{screen}");
+    assert!(screen.contains("75%"), "cached fraction: {screen}");
+    t.type_line("/mode plan");
+    t.wait_for("mode: plan", 1);
+    t.type_line("/sessions");
+    t.wait_for("TITLE", 1);
+    t.type_line("/exit");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while t.alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!t.alive(), "k did not leave on /exit:\n{}", t.screen());
+    assert!(!before.contains(SECRET));
+    // The three questions went to the same conversation.
+    let reqs = server.requests();
+    let last_chat = reqs
+        .iter()
+        .rev()
+        .find(|r| r.body_str().contains("second question"))
+        .unwrap();
+    assert!(last_chat.body_str().contains("hello there"));
+    let history = std::fs::read_to_string(home.root().join("data/koi/k_history")).unwrap();
+    assert!(history.contains("second question"));
+}
