@@ -22,6 +22,9 @@ const ZOOM_STEP: f32 = 1.0;
 /// Zoom stays within sizes that are still a terminal.
 const ZOOM_RANGE: (f32, f32) = (5.0, 72.0);
 
+/// The assistant panel's layers and the cell of its input cursor.
+pub type AssistantLayers = (Vec<OverlayLayer>, Option<(usize, usize)>);
+
 pub struct Display {
     pub window: Arc<Window>,
     gpu: Gpu,
@@ -37,6 +40,8 @@ pub struct Display {
     /// IME composition text, drawn at the cursor.
     pub preedit: Option<String>,
     pub cursor: CursorOptions,
+    /// The assistant panel, while it is open.
+    pub assistant: Option<AssistantLayers>,
 }
 
 impl Display {
@@ -70,6 +75,7 @@ impl Display {
                 focused: true,
                 blinked_off: false,
             },
+            assistant: None,
         };
         display.apply_padding();
         Ok(display)
@@ -181,6 +187,9 @@ impl Display {
                 padding_px: 0,
                 lines: vec![StyledLine { spans: vec![span] }],
             });
+        }
+        if let Some((layers, _)) = &self.assistant {
+            frame.overlays.extend(layers.iter().cloned());
         }
         if let Some(message) = &self.banner {
             let cols = frame.cols.max(1);

@@ -3,10 +3,12 @@
 //! changes or a cursor-blink timer, draws at most once per display refresh
 //! (FIFO presentation), and otherwise sleeps.
 
+mod assistant;
 mod clipboard;
 mod display;
 mod keyboard;
 mod mouse;
+mod overlay_glue;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,13 +24,16 @@ use winit::window::{Window, WindowId};
 
 use crate::config::{Action, Config, ConfigError, Loaded};
 use crate::input::{encode_key, KeyAction, Mods};
+use crate::overlay::{Overlay, OverlayConfig};
 use crate::palette::Palette;
 use crate::session::{ExitStatus, Session, SessionEvent, SessionOptions};
 use crate::snapshot::Snapshot;
+use assistant::Assistant;
 use clipboard::{Clipboard, Kind};
 use display::Display;
 use keyboard::Translated;
 use mouse::Mouse;
+use overlay_glue::Captured;
 
 /// What wakes the event loop from other threads.
 #[derive(Debug)]
@@ -37,7 +42,12 @@ pub enum UserEvent {
     Wakeup,
     /// The config file changed.
     Config(Box<Result<Loaded, ConfigError>>),
+    /// The assistant engine sent something.
+    Assistant,
 }
+
+/// How often the overlay's spinners turn while a turn runs.
+const SPINNER_TICK: Duration = Duration::from_millis(100);
 
 /// How the window starts.
 pub struct AppOptions {
@@ -85,7 +95,11 @@ struct App {
     clipboard: Clipboard,
     modifiers: ModifiersState,
     mouse: Mouse,
+    overlay: Overlay,
+    assistant: Assistant,
+    captured: Captured,
     next_blink: Option<Instant>,
+    next_tick: Option<Instant>,
     /// When the app started, for `KOI_REPORT_FIRST_FRAME` (benchmarks).
     started: Instant,
     first_frame_reported: bool,
@@ -95,7 +109,22 @@ struct App {
 
 impl App {
     fn new(options: AppOptions, proxy: EventLoopProxy<UserEvent>) -> Self {
+        let (overlay_config, warnings) =
+            OverlayConfig::from_table(options.loaded.config.overlay.as_ref());
+        for warning in warnings {
+            eprintln!("koi: warning: {warning}");
+        }
+        let waker = {
+            let proxy = Mutex::new(proxy.clone());
+            Arc::new(move || {
+                let _ = proxy.lock().send_event(UserEvent::Assistant);
+            })
+        };
         Self {
+            overlay: Overlay::new(overlay_config),
+            assistant: Assistant::new(options.config_path.clone(), waker),
+            captured: Captured::default(),
+            next_tick: None,
             options,
             proxy,
             terminal: None,
@@ -176,6 +205,14 @@ impl App {
             let mut term = t.session.terminal().lock();
             t.display.build(&mut term);
         }
+        t.display.assistant = if self.overlay.is_open() {
+            let grid = t.session.size();
+            let (cols, rows) = (usize::from(grid.cols), usize::from(grid.rows));
+            let layers = self.overlay.layers(cols, rows, t.display.renderer.theme());
+            Some((layers, self.overlay.cursor_cell(cols, rows)))
+        } else {
+            None
+        };
         t.display.present();
         if !self.first_frame_reported {
             self.first_frame_reported = true;
@@ -215,7 +252,12 @@ impl App {
                     self.clipboard.store(kind, text);
                 }
                 SessionEvent::CursorBlinkingChange => {}
-                SessionEvent::OpenOverlay => {}
+                SessionEvent::OpenOverlay => {
+                    if !self.overlay.is_open() {
+                        self.toggle_overlay();
+                    }
+                    return;
+                }
                 SessionEvent::Exited(status) => {
                     if !status.success() {
                         eprintln!("koi: the shell ended: {status}");
@@ -239,6 +281,20 @@ impl App {
             if let Err(e) = std::fs::write(path, text) {
                 eprintln!("koi: could not write {}: {e}", path.display());
             }
+            let mut overlay_path = path.as_os_str().to_owned();
+            overlay_path.push(".overlay");
+            let state = if self.overlay.is_open() {
+                "open"
+            } else {
+                "closed"
+            };
+            let overlay_text = format!("overlay: {state}\n{}\n", self.overlay.text_dump());
+            if let Err(e) = std::fs::write(&overlay_path, overlay_text) {
+                eprintln!(
+                    "koi: could not write {}: {e}",
+                    PathBuf::from(&overlay_path).display()
+                );
+            }
             let mut png = path.as_os_str().to_owned();
             png.push(".png");
             if let Err(e) = t.display.save_png(std::path::Path::new(&png)) {
@@ -261,6 +317,9 @@ impl App {
                     self.clipboard.store(Kind::Clipboard, text);
                 }
             }
+            Action::Paste if self.overlay.is_open() => {
+                self.overlay.paste(&self.clipboard.load(Kind::Clipboard))
+            }
             Action::Paste => mouse::paste(&t.session, &self.clipboard.load(Kind::Clipboard)),
             Action::PasteSelection => mouse::paste(&t.session, &self.clipboard.load(Kind::Primary)),
             Action::IncreaseFontSize | Action::DecreaseFontSize | Action::ResetFontSize => {
@@ -278,8 +337,8 @@ impl App {
             Action::ScrollLineDown => scroll(t, Scroll::Delta(-1)),
             Action::ScrollToTop => scroll(t, Scroll::Top),
             Action::ScrollToBottom => scroll(t, Scroll::Bottom),
-            // The assistant overlay hooks in here.
-            Action::ToggleAssistant | Action::None => {}
+            Action::ToggleAssistant => self.toggle_overlay(),
+            Action::None => {}
         }
         self.redraw();
     }
@@ -298,6 +357,13 @@ impl App {
                         return;
                     }
                 }
+                if self.overlay.is_open() {
+                    if key.action != KeyAction::Release {
+                        let text = event.text.as_ref().map(|t| t.to_string());
+                        self.with_overlay(|ctx| ctx.key(&key, text.as_deref()));
+                    }
+                    return;
+                }
                 let bytes = {
                     let mut term = t.session.terminal().lock();
                     let bytes = encode_key(&key, *term.mode());
@@ -309,12 +375,51 @@ impl App {
                 };
                 t.session.write(bytes);
             }
+            Translated::Text(text) if self.overlay.is_open() => {
+                self.overlay.paste(&text);
+                self.redraw();
+            }
             Translated::Text(text) => {
                 t.session.terminal().lock().scroll_display(Scroll::Bottom);
                 t.session.write(text.into_bytes());
             }
         }
         self.reset_blink();
+    }
+
+    /// Open the panel (capturing what is on screen) or close it.
+    fn toggle_overlay(&mut self) {
+        let Some(t) = &self.terminal else { return };
+        if self.overlay.is_open() {
+            self.overlay.close();
+        } else {
+            self.captured = Captured::take(&t.session);
+            self.overlay.set_attachments(self.captured.chips());
+            self.overlay.open();
+        }
+        self.redraw();
+    }
+
+    /// Run `f` with everything an overlay action may touch, then redraw.
+    fn with_overlay(&mut self, f: impl FnOnce(&mut overlay_glue::Ctx<'_>)) {
+        let Some(t) = &self.terminal else { return };
+        let workspace = self
+            .captured
+            .cwd
+            .clone()
+            .or_else(|| self.options.working_directory.clone())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let mut ctx = overlay_glue::Ctx {
+            overlay: &mut self.overlay,
+            assistant: &mut self.assistant,
+            captured: &self.captured,
+            session: &t.session,
+            clipboard: &mut self.clipboard,
+            workspace,
+        };
+        f(&mut ctx);
+        t.display.window.request_redraw();
     }
 
     fn reset_blink(&mut self) {
@@ -400,6 +505,11 @@ impl ApplicationHandler<UserEvent> for App {
                 self.redraw();
             }
             UserEvent::Config(result) => self.reload(*result),
+            UserEvent::Assistant => {
+                self.with_overlay(|ctx| {
+                    ctx.pump();
+                });
+            }
         }
     }
 
@@ -440,6 +550,20 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::KeyboardInput { event, .. } => self.key(event),
             WindowEvent::Ime(ime) => {
                 let Some(t) = &mut self.terminal else { return };
+                if self.overlay.is_open() {
+                    match ime {
+                        Ime::Preedit(text, _) => {
+                            self.overlay.set_preedit((!text.is_empty()).then_some(text))
+                        }
+                        Ime::Commit(text) => {
+                            self.overlay.set_preedit(None);
+                            self.overlay.paste(&text);
+                        }
+                        Ime::Enabled | Ime::Disabled => self.overlay.set_preedit(None),
+                    }
+                    t.display.window.request_redraw();
+                    return;
+                }
                 match ime {
                     Ime::Preedit(text, _) => t.display.preedit = (!text.is_empty()).then_some(text),
                     Ime::Commit(text) => {
@@ -469,6 +593,14 @@ impl ApplicationHandler<UserEvent> for App {
                     self.redraw();
                 }
             }
+            WindowEvent::MouseWheel { delta, .. } if self.overlay.is_open() => {
+                let lines = match delta {
+                    winit::event::MouseScrollDelta::LineDelta(_, y) => (y * 3.0) as isize,
+                    winit::event::MouseScrollDelta::PixelDelta(p) => (p.y / 20.0) as isize,
+                };
+                self.overlay.scroll(lines);
+                self.redraw();
+            }
             WindowEvent::MouseWheel { delta, .. } => {
                 let config = self.options.loaded.config.clone();
                 let Some(t) = &self.terminal else { return };
@@ -492,7 +624,22 @@ impl ApplicationHandler<UserEvent> for App {
                 self.next_blink = Some(Instant::now() + self.blink_interval());
             }
         }
-        event_loop.set_control_flow(match self.next_blink {
+        if self.overlay.is_open() && self.overlay.is_busy() {
+            let now = Instant::now();
+            if self.next_tick.is_none_or(|at| now >= at) {
+                if self.overlay.tick() {
+                    self.redraw();
+                }
+                self.next_tick = Some(now + SPINNER_TICK);
+            }
+        } else {
+            self.next_tick = None;
+        }
+        let wake = match (self.next_blink, self.next_tick) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        event_loop.set_control_flow(match wake {
             Some(at) => ControlFlow::WaitUntil(at),
             None => ControlFlow::Wait,
         });

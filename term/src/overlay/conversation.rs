@@ -1,1 +1,561 @@
+//! The conversation as the panel shows it: a list of blocks updated from
+//! the engine's [`StreamMsg`]s and laid out to lines with a per-block cache,
+//! so a streaming token re-lays only the block it lands in.
 
+use ai_chat_engine::{EngineError, StreamMsg};
+use render::{Span, StyledLine};
+
+use super::markdown;
+use super::style::Palette;
+use super::wrap::{wrap, WrapOpts};
+
+/// Braille spinner frames, the same look most CLIs use.
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/// The blank line between blocks.
+static BLANK: StyledLine = StyledLine { spans: Vec::new() };
+/// Cells the body of a block is indented under its label.
+const BODY_INDENT: &str = "  ";
+
+/// Where a tool call stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolState {
+    /// Still running.
+    Running,
+    /// Finished, with its one-line result.
+    Done(String),
+    /// Failed, refused or not run.
+    Failed(String),
+}
+
+/// One thing in the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// The user's message and the labels of the context attached to it.
+    You {
+        /// What the user typed.
+        text: String,
+        /// Attachment labels sent with it.
+        attachments: Vec<String>,
+    },
+    /// An answer (markdown), growing token by token.
+    Assistant(String),
+    /// The model's reasoning, folded unless the panel shows reasoning.
+    Reasoning(String),
+    /// A tool call line.
+    Tool {
+        /// The provider's call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments, one line.
+        args: String,
+        /// Where it stands.
+        state: ToolState,
+    },
+    /// A failure, drawn in the error colour.
+    Error(String),
+    /// A note from koi ("cancelled", the demo notice, slash command output).
+    Notice(String),
+}
+
+/// The conversation view model.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    blocks: Vec<Block>,
+    /// Laid-out lines per block: (width, lines); `None` when stale.
+    cache: Vec<Option<(usize, Vec<StyledLine>)>>,
+    cache_palette: Option<Palette>,
+    show_reasoning: bool,
+    spinner: usize,
+    scroll: usize,
+    last_total: usize,
+    usage: Option<(u64, u64, u64)>,
+}
+
+impl Conversation {
+    /// An empty conversation.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The blocks, oldest first.
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    /// Appends a block.
+    pub fn push(&mut self, block: Block) {
+        self.blocks.push(block);
+        self.cache.push(None);
+    }
+
+    /// Removes every block.
+    pub fn clear(&mut self) {
+        self.blocks.clear();
+        self.cache.clear();
+        self.scroll = 0;
+    }
+
+    /// The last round's token usage: (input, cached input, output).
+    pub fn usage(&self) -> Option<(u64, u64, u64)> {
+        self.usage
+    }
+
+    /// The text of the latest answer, if any.
+    pub fn latest_answer(&self) -> Option<&str> {
+        self.blocks.iter().rev().find_map(|b| match b {
+            Block::Assistant(t) if !t.trim().is_empty() => Some(t.as_str()),
+            _ => None,
+        })
+    }
+
+    fn touch_last(&mut self) {
+        if let Some(slot) = self.cache.last_mut() {
+            *slot = None;
+        }
+    }
+
+    /// Updates the view from one engine event; true when something visible
+    /// changed. `ApprovalRequired` is the panel's business and is ignored.
+    pub fn apply(&mut self, msg: &StreamMsg) -> bool {
+        match msg {
+            StreamMsg::AssistantStart => {
+                if !matches!(self.blocks.last(), Some(Block::Assistant(t)) if t.is_empty()) {
+                    self.push(Block::Assistant(String::new()));
+                }
+            }
+            StreamMsg::Token(t) => {
+                if let Some(Block::Assistant(text)) = self.blocks.last_mut() {
+                    text.push_str(t);
+                    self.touch_last();
+                } else {
+                    self.push(Block::Assistant(t.clone()));
+                }
+            }
+            StreamMsg::Reasoning(t) => {
+                if let Some(Block::Reasoning(text)) = self.blocks.last_mut() {
+                    text.push_str(t);
+                    self.touch_last();
+                } else {
+                    self.push(Block::Reasoning(t.clone()));
+                }
+            }
+            StreamMsg::ToolStart {
+                id,
+                name,
+                args_preview,
+            } => self.push(Block::Tool {
+                id: id.clone(),
+                name: name.clone(),
+                args: args_preview.clone(),
+                state: ToolState::Running,
+            }),
+            StreamMsg::ToolDone { id, result_preview } => {
+                self.finish_tool(id, ToolState::Done(result_preview.clone()));
+            }
+            StreamMsg::ToolFailed { id, error } => {
+                self.finish_tool(id, ToolState::Failed(error.clone()));
+            }
+            StreamMsg::ApprovalRequired { .. } => return false,
+            StreamMsg::Usage {
+                input,
+                cached_input,
+                output,
+            } => {
+                self.usage = Some((*input, *cached_input, *output));
+                return false;
+            }
+            StreamMsg::Done => {
+                self.drop_empty_answer();
+            }
+            StreamMsg::Err(err) => {
+                self.drop_empty_answer();
+                self.interrupt_tools();
+                match err {
+                    EngineError::Cancelled => self.push(Block::Notice("cancelled".into())),
+                    other => self.push(Block::Error(other.to_string())),
+                }
+            }
+        }
+        true
+    }
+
+    fn finish_tool(&mut self, call: &str, new_state: ToolState) {
+        let found = self.blocks.iter().rposition(
+            |b| matches!(b, Block::Tool { id, state: ToolState::Running, .. } if id == call),
+        );
+        match found {
+            Some(i) => {
+                if let Block::Tool { state, .. } = &mut self.blocks[i] {
+                    *state = new_state;
+                }
+                self.cache[i] = None;
+            }
+            None => self.push(Block::Tool {
+                id: call.to_string(),
+                name: "tool".into(),
+                args: String::new(),
+                state: new_state,
+            }),
+        }
+    }
+
+    fn drop_empty_answer(&mut self) {
+        if matches!(self.blocks.last(), Some(Block::Assistant(t)) if t.trim().is_empty()) {
+            self.blocks.pop();
+            self.cache.pop();
+        }
+    }
+
+    /// Marks tools still running as interrupted (the turn ended under them).
+    fn interrupt_tools(&mut self) {
+        for (i, b) in self.blocks.iter_mut().enumerate() {
+            if let Block::Tool { state, .. } = b {
+                if *state == ToolState::Running {
+                    *state = ToolState::Failed("interrupted".into());
+                    self.cache[i] = None;
+                }
+            }
+        }
+    }
+
+    /// Advances spinners; true when a running tool needs a redraw.
+    pub fn tick(&mut self) -> bool {
+        self.spinner = (self.spinner + 1) % SPINNER.len();
+        let mut any = false;
+        for (i, b) in self.blocks.iter().enumerate() {
+            if matches!(
+                b,
+                Block::Tool {
+                    state: ToolState::Running,
+                    ..
+                }
+            ) {
+                self.cache[i] = None;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The current spinner frame.
+    pub fn spinner_frame(&self) -> char {
+        SPINNER[self.spinner % SPINNER.len()]
+    }
+
+    /// Shows or folds reasoning blocks.
+    pub fn toggle_reasoning(&mut self) {
+        self.show_reasoning = !self.show_reasoning;
+        for (i, b) in self.blocks.iter().enumerate() {
+            if matches!(b, Block::Reasoning(_)) {
+                self.cache[i] = None;
+            }
+        }
+    }
+
+    /// Lines scrolled up from the bottom (0 follows the newest line).
+    pub fn scroll_offset(&self) -> usize {
+        self.scroll
+    }
+
+    /// Scrolls by `lines` (positive = back toward older lines), clamped to
+    /// the content laid out last.
+    pub fn scroll(&mut self, lines: isize) {
+        let next = self.scroll.saturating_add_signed(lines);
+        self.scroll = next.min(self.last_total);
+    }
+
+    /// Back to the newest line.
+    pub fn scroll_to_bottom(&mut self) {
+        self.scroll = 0;
+    }
+
+    fn block_lines(&self, block: &Block, width: usize, pal: &Palette) -> Vec<StyledLine> {
+        let indent = [Span::new(BODY_INDENT, pal.fg)];
+        let body_opts = WrapOpts {
+            first_prefix: &indent,
+            cont_prefix: &indent,
+            ..WrapOpts::default()
+        };
+        let label = |text: &str, fg| StyledLine {
+            spans: vec![Span {
+                bold: true,
+                ..Span::new(text, fg)
+            }],
+        };
+        match block {
+            Block::You { text, attachments } => {
+                let mut out = vec![label("You", pal.user)];
+                for line in text.split('\n') {
+                    out.extend(wrap(&[Span::new(line, pal.fg)], width, &body_opts));
+                }
+                if !attachments.is_empty() {
+                    let note = format!("+ {}", attachments.join(" · "));
+                    out.extend(wrap(&[Span::new(note, pal.dim)], width, &body_opts));
+                }
+                out
+            }
+            Block::Assistant(text) => {
+                let mut out = vec![label("koi", pal.accent)];
+                let inner = width.saturating_sub(BODY_INDENT.len());
+                for mut line in markdown::render(text, inner, pal) {
+                    if inner > 0 {
+                        line.spans.insert(0, Span::new(BODY_INDENT, pal.fg));
+                    }
+                    out.push(line);
+                }
+                out
+            }
+            Block::Reasoning(text) => {
+                let chars = text.chars().count();
+                if self.show_reasoning {
+                    let mut out = wrap(
+                        &[Span::new("▾ reasoning", pal.dim)],
+                        width,
+                        &WrapOpts::default(),
+                    );
+                    for line in text.split('\n') {
+                        let span = Span {
+                            italic: true,
+                            ..Span::new(line, pal.dim)
+                        };
+                        out.extend(wrap(&[span], width, &body_opts));
+                    }
+                    out
+                } else {
+                    let head = format!("▸ reasoning ({chars} chars)");
+                    wrap(&[Span::new(head, pal.dim)], width, &WrapOpts::default())
+                }
+            }
+            Block::Tool {
+                name, args, state, ..
+            } => {
+                let spans = match state {
+                    ToolState::Running => vec![
+                        Span::new(format!("{} ", self.spinner_frame()), pal.warning),
+                        Span::new(format!("{name} "), pal.fg),
+                        Span::new(args.clone(), pal.dim),
+                    ],
+                    ToolState::Done(preview) => vec![
+                        Span::new("✓ ", pal.success),
+                        Span::new(format!("{name} → "), pal.fg),
+                        Span::new(preview.clone(), pal.dim),
+                    ],
+                    ToolState::Failed(err) => vec![
+                        Span::new("✗ ", pal.error),
+                        Span::new(format!("{name}: "), pal.fg),
+                        Span::new(err.clone(), pal.error),
+                    ],
+                };
+                let hang = [Span::new("  ", pal.fg)];
+                let opts = WrapOpts {
+                    cont_prefix: &hang,
+                    ..WrapOpts::default()
+                };
+                wrap(&spans, width, &opts)
+            }
+            Block::Error(text) => text
+                .split('\n')
+                .flat_map(|l| {
+                    wrap(
+                        &[Span::new(format!("✗ {l}"), pal.error)],
+                        width,
+                        &WrapOpts::default(),
+                    )
+                })
+                .collect(),
+            Block::Notice(text) => text
+                .split('\n')
+                .flat_map(|l| {
+                    let span = Span {
+                        italic: true,
+                        ..Span::new(l, pal.dim)
+                    };
+                    wrap(&[span], width, &WrapOpts::default())
+                })
+                .collect(),
+        }
+    }
+
+    /// Every line of the conversation at `width`, blocks separated by a
+    /// blank line. Unchanged blocks come from the cache.
+    pub fn lines(&mut self, width: usize, pal: &Palette) -> Vec<StyledLine> {
+        self.refresh(width, pal);
+        self.line_refs().into_iter().cloned().collect()
+    }
+
+    /// Lays out every block whose cached layout is stale.
+    fn refresh(&mut self, width: usize, pal: &Palette) {
+        if self.cache_palette.as_ref() != Some(pal) {
+            self.cache.iter_mut().for_each(|c| *c = None);
+            self.cache_palette = Some(*pal);
+        }
+        for i in 0..self.blocks.len() {
+            if !self.is_cached(i, width) {
+                let lines = self.block_lines(&self.blocks[i], width, pal);
+                self.cache[i] = Some((width, lines));
+            }
+        }
+    }
+
+    /// The cached lines in order, borrowed so a frame copies only what it
+    /// shows.
+    fn line_refs(&self) -> Vec<&StyledLine> {
+        let mut out = Vec::new();
+        for (i, cached) in self.cache.iter().enumerate() {
+            if i > 0 && !self.is_compact(i) {
+                out.push(&BLANK);
+            }
+            if let Some((_, lines)) = cached {
+                out.extend(lines.iter());
+            }
+        }
+        out
+    }
+
+    /// Tool lines and reasoning sit tight under what precedes them.
+    fn is_compact(&self, i: usize) -> bool {
+        let prev_compact = matches!(
+            self.blocks.get(i.wrapping_sub(1)),
+            Some(Block::Tool { .. } | Block::Reasoning(_))
+        );
+        matches!(self.blocks[i], Block::Tool { .. }) && prev_compact
+    }
+
+    /// The `height` lines to show at `width`, honouring (and clamping) the
+    /// scroll offset.
+    pub fn view(&mut self, width: usize, height: usize, pal: &Palette) -> Vec<StyledLine> {
+        self.refresh(width, pal);
+        let all = self.line_refs();
+        let max_scroll = all.len().saturating_sub(height);
+        let end = all.len() - self.scroll.min(max_scroll);
+        let start = end.saturating_sub(height);
+        let shown = all[start..end].iter().map(|l| (*l).clone()).collect();
+        self.last_total = max_scroll;
+        self.scroll = self.scroll.min(max_scroll);
+        shown
+    }
+
+    /// True when a layout at `width` is cached for block `i` (tests and
+    /// profiling).
+    pub fn is_cached(&self, i: usize, width: usize) -> bool {
+        matches!(self.cache.get(i), Some(Some((w, _))) if *w == width)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::overlay::style::line_text;
+
+    fn dump(c: &mut Conversation, width: usize) -> Vec<String> {
+        let pal = Palette::default();
+        c.lines(width, &pal).iter().map(line_text).collect()
+    }
+
+    #[test]
+    fn tokens_stream_into_one_block() {
+        let mut c = Conversation::new();
+        c.push(Block::You {
+            text: "hi".into(),
+            attachments: vec!["screen".into()],
+        });
+        c.apply(&StreamMsg::AssistantStart);
+        for t in ["Hel", "lo **wor", "ld**"] {
+            assert!(c.apply(&StreamMsg::Token(t.into())));
+        }
+        c.apply(&StreamMsg::Done);
+        assert_eq!(c.blocks().len(), 2);
+        assert_eq!(c.latest_answer(), Some("Hello **world**"));
+        assert_eq!(
+            dump(&mut c, 40),
+            ["You", "  hi", "  + screen", "", "koi", "  Hello world"]
+        );
+        assert!(c.is_cached(0, 40) && c.is_cached(1, 40));
+        c.apply(&StreamMsg::Token("!".into()));
+        assert!(c.is_cached(0, 40), "earlier blocks keep their layout");
+        assert!(!c.is_cached(1, 40), "the growing block is re-laid");
+    }
+
+    #[test]
+    fn tool_start_then_done_or_failed() {
+        let mut c = Conversation::new();
+        c.apply(&StreamMsg::ToolStart {
+            id: "1".into(),
+            name: "read".into(),
+            args_preview: "src/main.rs".into(),
+        });
+        c.apply(&StreamMsg::ToolStart {
+            id: "2".into(),
+            name: "shell".into(),
+            args_preview: "make".into(),
+        });
+        let lines = dump(&mut c, 40);
+        assert!(lines[0].starts_with('⠋') && lines[0].ends_with("read src/main.rs"));
+        assert!(c.tick());
+        assert!(dump(&mut c, 40)[0].starts_with('⠙'), "spinner advances");
+        c.apply(&StreamMsg::ToolDone {
+            id: "1".into(),
+            result_preview: "120 lines".into(),
+        });
+        c.apply(&StreamMsg::ToolFailed {
+            id: "2".into(),
+            error: "denied".into(),
+        });
+        assert_eq!(dump(&mut c, 40), ["✓ read → 120 lines", "✗ shell: denied"]);
+        assert!(!c.tick(), "nothing running, nothing to redraw");
+    }
+
+    #[test]
+    fn errors_cancel_and_reasoning_fold() {
+        let mut c = Conversation::new();
+        c.apply(&StreamMsg::Reasoning("think".into()));
+        c.apply(&StreamMsg::Reasoning("ing".into()));
+        c.apply(&StreamMsg::ToolStart {
+            id: "x".into(),
+            name: "grep".into(),
+            args_preview: String::new(),
+        });
+        c.apply(&StreamMsg::AssistantStart);
+        c.apply(&StreamMsg::Err(EngineError::Network("reset".into())));
+        let lines = dump(&mut c, 60);
+        assert_eq!(lines[0], "▸ reasoning (8 chars)");
+        assert_eq!(lines[1], "✗ grep: interrupted");
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("✗ network error: reset")
+        );
+        let pal = Palette::default();
+        let red = c.lines(60, &pal).last().map(|l| l.spans[0].fg);
+        assert_eq!(red, Some(pal.error));
+        c.toggle_reasoning();
+        assert_eq!(&dump(&mut c, 60)[..2], ["▾ reasoning", "  thinking"]);
+        c.apply(&StreamMsg::Err(EngineError::Cancelled));
+        assert_eq!(c.blocks().last(), Some(&Block::Notice("cancelled".into())));
+        assert!(!c.apply(&StreamMsg::Usage {
+            input: 5,
+            cached_input: 1,
+            output: 2
+        }));
+        assert_eq!(c.usage(), Some((5, 1, 2)));
+    }
+
+    #[test]
+    fn scroll_is_clamped_to_content() {
+        let pal = Palette::default();
+        let mut c = Conversation::new();
+        c.apply(&StreamMsg::Token(
+            (0..20).map(|i| format!("l{i}\n")).collect(),
+        ));
+        let bottom = c.view(20, 5, &pal);
+        assert_eq!(line_text(&bottom[4]), "  l19");
+        c.scroll(3);
+        assert_eq!(line_text(&c.view(20, 5, &pal)[4]), "  l16");
+        c.scroll(1000);
+        let top = c.view(20, 5, &pal);
+        assert_eq!(line_text(&top[0]), "koi");
+        assert_eq!(c.scroll_offset(), 16);
+        c.scroll(-1000);
+        assert_eq!(c.scroll_offset(), 0);
+    }
+}

@@ -376,7 +376,8 @@ impl Layout<'_> {
     fn break_line(&mut self) {
         let done = std::mem::take(&mut self.cur);
         self.out.push(StyledLine { spans: done });
-        self.cur.push(Span::new(" ".repeat(self.indent), self.pal.fg));
+        self.cur
+            .push(Span::new(" ".repeat(self.indent), self.pal.fg));
         self.w = self.indent;
     }
 
@@ -476,9 +477,16 @@ mod tests {
     #[test]
     fn submit_and_history() {
         let mut b = InputBox::new();
-        assert_eq!(b.handle_key(&key(Key::Enter), None), Edit::Changed, "empty: nothing sent");
+        assert_eq!(
+            b.handle_key(&key(Key::Enter), None),
+            Edit::Changed,
+            "empty: nothing sent"
+        );
         typed(&mut b, "one");
-        assert_eq!(b.handle_key(&key(Key::Enter), None), Edit::Submit("one".into()));
+        assert_eq!(
+            b.handle_key(&key(Key::Enter), None),
+            Edit::Submit("one".into())
+        );
         assert!(b.is_empty());
         b.paste("two\nlines");
         assert_eq!(
@@ -501,7 +509,11 @@ mod tests {
         assert_eq!(b.history(), ["one", "two\nlines"]);
         typed(&mut b, "draft");
         b.handle_key(&key(Key::Up), None);
-        assert_eq!(b.text(), "draft", "Up on a non-empty single line does not browse");
+        assert_eq!(
+            b.text(),
+            "draft",
+            "Up on a non-empty single line does not browse"
+        );
     }
 
     #[test]
@@ -522,7 +534,10 @@ mod tests {
         b.set_preedit(Some("にほ".into()));
         let (lines, cursor) = b.layout(20, &pal);
         assert_eq!(line_text(&lines[0]), "› にほabcdef漢字");
-        assert!(lines[0].spans.iter().any(|s| s.text == "にほ" && s.underline));
+        assert!(lines[0]
+            .spans
+            .iter()
+            .any(|s| s.text == "にほ" && s.underline));
         assert_eq!(cursor, (6, 0));
     }
 }

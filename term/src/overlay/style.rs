@@ -1,7 +1,7 @@
 //! The overlay's colours, derived from the terminal's [`Theme`] so the panel
 //! matches whatever palette the user picked, plus small span helpers.
 
-use render::{Color, Rgb, Span, Theme};
+use render::{Color, Rgb, Theme};
 
 /// How far the panel background is pulled toward the foreground: enough to
 /// stand apart from the terminal underneath without looking like a selection.
@@ -84,27 +84,6 @@ impl Palette {
 impl Default for Palette {
     fn default() -> Self {
         Self::from_theme(&Theme::default())
-    }
-}
-
-/// A plain span.
-pub(crate) fn span(text: impl Into<String>, fg: Color) -> Span {
-    Span::new(text, fg)
-}
-
-/// A bold span.
-pub(crate) fn bold(text: impl Into<String>, fg: Color) -> Span {
-    Span {
-        bold: true,
-        ..Span::new(text, fg)
-    }
-}
-
-/// A span on a background.
-pub(crate) fn on(text: impl Into<String>, fg: Color, bg: Color) -> Span {
-    Span {
-        bg: Some(bg),
-        ..Span::new(text, fg)
     }
 }
 

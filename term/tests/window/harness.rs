@@ -88,6 +88,8 @@ impl Koi {
             .args(&args)
             .env("DISPLAY", &x.display)
             .env("XDG_CONFIG_HOME", dir.join("xdg"))
+            .env("XDG_DATA_HOME", dir.join("xdg-data"))
+            .env_remove("KOI_API_KEY")
             .env("PS1", "$ ")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
@@ -107,6 +109,16 @@ impl Koi {
         // Wait until the shell is drawing its prompt.
         std::thread::sleep(Duration::from_millis(500));
         koi
+    }
+
+    pub fn keys(&self, x: &Xvfb, keys: &str) {
+        x.xdotool(&["windowfocus", "--sync", &self.window]);
+        x.xdotool(&["key", "--delay", "30", keys]);
+    }
+
+    pub fn type_text(&self, x: &Xvfb, text: &str) {
+        x.xdotool(&["windowfocus", "--sync", &self.window]);
+        x.xdotool(&["type", "--delay", "15", text]);
     }
 
     pub fn type_line(&self, x: &Xvfb, text: &str) {

@@ -1,0 +1,189 @@
+//! The overlay's link to the chat engine: builds the engine on first use,
+//! runs one turn at a time, and holds the reply channel of a pending
+//! approval so only an explicit decision from the panel can answer it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ai_chat_engine::{
+    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineOptions,
+    StreamMsg, UserInput,
+};
+use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
+use crossbeam_channel::{Receiver, Sender};
+
+/// Cancel takes effect within 100 ms; waiting a little longer than that
+/// for an interrupted turn keeps the UI responsive even if it is slow.
+const INTERRUPT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+struct Turn {
+    rx: Receiver<StreamMsg>,
+    cancel: CancelHandle,
+}
+
+pub struct Assistant {
+    engine: Option<Engine>,
+    conversation: Option<Conversation>,
+    turn: Option<Turn>,
+    approval: Option<Sender<ApprovalReply>>,
+    waker: Arc<dyn Fn() + Send + Sync>,
+    config_path: Option<PathBuf>,
+}
+
+impl Assistant {
+    pub fn new(config_path: Option<PathBuf>, waker: Arc<dyn Fn() + Send + Sync>) -> Self {
+        Self {
+            engine: None,
+            conversation: None,
+            turn: None,
+            approval: None,
+            waker,
+            config_path,
+        }
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    /// "model · mode" for the panel's title, once the engine exists.
+    pub fn describe(&self) -> Option<String> {
+        let engine = self.engine.as_ref()?;
+        let config = engine.config();
+        let demo = if engine.is_demo() { " (demo)" } else { "" };
+        Some(format!("{}{demo} · {}", config.model, engine.mode()))
+    }
+
+    fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
+        if self.engine.is_none() {
+            let ai = match &self.config_path {
+                Some(path) => AiConfig::load_from(path).map_err(|e| e.to_string())?,
+                None => AiConfig::default(),
+            };
+            let resolved = ai.resolve();
+            let workspace = Workspace::new(workspace)
+                .map_err(|e| format!("workspace {}: {e}", workspace.display()))?;
+            let mut tools = RegistryConfig::new(workspace);
+            tools.secret_env_vars = resolved.key_env_vars.clone();
+            let options = EngineOptions {
+                waker: Some(self.waker.clone()),
+                ..EngineOptions::default()
+            };
+            let engine =
+                Engine::with_resolved(resolved, Arc::new(Registry::standard(tools)), options)
+                    .map_err(|e| e.to_string())?;
+            self.engine = Some(engine);
+        }
+        self.engine.as_ref().ok_or_else(|| "no engine".to_owned())
+    }
+
+    /// Cancel the running turn and wait (briefly) for its thread to end, so
+    /// the conversation is free for the next one.
+    fn interrupt(&mut self) {
+        self.cancel();
+        if let Some(turn) = self.turn.take() {
+            let deadline = std::time::Instant::now() + INTERRUPT_WAIT;
+            while let Ok(msg) = turn.rx.recv_deadline(deadline) {
+                if msg.is_terminal() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Start a turn, interrupting the running one.
+    pub fn submit(
+        &mut self,
+        text: String,
+        attachments: Vec<Attachment>,
+        terminal_size: (u16, u16),
+        workspace: &Path,
+    ) -> Result<(), String> {
+        self.interrupt();
+        let previous = self.conversation.take();
+        let engine = self.engine(workspace)?;
+        let conversation = previous.unwrap_or_else(|| engine.new_conversation());
+        let input = UserInput {
+            text,
+            attachments,
+            terminal_size: Some(terminal_size),
+        };
+        let (rx, cancel) = engine.submit(&conversation, input);
+        self.conversation = Some(conversation);
+        self.turn = Some(Turn { rx, cancel });
+        Ok(())
+    }
+
+    /// Cancel the running turn; its stream still ends with `Err(cancelled)`.
+    pub fn cancel(&mut self) {
+        if let Some(turn) = &self.turn {
+            turn.cancel.cancel();
+        }
+        // An unanswered approval is a denial.
+        if let Some(reply) = self.approval.take() {
+            let _ = reply.send(ApprovalReply::Deny);
+        }
+    }
+
+    /// Messages that arrived since the last call. Keeps the reply channel of
+    /// an approval request; the turn is over after `Done` or `Err`.
+    pub fn drain(&mut self) -> Vec<StreamMsg> {
+        let Some(turn) = &self.turn else {
+            return Vec::new();
+        };
+        let messages: Vec<StreamMsg> = turn.rx.try_iter().collect();
+        for msg in &messages {
+            match msg {
+                StreamMsg::ApprovalRequired { reply, .. } => self.approval = Some(reply.clone()),
+                m if m.is_terminal() => {
+                    self.turn = None;
+                    self.approval = None;
+                }
+                _ => {}
+            }
+        }
+        messages
+    }
+
+    /// Answer the pending approval. `for_conversation` also lets edits run
+    /// unasked for the rest of the conversation (accept-edits), where the
+    /// current mode is the stricter default.
+    pub fn decide(&mut self, approve: bool, for_conversation: bool) {
+        if let Some(reply) = self.approval.take() {
+            let _ = reply.send(if approve {
+                ApprovalReply::Approve
+            } else {
+                ApprovalReply::Deny
+            });
+        }
+        if approve && for_conversation {
+            if let Some(engine) = &self.engine {
+                if engine.mode() == Mode::Default {
+                    engine.set_mode(Mode::AcceptEdits);
+                }
+            }
+        }
+    }
+
+    /// Start a fresh conversation.
+    pub fn new_conversation(&mut self) {
+        self.interrupt();
+        self.conversation = None;
+    }
+
+    pub fn set_mode(&mut self, mode: Mode) -> Result<(), String> {
+        match &self.engine {
+            Some(engine) => {
+                engine.set_mode(mode);
+                Ok(())
+            }
+            None => Err("ask something first; the assistant starts on the first question".into()),
+        }
+    }
+}
+
+impl Drop for Assistant {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}

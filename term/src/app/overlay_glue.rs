@@ -1,0 +1,199 @@
+//! The Cmd+L overlay in the window: what it captures when it opens, and
+//! what its actions do to the engine, the terminal and the clipboard.
+
+use std::path::PathBuf;
+
+use ai_chat_engine::{Attachment, AttachmentKind, StreamMsg};
+use ai_tools::Mode;
+
+use super::assistant::Assistant;
+use super::clipboard::{Clipboard, Kind};
+use crate::input::{encode_paste, KeyEvent};
+use crate::overlay::{Attachment as Chip, Overlay, OverlayAction, SlashCommand};
+use crate::snapshot::Snapshot;
+use crate::Session;
+
+/// Context captured when the panel opens; the chips say which go along.
+#[derive(Default)]
+pub struct Captured {
+    items: Vec<(AttachmentKind, String, String)>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl Captured {
+    /// The visible screen, the selection and the last command, as the user
+    /// sees them now.
+    pub fn take(session: &Session) -> Self {
+        let (screen, selection) = {
+            let term = session.terminal().lock();
+            (Snapshot::capture(&*term).text(), term.selection_to_string())
+        };
+        let mut items = vec![(AttachmentKind::Terminal, "screen".to_owned(), screen)];
+        if let Some(selection) = selection.filter(|s| !s.trim().is_empty()) {
+            items.push((AttachmentKind::Selection, "selection".to_owned(), selection));
+        }
+        if let Some(last) = session.last_command() {
+            let exit = last
+                .exit_code
+                .map_or(String::new(), |c| format!(" (exit {c})"));
+            let content = format!("$ {}{exit}\n{}", last.command, last.output);
+            items.push((
+                AttachmentKind::CommandOutput,
+                "last command".to_owned(),
+                content,
+            ));
+        }
+        Self {
+            items,
+            cwd: session.cwd().map(PathBuf::from),
+        }
+    }
+
+    pub fn chips(&self) -> Vec<Chip> {
+        self.items
+            .iter()
+            .map(|(_, label, _)| Chip {
+                label: label.clone(),
+                included: true,
+            })
+            .collect()
+    }
+
+    /// The attachments whose chips are still included.
+    fn selected(&self, chips: &[Chip]) -> Vec<Attachment> {
+        self.items
+            .iter()
+            .filter(|(_, label, _)| chips.iter().any(|c| &c.label == label && c.included))
+            .map(|(kind, label, content)| Attachment {
+                kind: *kind,
+                label: label.clone(),
+                content: content.clone(),
+            })
+            .collect()
+    }
+}
+
+/// Everything an overlay action may touch.
+pub struct Ctx<'a> {
+    pub overlay: &'a mut Overlay,
+    pub assistant: &'a mut Assistant,
+    pub captured: &'a Captured,
+    pub session: &'a Session,
+    pub clipboard: &'a mut Clipboard,
+    /// Where tools work: the shell's cwd, else koi's.
+    pub workspace: PathBuf,
+}
+
+impl Ctx<'_> {
+    pub fn key(&mut self, key: &KeyEvent, text: Option<&str>) {
+        let action = self.overlay.handle_key(key, text);
+        self.act(action);
+    }
+
+    pub fn act(&mut self, action: OverlayAction) {
+        match action {
+            OverlayAction::None | OverlayAction::Redraw | OverlayAction::Close => {}
+            OverlayAction::Submit(text) => {
+                let attachments = self.captured.selected(self.overlay.attachments());
+                let size = self.session.size();
+                match self.assistant.submit(
+                    text,
+                    attachments,
+                    (size.cols, size.rows),
+                    &self.workspace,
+                ) {
+                    Ok(()) => self.overlay.set_busy(true),
+                    Err(e) => {
+                        self.overlay.set_busy(false);
+                        self.overlay
+                            .error(format!("the assistant could not start: {e}"));
+                    }
+                }
+                self.refresh_status();
+            }
+            OverlayAction::Cancel => self.assistant.cancel(),
+            OverlayAction::Approve => self.assistant.decide(true, false),
+            OverlayAction::ApproveForConversation => self.assistant.decide(true, true),
+            OverlayAction::Deny => self.assistant.decide(false, false),
+            OverlayAction::InsertIntoTerminal(command) => {
+                let bracketed = self
+                    .session
+                    .terminal()
+                    .lock()
+                    .mode()
+                    .contains(alacritty_terminal::term::TermMode::BRACKETED_PASTE);
+                // Typed at the prompt, never run: no trailing newline.
+                self.session.write(encode_paste(
+                    command.trim_end_matches(['\n', '\r']),
+                    bracketed,
+                ));
+                self.overlay.close();
+            }
+            OverlayAction::Copy(text) => self.clipboard.store(Kind::Clipboard, text),
+            OverlayAction::Slash(command) => self.slash(command),
+        }
+    }
+
+    fn slash(&mut self, command: SlashCommand) {
+        match command {
+            SlashCommand::New | SlashCommand::Clear => {
+                self.assistant.new_conversation();
+                self.overlay.conversation_mut().clear();
+                self.overlay.set_busy(false);
+            }
+            SlashCommand::Mode(Some(name)) => match name.parse::<Mode>() {
+                Ok(mode) => match self.assistant.set_mode(mode) {
+                    Ok(()) => self.overlay.notice(format!("mode: {mode}")),
+                    Err(e) => self.overlay.error(e),
+                },
+                Err(e) => self.overlay.error(e.to_string()),
+            },
+            SlashCommand::Mode(None) | SlashCommand::Model(None) | SlashCommand::Status => {
+                let status = self
+                    .assistant
+                    .describe()
+                    .unwrap_or_else(|| "not started yet".into());
+                let usage = self.overlay.conversation().usage().map_or(
+                    String::new(),
+                    |(input, cached, output)| {
+                        let pct = (cached * 100).checked_div(input).unwrap_or(0);
+                        format!(" · tokens in {input} ({pct}% cached) out {output}")
+                    },
+                );
+                self.overlay.notice(format!("{status}{usage}"));
+            }
+            SlashCommand::Model(Some(_)) => self.overlay.notice(
+                "set the model in koi.toml's [ai] table; koi picks it up on the next conversation",
+            ),
+            SlashCommand::Resume(_) => self
+                .overlay
+                .notice("resume a saved conversation with `k --resume` in the shell"),
+            SlashCommand::Help => {}
+        }
+        self.refresh_status();
+    }
+
+    /// Feed what the engine sent since the last wake-up.
+    pub fn pump(&mut self) -> bool {
+        let messages = self.assistant.drain();
+        let mut changed = false;
+        for msg in &messages {
+            changed |= self.overlay.apply(msg);
+            if matches!(msg, StreamMsg::AssistantStart) {
+                self.refresh_status();
+            }
+        }
+        if !self.assistant.is_busy() && self.overlay.is_busy() {
+            self.overlay.set_busy(false);
+            changed = true;
+        }
+        changed
+    }
+
+    fn refresh_status(&mut self) {
+        if let Some(status) = self.assistant.describe() {
+            let (model, mode) = status.split_once(" · ").unwrap_or((status.as_str(), ""));
+            self.overlay.set_status(model, mode);
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! The Ctrl+Shift+L assistant overlay end to end: real keys under Xvfb, the
+//! real engine, a scripted model on loopback (koi_testkit).
+
+use std::path::Path;
+use std::time::Duration;
+
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::{FakeProvider, Reply};
+
+use crate::harness::{eventually, Image, Koi, Xvfb};
+
+const EXIT_WAIT: Duration = Duration::from_secs(30);
+const MODEL_WAIT: Duration = Duration::from_secs(20);
+
+fn config_for(dir: &Path, server: &FakeProvider) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir.join("cfg")).unwrap();
+    let path = dir.join("cfg/koi.toml");
+    let text = format!(
+        "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
+         [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+        server.base_url()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn read_overlay(dump: &Path) -> String {
+    let mut path = dump.as_os_str().to_owned();
+    path.push(".overlay");
+    std::fs::read_to_string(Path::new(&path)).unwrap_or_default()
+}
+
+/// Whatever the model is asked after the scripted turn (titles), answer briefly.
+fn then_title(i: usize, script: &[Reply]) -> Reply {
+    script
+        .get(i)
+        .cloned()
+        .unwrap_or_else(|| ChatStream::new().text("A title").stop().reply())
+}
+
+#[test]
+fn ask_about_the_screen_and_watch_the_answer_stream() {
+    let script = vec![ChatStream::new()
+        .text("The answer ")
+        .text("is forty-two.")
+        .stop()
+        .reply()];
+    let server = FakeProvider::start_with(move |_, i| then_title(i, &script));
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), &server);
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    koi.type_line(&x, "echo visible-marker-9431; false");
+    std::thread::sleep(Duration::from_millis(400));
+    koi.keys(&x, "ctrl+shift+l");
+    koi.type_text(&x, "what failed?");
+    koi.keys(&x, "Return");
+    assert!(
+        server.wait_for_requests(1, MODEL_WAIT),
+        "the engine never asked the model"
+    );
+    std::thread::sleep(Duration::from_millis(800));
+
+    // The visible screen went to the model inside the untrusted-data wrapper.
+    let body = server.requests()[0].body_str();
+    let open = body.find("<untrusted-data kind=").expect("wrapper");
+    let marker = body
+        .find("visible-marker-9431")
+        .expect("screen text in the request");
+    let close = body[open..].find("</untrusted-data>").expect("wrapper end") + open;
+    assert!(
+        open < marker && marker < close,
+        "the screen is inside the wrapper: {body}"
+    );
+    assert!(body.contains("what failed?"));
+    assert!(
+        !body.contains("sk-test-not-secret"),
+        "the key never goes in a prompt"
+    );
+
+    // Close the panel, leave the shell; the dump has the panel's text.
+    koi.keys(&x, "Escape");
+    koi.type_line(&x, "exit 0");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    let overlay = read_overlay(&dump);
+    assert!(overlay.contains("The answer is forty-two."), "{overlay}");
+    assert!(overlay.contains("what failed?"), "{overlay}");
+}
+
+#[test]
+fn the_panel_is_drawn_over_the_terminal() {
+    let script = vec![ChatStream::new().text("Drawn answer.").stop().reply()];
+    let server = FakeProvider::start_with(move |_, i| then_title(i, &script));
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), &server);
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    koi.keys(&x, "ctrl+shift+l");
+    koi.type_text(&x, "hello");
+    koi.keys(&x, "Return");
+    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    std::thread::sleep(Duration::from_millis(800));
+    // Leave with the panel open: the shell exits by itself.
+    koi.keys(&x, "Escape");
+    koi.type_line(&x, "sleep 1.5; exit");
+    std::thread::sleep(Duration::from_millis(300));
+    koi.keys(&x, "ctrl+shift+l");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(read_overlay(&dump).starts_with("overlay: open"));
+    let mut png = dump.as_os_str().to_owned();
+    png.push(".png");
+    let image = Image::load(Path::new(&png));
+    // Much of the window is no longer the plain terminal background.
+    let bg = [0x10, 0x14, 0x18];
+    let covered = image.ink(0, 0, image.width, image.height, bg);
+    assert!(
+        covered > image.width * image.height / 10,
+        "no panel drawn ({covered} px)"
+    );
+}
+
+fn write_then_answer(
+    dir: &Path,
+) -> impl Fn(&koi_testkit::RecordedRequest, usize) -> Reply + Send + Sync + 'static {
+    let _ = dir;
+    move |_, i| match i {
+        0 => ChatStream::new()
+            .tool_call(
+                "w1",
+                "fs_write",
+                r#"{"path":"out.txt","content":"written by koi\n","expected_revision":"absent"}"#,
+            )
+            .tool_calls()
+            .reply(),
+        1 => ChatStream::new().text("All done.").stop().reply(),
+        _ => ChatStream::new().text("A title").stop().reply(),
+    }
+}
+
+fn approval_run(answer_key: &str) -> (FakeProvider, tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeProvider::start_with(write_then_answer(dir.path()));
+    let x = Xvfb::start();
+    let config = config_for(dir.path(), &server);
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let koi = Koi::start(
+        &x,
+        dir.path(),
+        &config,
+        &["--working-directory", work.to_str().unwrap()],
+    );
+    koi.keys(&x, "ctrl+shift+l");
+    koi.type_text(&x, "write the file");
+    koi.keys(&x, "Return");
+    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    // The dialog appears; typing other keys must not approve anything.
+    std::thread::sleep(Duration::from_millis(1000));
+    koi.type_text(&x, "yes");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !work.join("out.txt").exists(),
+        "stray keys approved the write"
+    );
+    koi.keys(&x, answer_key);
+    assert!(
+        server.wait_for_requests(2, MODEL_WAIT),
+        "the model never heard back"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    koi.keys(&x, "Escape");
+    koi.type_line(&x, "exit");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    (server, dir, read_overlay(&dump))
+}
+
+#[test]
+fn enter_in_the_approval_dialog_writes_the_file() {
+    let (server, dir, overlay) = approval_run("Return");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("work/out.txt")).unwrap(),
+        "written by koi\n"
+    );
+    assert!(overlay.contains("All done."), "{overlay}");
+    let second = server.requests()[1].body_str();
+    assert!(second.contains("w1"), "the tool result went back: {second}");
+}
+
+#[test]
+fn escape_in_the_approval_dialog_denies_and_the_model_is_told() {
+    let (server, dir, _) = approval_run("Escape");
+    assert!(
+        !dir.path().join("work/out.txt").exists(),
+        "a denied write happened"
+    );
+    let second = server.requests()[1].body_str().to_lowercase();
+    assert!(
+        second.contains("denied") || second.contains("declined"),
+        "the model was not told: {second}"
+    );
+}
+
+#[test]
+fn escape_while_streaming_cancels_the_turn() {
+    let slow = ChatStream::new()
+        .text("Thinking ")
+        .text("very ")
+        .text("slowly ")
+        .text("about it")
+        .stop()
+        .reply();
+    let server = FakeProvider::start_with(move |_, i| match i {
+        0 => slow.clone().chunk_delay(Duration::from_millis(700)),
+        _ => ChatStream::new().text("A title").stop().reply(),
+    });
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), &server);
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    koi.keys(&x, "ctrl+shift+l");
+    koi.type_text(&x, "go slowly");
+    koi.keys(&x, "Return");
+    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    std::thread::sleep(Duration::from_millis(900));
+    koi.keys(&x, "Escape");
+    std::thread::sleep(Duration::from_millis(600));
+    // Still open after the first Esc (it only cancelled); the second closes.
+    koi.keys(&x, "Escape");
+    koi.type_line(&x, "exit");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    let overlay = read_overlay(&dump);
+    assert!(overlay.contains("cancelled"), "{overlay}");
+    assert!(
+        !overlay.contains("about it"),
+        "the stream went on after cancel: {overlay}"
+    );
+}
+
+#[test]
+fn only_the_session_token_opens_the_overlay_from_the_shell() {
+    let server = FakeProvider::start_with(|_, _| ChatStream::new().text("x").stop().reply());
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), &server);
+
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    koi.type_line(
+        &x,
+        r"printf '\033]7717;open-overlay;0123456789abcdef\007'; sleep 0.5; exit",
+    );
+    let (code, _, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0));
+    assert!(
+        read_overlay(&dump).starts_with("overlay: closed"),
+        "a forged token opened the overlay"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), &server);
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    koi.type_line(
+        &x,
+        r#"printf '\033]7717;open-overlay;%s\007' "$KOI_SESSION_TOKEN"; sleep 0.5; exit"#,
+    );
+    let (code, _, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0));
+    eventually("the overlay dump", Duration::from_secs(1), || {
+        !read_overlay(&dump).is_empty()
+    });
+    assert!(
+        read_overlay(&dump).starts_with("overlay: open"),
+        "the real token did not open it"
+    );
+}
