@@ -7,7 +7,9 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use render::{Cell, CellFlags, Color, FontConfig, Frame, Gpu, Renderer, Theme, OFFSCREEN_FORMAT};
+use render::{
+    wgpu, Cell, CellFlags, Color, Damage, FontConfig, Frame, Gpu, Renderer, Theme, OFFSCREEN_FORMAT,
+};
 
 /// The grid the issue measures: a maximised window on a large monitor.
 const COLS: usize = 240;
@@ -90,6 +92,29 @@ fn bench(c: &mut Criterion) {
             gpu.queue.submit([]);
         })
     });
+    // The floor under a damage-only frame: diff every row, rebuild the
+    // rectangle list, upload, submit.
+    group.bench_function("nothing_changed", |b| {
+        b.iter(|| {
+            let stats = renderer.prepare(&edits[0], w, h).expect("prepare");
+            debug_assert_eq!(stats.rows_prepared, 0);
+            gpu.queue.submit([]);
+        })
+    });
+    let mut hinted = edits.clone();
+    for f in &mut hinted {
+        f.damage = Damage::Rows(vec![33]);
+    }
+    // With alacritty_terminal's damage as a hint, unchanged rows are not
+    // even compared.
+    group.bench_function("one_row_changed_with_damage_hint", |b| {
+        b.iter(|| {
+            i += 1;
+            let stats = renderer.prepare(&hinted[i % 2], w, h).expect("prepare");
+            debug_assert_eq!(stats.rows_prepared, 1);
+            gpu.queue.submit([]);
+        })
+    });
     group.finish();
 
     let mut group = c.benchmark_group("offscreen_240x67");
@@ -98,15 +123,53 @@ fn bench(c: &mut Criterion) {
     group.bench_function("all_rows_changed", |b| {
         b.iter(|| {
             i += 1;
-            renderer.render_to_image(&frames[i % 2], w, h).expect("render")
+            renderer
+                .render_to_image(&frames[i % 2], w, h)
+                .expect("render")
         })
     });
     group.bench_function("one_row_changed", |b| {
         b.iter(|| {
             i += 1;
-            renderer.render_to_image(&edits[i % 2], w, h).expect("render")
+            renderer
+                .render_to_image(&edits[i % 2], w, h)
+                .expect("render")
         })
     });
+    group.finish();
+
+    // Without the read-back: prepare, draw into a texture, wait for the GPU.
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("bench target"),
+        size: wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: OFFSCREEN_FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut group = c.benchmark_group("draw_no_readback_240x67");
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(15));
+    for (name, set) in [("all_rows_changed", &frames), ("one_row_changed", &edits)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                i += 1;
+                renderer
+                    .render_to_view(&view, w, h, &set[i % 2])
+                    .expect("render");
+                gpu.device
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .expect("poll");
+            })
+        });
+    }
     group.finish();
 }
 

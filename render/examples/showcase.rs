@@ -23,7 +23,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (cw, ch) = renderer.cell_size();
     let (w, h) = (64 * cw + 12, 22 * ch + 12);
     renderer.render_to_image(&frame, w, h)?.save_png(&out)?;
-    println!("{out}: {w}x{h}, cell {cw}x{ch}, adapter {}", gpu.adapter_summary());
+    println!(
+        "{out}: {w}x{h}, cell {cw}x{ch}, adapter {}",
+        gpu.adapter_summary()
+    );
     Ok(())
 }
 
@@ -36,13 +39,43 @@ fn showcase(cols: usize, rows: usize) -> Frame {
         ..Cell::new(' ')
     };
     f.write_str(0, 0, "plain ", &plain);
-    f.write_str(6, 0, "bold ", &styled(CellFlags::BOLD, Color::Named(NamedColor::Red)));
-    f.write_str(11, 0, "italic ", &styled(CellFlags::ITALIC, Color::Named(NamedColor::Green)));
+    f.write_str(
+        6,
+        0,
+        "bold ",
+        &styled(CellFlags::BOLD, Color::Named(NamedColor::Red)),
+    );
+    f.write_str(
+        11,
+        0,
+        "italic ",
+        &styled(CellFlags::ITALIC, Color::Named(NamedColor::Green)),
+    );
     let bi = CellFlags::BOLD | CellFlags::ITALIC;
-    f.write_str(18, 0, "bold-italic ", &styled(bi, Color::Named(NamedColor::Yellow)));
-    f.write_str(30, 0, "dim ", &styled(CellFlags::DIM, Color::Named(NamedColor::Foreground)));
-    f.write_str(34, 0, "inverse", &styled(CellFlags::INVERSE, Color::Named(NamedColor::Blue)));
-    f.write_str(42, 0, "strike", &styled(CellFlags::STRIKEOUT, Color::Named(NamedColor::Cyan)));
+    f.write_str(
+        18,
+        0,
+        "bold-italic ",
+        &styled(bi, Color::Named(NamedColor::Yellow)),
+    );
+    f.write_str(
+        30,
+        0,
+        "dim ",
+        &styled(CellFlags::DIM, Color::Named(NamedColor::Foreground)),
+    );
+    f.write_str(
+        34,
+        0,
+        "inverse",
+        &styled(CellFlags::INVERSE, Color::Named(NamedColor::Blue)),
+    );
+    f.write_str(
+        42,
+        0,
+        "strike",
+        &styled(CellFlags::STRIKEOUT, Color::Named(NamedColor::Cyan)),
+    );
     for (i, style) in [
         UnderlineStyle::Single,
         UnderlineStyle::Double,
@@ -70,10 +103,49 @@ fn showcase(cols: usize, rows: usize) -> Frame {
         }
     }
     f.write_str(0, 4, "CJK: 你好，世界  emoji: 😀🚀👍🏽  a你b", &plain);
-    f.write_str(0, 5, "┌──┬──┐ ╔══╦══╗ ┏━━┳━━┓ ╭──╮ ░▒▓█ ▀▄▌▐ ⣿⠿⡇ ╱╲╳", &plain);
-    f.write_str(0, 6, "│  │  │ ║  ║  ║ ┃  ┃  ┃ │  │ ▁▂▃▄▅▆▇█ ▖▗▘▙▚▛▜▝▞▟", &plain);
+    f.write_str(
+        0,
+        5,
+        "┌──┬──┐ ╔══╦══╗ ┏━━┳━━┓ ╭──╮ ░▒▓█ ▀▄▌▐ ⣿⠿⡇ ╱╲╳",
+        &plain,
+    );
+    f.write_str(
+        0,
+        6,
+        "│  │  │ ║  ║  ║ ┃  ┃  ┃ │  │ ▁▂▃▄▅▆▇█ ▖▗▘▙▚▛▜▝▞▟",
+        &plain,
+    );
     f.write_str(0, 7, "├──┼──┤ ╠══╬══╣ ┣━━╋━━┫ ╰──╯ ┄┅┆┇┈┉┊┋ ╌╍╎╏", &plain);
-    f.write_str(0, 8, "└──┴──┘ ╚══╩══╝ ┗━━┻━━┛ e\u{301} a\u{308}", &plain);
+    f.write_str(
+        0,
+        8,
+        "└──┴──┘ ╚══╩══╝ ┗━━┻━━┛ e\u{301} a\u{308} ✔️ ❤️",
+        &plain,
+    );
+    let seg = |bg: NamedColor| Cell {
+        bg: Color::Named(bg),
+        fg: Color::Named(NamedColor::Black),
+        ..Cell::new(' ')
+    };
+    let arrow = |fg: NamedColor, bg: NamedColor| Cell {
+        fg: Color::Named(fg),
+        bg: Color::Named(bg),
+        ..Cell::new(' ')
+    };
+    f.write_str(40, 8, " ~/koi ", &seg(NamedColor::Blue));
+    f.write_str(
+        47,
+        8,
+        "\u{E0B0}",
+        &arrow(NamedColor::Blue, NamedColor::Green),
+    );
+    f.write_str(48, 8, " main ", &seg(NamedColor::Green));
+    f.write_str(
+        54,
+        8,
+        "\u{E0B0}\u{E0B1}",
+        &arrow(NamedColor::Green, NamedColor::Background),
+    );
     f.write_str(0, 9, "$ cargo test -p render   # selected", &plain);
     f.selection.push(SelectionSpan {
         row: 9,
@@ -107,7 +179,10 @@ fn showcase(cols: usize, rows: usize) -> Frame {
                         bold: true,
                         ..Span::new("koi ", Color::Named(NamedColor::Cyan))
                     },
-                    Span::new("overlay with styled spans", Color::Named(NamedColor::Foreground)),
+                    Span::new(
+                        "overlay with styled spans",
+                        Color::Named(NamedColor::Foreground),
+                    ),
                 ],
             },
             StyledLine {

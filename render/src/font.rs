@@ -87,6 +87,16 @@ pub struct CellMetrics {
     pub strikeout_top: u32,
 }
 
+/// A face's vertical metrics in pixels. Offsets are above the baseline
+/// (underline offsets are negative); pairs are (offset, thickness).
+struct FaceMetrics {
+    ascent: f32,
+    descent: f32,
+    leading: f32,
+    underline: (f32, f32),
+    strikeout: (f32, f32),
+}
+
 /// The font system with the fallback loaded, the resolved family, and the
 /// metrics at the configured size.
 pub(crate) struct Fonts {
@@ -191,12 +201,21 @@ impl Fonts {
                 .next()
                 .unwrap_or(px * 0.6)
         };
-        let face = self.face_metrics();
-        let (ascent, descent, leading, underline, strike) = match face {
-            Some(m) => m,
-            // A font without usable tables: typical monospace proportions.
-            None => (px * 0.8, px * 0.2, 0.0, (-0.1 * px, 0.05 * px), (0.3 * px, 0.05 * px)),
-        };
+        // A font without usable tables gets typical monospace proportions.
+        let face = self.face_metrics().unwrap_or(FaceMetrics {
+            ascent: px * 0.8,
+            descent: px * 0.2,
+            leading: 0.0,
+            underline: (-0.1 * px, 0.05 * px),
+            strikeout: (0.3 * px, 0.05 * px),
+        });
+        let FaceMetrics {
+            ascent,
+            descent,
+            leading,
+            underline,
+            strikeout: strike,
+        } = face;
         let width = advance.round().max(1.0) as u32;
         let height = (ascent + descent + leading).round().max(1.0) as u32;
         let baseline = ((height as f32 - (ascent + descent)) / 2.0 + ascent)
@@ -219,11 +238,8 @@ impl Fonts {
         }
     }
 
-    /// (ascent, descent, leading, (underline offset, thickness),
-    /// (strikeout offset, thickness)) in pixels; offsets are above the
-    /// baseline (underline offsets are negative).
-    #[allow(clippy::type_complexity)]
-    fn face_metrics(&mut self) -> Option<(f32, f32, f32, (f32, f32), (f32, f32))> {
+    /// The primary face's vertical metrics at the configured size.
+    fn face_metrics(&mut self) -> Option<FaceMetrics> {
         let query = fontdb::Query {
             families: &[fontdb::Family::Name(&self.family)],
             ..Default::default()
@@ -256,7 +272,13 @@ impl Fonts {
             .strikeout
             .map(|d| (d.offset, d.thickness))
             .unwrap_or((self.size_px * 0.3, default_stroke));
-        Some((ascent, descent, m.leading.max(0.0), underline, strike))
+        Some(FaceMetrics {
+            ascent,
+            descent,
+            leading: m.leading.max(0.0),
+            underline,
+            strikeout: strike,
+        })
     }
 }
 

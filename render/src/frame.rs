@@ -132,8 +132,7 @@ impl Cell {
 
     /// Whether the cell draws any glyph.
     pub(crate) fn has_text(&self) -> bool {
-        !self.flags.contains(CellFlags::WIDE_SPACER)
-            && !(self.ch == ' ' || self.ch == '\0' || self.ch.is_control())
+        !self.flags.contains(CellFlags::WIDE_SPACER) && self.ch != ' ' && !self.ch.is_control()
     }
 }
 
@@ -236,7 +235,8 @@ impl Frame {
         if col >= self.cols {
             return None;
         }
-        self.cells.get(row.checked_mul(self.cols)?.checked_add(col)?)
+        self.cells
+            .get(row.checked_mul(self.cols)?.checked_add(col)?)
     }
 
     /// Mutable access to the cell at (`col`, `row`), if the frame has it.
@@ -322,8 +322,12 @@ mod tests {
         let mut frame = Frame::blank(5, 1);
         frame.write_str(0, 0, "a你b", &Cell::new(' '));
         assert_eq!(frame.cell(1, 0).map(|c| c.ch), Some('你'));
-        assert!(frame.cell(1, 0).is_some_and(|c| c.flags.contains(CellFlags::WIDE)));
-        assert!(frame.cell(2, 0).is_some_and(|c| c.flags.contains(CellFlags::WIDE_SPACER)));
+        assert!(frame
+            .cell(1, 0)
+            .is_some_and(|c| c.flags.contains(CellFlags::WIDE)));
+        assert!(frame
+            .cell(2, 0)
+            .is_some_and(|c| c.flags.contains(CellFlags::WIDE_SPACER)));
         assert_eq!(frame.cell(3, 0).map(|c| c.ch), Some('b'));
     }
 

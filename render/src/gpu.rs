@@ -77,6 +77,13 @@ impl Gpu {
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&desc))?;
+        // wgpu's default handler panics on any uncaught device error; a
+        // terminal must keep running, so such errors are logged instead
+        // (operations that can fail on input check themselves and return
+        // `RenderError`).
+        device.on_uncaptured_error(std::sync::Arc::new(|e: wgpu::Error| {
+            log::error!("render: wgpu device error: {e}");
+        }));
         Ok(Self {
             instance,
             adapter,
@@ -123,7 +130,9 @@ async fn pick_adapter(
         };
         match instance.request_adapter(&options).await {
             Ok(adapter) => return Ok(adapter),
-            Err(e) => log::debug!("render: request_adapter(fallback={force_fallback_adapter}): {e}"),
+            Err(e) => {
+                log::debug!("render: request_adapter(fallback={force_fallback_adapter}): {e}")
+            }
         }
     }
     Err(RenderError::NoAdapter {

@@ -22,7 +22,7 @@
 //!
 //! In a window (the caller owns winit; `render` never depends on it):
 //! ```no_run
-//! # fn demo(window: std::sync::Arc<impl render::wgpu::WindowHandle + 'static>) -> Result<(), Box<dyn std::error::Error>> {
+//! # fn demo(window: std::sync::Arc<impl render::wgpu::DisplayAndWindowHandle + 'static>) -> Result<(), Box<dyn std::error::Error>> {
 //! use render::{FontConfig, Frame, Gpu, Renderer, Theme, WindowSurface};
 //! let instance = Gpu::new_instance(); // or new_instance_with_display(owned display handle)
 //! let surface = instance.create_surface(window)?; // wgpu::Surface<'static>
@@ -37,6 +37,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod color;
 mod cursor;
 mod error;
@@ -45,6 +47,7 @@ mod frame;
 mod gpu;
 mod image;
 mod line;
+mod offscreen;
 mod output;
 mod overlay;
 mod overlay_draw;

@@ -174,7 +174,8 @@ pub(crate) fn build_line(
         let deco_color = cell.underline_color.map(|c| theme.resolve(c)).unwrap_or(fg);
         if cell.underline != UnderlineStyle::None {
             let id = Decoration::Underline(cell.underline).id();
-            out.custom.push(custom_glyph(id, x, top, cw, ch, deco_color));
+            out.custom
+                .push(custom_glyph(id, x, top, cw, ch, deco_color));
         }
         if cell.flags.contains(CellFlags::STRIKEOUT) {
             let id = Decoration::Strikeout.id();

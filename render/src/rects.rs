@@ -198,7 +198,11 @@ mod tests {
         );
         let info = validator.validate(&module);
         assert!(info.is_ok(), "WGSL validation error: {info:?}");
-        let entry_points: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        let entry_points: Vec<&str> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
         assert_eq!(entry_points, ["vs_main", "fs_main"]);
         assert_eq!(std::mem::size_of::<RectInstance>(), 32);
     }

@@ -66,12 +66,31 @@ pub(crate) struct Shaped {
     pub scale: f32,
 }
 
+/// Marks an empty slot of the ASCII table.
+const NO_ID: u32 = u32::MAX;
+
+/// Number of distinct [`Style`]s (bold × italic × wide).
+const STYLES: usize = 8;
+
 /// The cache of shaped glyphs, indexed by a dense id rows can hold on to.
-#[derive(Default)]
 pub(crate) struct ShapeCache {
+    /// Direct lookup for ASCII, which is most of any terminal screen: no
+    /// hashing on the hot path of a full-frame rebuild.
+    ascii: Box<[[u32; 128]; STYLES]>,
     singles: HashMap<(char, Style), u32>,
     clusters: HashMap<(Box<str>, Style), u32>,
     shaped: Vec<Shaped>,
+}
+
+impl Default for ShapeCache {
+    fn default() -> Self {
+        Self {
+            ascii: Box::new([[NO_ID; 128]; STYLES]),
+            singles: HashMap::new(),
+            clusters: HashMap::new(),
+            shaped: Vec::new(),
+        }
+    }
 }
 
 impl ShapeCache {
@@ -82,6 +101,9 @@ impl ShapeCache {
 
     /// Drops everything (after a font change, or when the cache is full).
     pub fn clear(&mut self) {
+        for table in self.ascii.iter_mut() {
+            table.fill(NO_ID);
+        }
         self.singles.clear();
         self.clusters.clear();
         self.shaped.clear();
@@ -96,6 +118,18 @@ impl ShapeCache {
     pub fn id_for(&mut self, fonts: &mut Fonts, cell: &Cell) -> u32 {
         let style = Style::of(cell);
         match &cell.zerowidth {
+            None if cell.ch.is_ascii() => {
+                let slot = usize::from(style.0) % STYLES;
+                let index = cell.ch as usize;
+                let id = self.ascii[slot][index];
+                if id != NO_ID {
+                    return id;
+                }
+                let mut utf8 = [0u8; 4];
+                let id = self.shape(fonts, cell.ch.encode_utf8(&mut utf8), style);
+                self.ascii[slot][index] = id;
+                id
+            }
             None => {
                 if let Some(&id) = self.singles.get(&(cell.ch, style)) {
                     return id;
@@ -106,7 +140,9 @@ impl ShapeCache {
                 id
             }
             Some(marks) => {
-                let text: String = std::iter::once(cell.ch).chain(marks.iter().copied()).collect();
+                let text: String = std::iter::once(cell.ch)
+                    .chain(marks.iter().copied())
+                    .collect();
                 let key = (text.into_boxed_str(), style);
                 if let Some(&id) = self.clusters.get(&key) {
                     return id;
@@ -155,5 +191,6 @@ fn is_emoji(text: &str, style: Style) -> bool {
     let Some(first) = text.chars().next().map(u32::from) else {
         return false;
     };
-    style.cells() == 2 && ((0x1F000..=0x1FAFF).contains(&first) || (0x2300..=0x2BFF).contains(&first))
+    style.cells() == 2
+        && ((0x1F000..=0x1FAFF).contains(&first) || (0x2300..=0x2BFF).contains(&first))
 }

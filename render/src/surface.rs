@@ -101,6 +101,8 @@ impl WindowSurface {
                 other => return Err(RenderError::Surface(format!("{other:?}"))),
             }
         }
-        Err(RenderError::Surface("surface stayed outdated after reconfiguring".into()))
+        Err(RenderError::Surface(
+            "surface stayed outdated after reconfiguring".into(),
+        ))
     }
 }

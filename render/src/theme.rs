@@ -144,7 +144,10 @@ mod tests {
         assert_eq!(theme.palette[196], Rgb::new(255, 0, 0));
         assert_eq!(theme.palette[232], Rgb::new(8, 8, 8));
         assert_eq!(theme.palette[255], Rgb::new(238, 238, 238));
-        assert_eq!(theme.resolve(Color::Named(NamedColor::Red)), theme.palette[1]);
+        assert_eq!(
+            theme.resolve(Color::Named(NamedColor::Red)),
+            theme.palette[1]
+        );
     }
 
     #[test]
@@ -168,7 +171,10 @@ mod tests {
         assert_eq!(theme.resolve_cell(&cell, false, false).fg, blue);
 
         cell.flags = CellFlags::DIM;
-        assert_eq!(theme.resolve_cell(&cell, false, false).fg, red.scaled(DIM_FACTOR));
+        assert_eq!(
+            theme.resolve_cell(&cell, false, false).fg,
+            red.scaled(DIM_FACTOR)
+        );
 
         cell.flags = CellFlags::empty();
         let sel = theme.resolve_cell(&cell, true, false);

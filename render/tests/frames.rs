@@ -5,8 +5,8 @@ mod common;
 
 use common::*;
 use render::{
-    Border, Cell, CellFlags, Color, CursorShape, CursorSpec, Damage, FontConfig, Frame,
-    NamedColor, OverlayLayer, OverlayRect, RenderError, Rgb, SelectionSpan, Span, StyledLine,
+    Border, Cell, CellFlags, Color, CursorShape, CursorSpec, Damage, FontConfig, Frame, NamedColor,
+    OverlayLayer, OverlayRect, RenderError, Rgb, SelectionSpan, Span, StyledLine,
 };
 
 fn dense_frame(cols: usize, rows: usize, seed: usize) -> Frame {
@@ -35,16 +35,25 @@ fn only_changed_rows_are_prepared_and_the_result_matches_a_full_render() {
 
     r.render_to_image(&a, w, h).expect("same frame");
     assert_eq!(r.last_stats().rows_prepared, 0);
+    assert_eq!(r.last_stats().changed_px_rows, Some((0, 0)));
 
     let mut b = a.clone();
     b.write_str(4, 5, "changed!", &Cell::new(' '));
     let partial = r.render_to_image(&b, w, h).expect("one row changed");
     assert_eq!(r.last_stats().rows_prepared, 1);
     assert!(!r.last_stats().full);
+    let (_, row5_top, _, row5_bottom) = cell_rect(&r, 0, 5, 1);
+    assert_eq!(
+        r.last_stats().changed_px_rows,
+        Some((row5_top, row5_bottom))
+    );
 
     let mut fresh = renderer(&gpu);
     let full = fresh.render_to_image(&b, w, h).expect("fresh");
-    assert!(partial == full, "a partial update differs from a full render");
+    assert!(
+        partial == full,
+        "a partial update differs from a full render"
+    );
 
     // The damage hint limits which rows are compared.
     let mut c = b.clone();
@@ -65,8 +74,25 @@ fn only_changed_rows_are_prepared_and_the_result_matches_a_full_render() {
     r.render_to_image(&d, w, h).expect("cursor on");
     assert_eq!(r.last_stats().rows_prepared, 1);
     d.cursor = d.cursor.map(|cur| CursorSpec { row: 6, ..cur });
-    r.render_to_image(&d, w, h).expect("cursor moved");
+    let img = r.render_to_image(&d, w, h).expect("cursor moved");
     assert_eq!(r.last_stats().rows_prepared, 2);
+    assert_matches_fresh(&gpu, &d, &img);
+
+    // Beam and hollow cursors are drawn over the text: no row rebuilds,
+    // yet the image (redrawn only where the cursor was and is) is right.
+    d.cursor = d.cursor.map(|cur| CursorSpec {
+        shape: CursorShape::Beam,
+        ..cur
+    });
+    r.render_to_image(&d, w, h).expect("beam");
+    d.cursor = d.cursor.map(|cur| CursorSpec {
+        row: 2,
+        col: 7,
+        focused: false,
+        ..cur
+    });
+    let img = r.render_to_image(&d, w, h).expect("hollow moved");
+    assert_matches_fresh(&gpu, &d, &img);
 
     // A selection change re-prepares its rows only.
     d.selection = vec![SelectionSpan {
@@ -79,6 +105,29 @@ fn only_changed_rows_are_prepared_and_the_result_matches_a_full_render() {
     let img = r.render_to_image(&d, w, h).expect("selection again");
     let (x0, y0, _, _) = cell_rect(&r, 2, 3, 1);
     assert_eq!(img.rgb(x0, y0), Some(r.theme().selection_background));
+    assert_matches_fresh(&gpu, &d, &img);
+}
+
+/// `img` (from a renderer that drew earlier frames) equals what a new
+/// renderer draws for `frame` from scratch.
+fn assert_matches_fresh(gpu: &render::Gpu, frame: &Frame, img: &render::RgbaImage) {
+    let mut fresh = renderer(gpu);
+    let want = fresh
+        .render_to_image(frame, img.width, img.height)
+        .expect("fresh render");
+    let diff = pixels(img)
+        .zip(pixels(&want))
+        .find(|(a, b)| a != b)
+        .map(|(a, b)| {
+            format!(
+                "first difference at ({},{}): {:?} vs {:?}",
+                a.0, a.1, a.2, b.2
+            )
+        });
+    assert!(
+        diff.is_none(),
+        "incremental frame differs from a full render: {diff:?}"
+    );
 }
 
 #[test]
@@ -148,7 +197,11 @@ fn overlay_box_has_border_fill_and_text_on_top() {
     let (gx0, gy0, gx1, gy1) = cell_rect(&r, 3, 3, 12);
     for y in gy0..gy1 {
         for x in gx0..gx1 {
-            assert_eq!(img.rgb(x, y), Some(fill), "grid text shows through at ({x},{y})");
+            assert_eq!(
+                img.rgb(x, y),
+                Some(fill),
+                "grid text shows through at ({x},{y})"
+            );
         }
     }
     let text_row = (y0 + 6, y0 + 6 + r.cell_size().1);
@@ -187,8 +240,20 @@ fn bad_sizes_are_errors_and_odd_frames_do_not_panic() {
         ..Frame::default()
     };
     let weird = [
-        '\0', '\u{7}', '\t', '\u{301}', '\u{FFFF}', '\u{10FFFF}', '\u{200D}', '😀', '🇯', 'ﷺ',
-        '\u{FEFF}', '⠿', '╳', '▒',
+        '\0',
+        '\u{7}',
+        '\t',
+        '\u{301}',
+        '\u{FFFF}',
+        '\u{10FFFF}',
+        '\u{200D}',
+        '😀',
+        '🇯',
+        'ﷺ',
+        '\u{FEFF}',
+        '⠿',
+        '╳',
+        '▒',
     ];
     for (i, ch) in weird.iter().enumerate() {
         let mut c = Cell::new(*ch);
@@ -234,16 +299,52 @@ fn emoji_and_cjk_stay_within_their_two_cells() {
     let bg = r.theme().background;
     for text in ["😀", "你", "가"] {
         let mut frame = Frame::blank(6, 1);
-        frame.write_str(2, 0, text, &cell(' ', WHITE, Color::Named(NamedColor::Background)));
+        frame.write_str(
+            2,
+            0,
+            text,
+            &cell(' ', WHITE, Color::Named(NamedColor::Background)),
+        );
         let img = render(&mut r, &frame);
         let rect = cell_rect(&r, 2, 0, 2);
         let mut ink = 0;
         for (x, y, px) in pixels(&img) {
             if px != bg {
-                assert!(inside(rect, x, y), "{text}: ink outside its cells at ({x},{y})");
+                assert!(
+                    inside(rect, x, y),
+                    "{text}: ink outside its cells at ({x},{y})"
+                );
                 ink += 1;
             }
         }
         assert!(ink > 0, "{text} drew nothing");
     }
+}
+
+#[test]
+fn missing_font_family_falls_back_to_the_embedded_font() {
+    let gpu = gpu();
+    let font = FontConfig {
+        family: Some("No Such Font Family 12345".into()),
+        size_pt: f32::NAN,
+        scale_factor: f64::INFINITY,
+    };
+    let r = render::Renderer::new(
+        &gpu,
+        font,
+        render::Theme::default(),
+        render::OFFSCREEN_FORMAT,
+    )
+    .expect("renderer");
+    assert_eq!(r.font_family(), render::FALLBACK_FAMILY);
+    let (w, h) = r.cell_size();
+    assert!(w >= 1 && h >= 1 && w < 100 && h < 200, "odd cell {w}x{h}");
+}
+
+#[test]
+fn renderer_and_gpu_can_move_to_a_render_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<render::Renderer>();
+    assert_send::<render::Gpu>();
+    assert_send::<render::Frame>();
 }

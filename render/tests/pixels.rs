@@ -45,7 +45,10 @@ fn glyph_ink_falls_inside_its_cell() {
         let mut ink = 0;
         for (x, y, px) in pixels(&img) {
             if px != bg {
-                assert!(inside(rect, x, y), "{ch:?} has ink outside its cell at ({x},{y})");
+                assert!(
+                    inside(rect, x, y),
+                    "{ch:?} has ink outside its cell at ({x},{y})"
+                );
                 ink += 1;
             }
         }
@@ -156,7 +159,10 @@ fn underline_ink_only_in_bottom_rows_and_only_when_underlined() {
                 green += 1;
             }
             if inside(unstyled, x, y) && y >= below_baseline {
-                assert_eq!(px, bg, "unstyled 'x' has ink in its bottom rows at ({x},{y})");
+                assert_eq!(
+                    px, bg,
+                    "unstyled 'x' has ink in its bottom rows at ({x},{y})"
+                );
             }
         }
         assert!(green > 0, "{style:?}: no underline drawn");
@@ -225,7 +231,11 @@ fn truecolor_backgrounds_are_exact_srgb() {
         for i in 0..256 {
             let (x0, y0, x1, y1) = cell_rect(&r, i % 16, i / 16, 1);
             for (x, y) in [(x0, y0), (x1 - 1, y1 - 1), ((x0 + x1) / 2, (y0 + y1) / 2)] {
-                assert_eq!(img.rgb(x, y), Some(colour(i)), "{format:?} colour {i} at ({x},{y})");
+                assert_eq!(
+                    img.rgb(x, y),
+                    Some(colour(i)),
+                    "{format:?} colour {i} at ({x},{y})"
+                );
             }
         }
     }

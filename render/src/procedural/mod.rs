@@ -176,7 +176,10 @@ mod tests {
 
     #[test]
     fn every_procedural_char_rasterises() {
-        for cp in (0x2500..=0x259F).chain(0x2800..=0x28FF).chain(0xE0B0..=0xE0B3) {
+        for cp in (0x2500..=0x259F)
+            .chain(0x2800..=0x28FF)
+            .chain(0xE0B0..=0xE0B3)
+        {
             let ch = char::from_u32(cp).expect("valid");
             let id = glyph_id(ch).expect("procedural");
             let mask = rasterize(id, 10, 20, &METRICS);
@@ -212,7 +215,7 @@ mod tests {
     fn vertical_line_spans_full_height_and_horizontal_full_width() {
         let v = rasterize(glyph_id('│').expect("box"), 10, 20, &METRICS).expect("mask");
         for y in 0..20 {
-            assert!(v[y * 10..y * 10 + 10].iter().any(|&a| a == 255), "gap at row {y}");
+            assert!(v[y * 10..y * 10 + 10].contains(&255), "gap at row {y}");
         }
         let h = rasterize(glyph_id('─').expect("box"), 10, 20, &METRICS).expect("mask");
         for x in 0..10 {

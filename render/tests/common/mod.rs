@@ -50,10 +50,12 @@ pub fn render(r: &mut Renderer, frame: &Frame) -> RgbaImage {
 
 pub fn image_size(r: &Renderer, frame: &Frame) -> (u32, u32) {
     let (cw, ch) = r.cell_size();
-    (
+    let size = (
         2 * PAD + frame.cols as u32 * cw,
         2 * PAD + frame.rows as u32 * ch,
-    )
+    );
+    assert_eq!(r.size_for_grid(frame.cols, frame.rows), size);
+    size
 }
 
 /// Pixel rectangle `[x0, x1) × [y0, y1)` of cells `col..col+cols` on `row`.
@@ -70,9 +72,8 @@ pub fn inside((x0, y0, x1, y1): (u32, u32, u32, u32), x: u32, y: u32) -> bool {
 
 /// Every pixel of the image with its coordinates.
 pub fn pixels(img: &RgbaImage) -> impl Iterator<Item = (u32, u32, Rgb)> + '_ {
-    (0..img.height).flat_map(move |y| {
-        (0..img.width).map(move |x| (x, y, img.rgb(x, y).expect("in bounds")))
-    })
+    (0..img.height)
+        .flat_map(move |y| (0..img.width).map(move |x| (x, y, img.rgb(x, y).expect("in bounds"))))
 }
 
 /// A cell with `ch` in the given colours.

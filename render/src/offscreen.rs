@@ -1,0 +1,207 @@
+//! Offscreen rendering into an RGBA image. The target texture, read-back
+//! buffer and last image are kept between frames of the same size, so a
+//! frame that changed a few rows redraws and reads back only those rows.
+
+use crate::error::RenderError;
+use crate::frame::Frame;
+use crate::image::RgbaImage;
+use crate::output::Redraw;
+use crate::renderer::{PixelDamage, Renderer};
+
+/// Row pitch alignment wgpu requires for texture-to-buffer copies.
+const ROW_ALIGN: u32 = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+
+/// An offscreen colour texture, the buffer it is read back through, and
+/// the image it last produced.
+pub(crate) struct Offscreen {
+    size: (u32, u32),
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    readback: wgpu::Buffer,
+    padded_row: u32,
+    /// RGBA pixels of the last frame drawn here.
+    pixels: Vec<u8>,
+    /// The renderer's `serial` after the last frame drawn here.
+    drawn_serial: Option<u64>,
+}
+
+impl Offscreen {
+    /// Allocates the target, reporting out-of-memory as an error rather
+    /// than a device error.
+    fn new(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, RenderError> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("koi offscreen target"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let padded_row = (width * 4).div_ceil(ROW_ALIGN) * ROW_ALIGN;
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("koi offscreen readback"),
+            size: u64::from(padded_row) * u64::from(height),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(RenderError::Readback(format!(
+                "allocating a {width}x{height} offscreen target: {e}"
+            )));
+        }
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok(Self {
+            size: (width, height),
+            texture,
+            view,
+            readback,
+            padded_row,
+            pixels: vec![0; width as usize * height as usize * 4],
+            drawn_serial: None,
+        })
+    }
+
+    /// Copies pixel rows `y0..y1` of the texture into the read-back buffer.
+    fn copy_rows(&self, encoder: &mut wgpu::CommandEncoder, y0: u32, y1: u32) {
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &self.texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d { x: 0, y: y0, z: 0 },
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: u64::from(y0) * u64::from(self.padded_row),
+                    bytes_per_row: Some(self.padded_row),
+                    rows_per_image: Some(y1 - y0),
+                },
+            },
+            wgpu::Extent3d {
+                width: self.size.0,
+                height: y1 - y0,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+
+    /// Maps rows `y0..y1` of the read-back buffer into `pixels`.
+    fn read_rows(
+        &mut self,
+        device: &wgpu::Device,
+        y0: u32,
+        y1: u32,
+        bgra: bool,
+    ) -> Result<(), RenderError> {
+        let pitch = u64::from(self.padded_row);
+        let slice = self
+            .readback
+            .slice(u64::from(y0) * pitch..u64::from(y1) * pitch);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |result| {
+            let _ = tx.send(result);
+        });
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| RenderError::Readback(e.to_string()))?
+            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        let row_bytes = self.size.0 as usize * 4;
+        {
+            let mapped = slice
+                .get_mapped_range()
+                .map_err(|e| RenderError::Readback(e.to_string()))?;
+            let rows = mapped.chunks(self.padded_row as usize);
+            let out = self.pixels[y0 as usize * row_bytes..y1 as usize * row_bytes]
+                .chunks_exact_mut(row_bytes);
+            for (src, dst) in rows.zip(out) {
+                let src = &src[..row_bytes];
+                if bgra {
+                    for (s, d) in src.chunks_exact(4).zip(dst.chunks_exact_mut(4)) {
+                        d.copy_from_slice(&[s[2], s[1], s[0], s[3]]);
+                    }
+                } else {
+                    dst.copy_from_slice(src);
+                }
+            }
+        }
+        self.readback.unmap();
+        Ok(())
+    }
+}
+
+impl Renderer {
+    /// Draws `frame` into an offscreen `width × height` texture and reads it
+    /// back as RGBA (sRGB-encoded, whatever the renderer's format). When
+    /// the previous offscreen frame had the same size, only the pixel rows
+    /// that changed are redrawn and read back.
+    pub fn render_to_image(
+        &mut self,
+        frame: &Frame,
+        width: u32,
+        height: u32,
+    ) -> Result<RgbaImage, RenderError> {
+        self.prepare(frame, width, height)?;
+        let reuse = self
+            .offscreen
+            .as_ref()
+            .is_some_and(|o| o.size == (width, height));
+        if !reuse {
+            // Drop the old target first so its memory is free for the new one.
+            self.offscreen = None;
+            self.offscreen = Some(Offscreen::new(&self.device, self.format, width, height)?);
+        }
+        let serial = self.serial;
+        let damage = self.damage;
+        let mut target = self
+            .offscreen
+            .take()
+            .ok_or_else(|| RenderError::Readback("offscreen target missing".into()))?;
+        // Partial only when the target holds exactly the previous frame.
+        let continues = target.drawn_serial == serial.checked_sub(1);
+        let redraw = match damage {
+            PixelDamage::Rows(y0, y1) if continues => Redraw::Rows(y0.min(height), y1.min(height)),
+            _ => Redraw::Full,
+        };
+        let result = self.draw_offscreen(&mut target, redraw);
+        target.drawn_serial = result.is_ok().then_some(serial);
+        let image = result.map(|()| RgbaImage {
+            width,
+            height,
+            pixels: target.pixels.clone(),
+        });
+        self.offscreen = Some(target);
+        image
+    }
+
+    fn draw_offscreen(&self, target: &mut Offscreen, redraw: Redraw) -> Result<(), RenderError> {
+        let (y0, y1) = match redraw {
+            Redraw::Full => (0, target.size.1),
+            Redraw::Rows(y0, y1) if y0 < y1 => (y0, y1),
+            // Nothing changed: the last image is the answer.
+            Redraw::Rows(..) => return Ok(()),
+        };
+        let mut encoder = self.encode(&target.view, redraw);
+        target.copy_rows(&mut encoder, y0, y1);
+        self.queue.submit([encoder.finish()]);
+        let bgra = matches!(
+            self.format,
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+        );
+        target.read_rows(&self.device, y0, y1, bgra)
+    }
+}

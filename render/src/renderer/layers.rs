@@ -1,0 +1,167 @@
+//! Overlays, rectangles and the draw order of a frame.
+
+use glyphon::TextRenderer;
+
+use super::{rasterize, OverlayState, Renderer};
+use crate::error::RenderError;
+use crate::frame::Frame;
+use crate::rects::RectInstance;
+
+impl Renderer {
+    pub(super) fn prepare_overlays(
+        &mut self,
+        frame: &Frame,
+        full: bool,
+    ) -> Result<usize, RenderError> {
+        if !full && frame.overlays == self.last_overlays {
+            return Ok(0);
+        }
+        self.overlays.truncate(frame.overlays.len());
+        while self.overlays.len() < frame.overlays.len() {
+            let text = TextRenderer::new(
+                &mut self.atlas,
+                &self.device,
+                wgpu::MultisampleState::default(),
+                None,
+            );
+            self.overlays.push(OverlayState {
+                text,
+                lines: Vec::new(),
+                rects: Vec::new(),
+            });
+        }
+        let ctx = crate::overlay_draw::OverlayCtx {
+            size: self.size,
+            padding: self.padding,
+            theme: &self.theme,
+            srgb: self.srgb,
+        };
+        let metrics = self.fonts.metrics;
+        for (layer, state) in frame.overlays.iter().zip(self.overlays.iter_mut()) {
+            crate::overlay_draw::build(
+                layer,
+                &ctx,
+                &mut state.lines,
+                &mut state.rects,
+                &mut self.fonts,
+                &mut self.shapes,
+            );
+            let (shapes, empty) = (&self.shapes, &self.empty);
+            let areas = state
+                .lines
+                .iter()
+                .flat_map(|line| line.text_areas(shapes, empty));
+            state
+                .text
+                .prepare_with_custom(
+                    &self.device,
+                    &self.queue,
+                    &mut self.fonts.system,
+                    &mut self.atlas,
+                    &self.viewport,
+                    areas,
+                    &mut self.swash,
+                    |req| rasterize(req, &metrics),
+                )
+                .map_err(|_| RenderError::AtlasFull)?;
+        }
+        self.last_overlays.clone_from(&frame.overlays);
+        Ok(frame.overlays.len())
+    }
+
+    /// Collects rectangles: row backgrounds under the text, then the cursor
+    /// and the overlay boxes over it.
+    pub(super) fn upload_rects(&mut self, frame: &Frame) {
+        let mut cursor = Vec::new();
+        if let Some(spec) = frame.cursor {
+            let grid = crate::cursor::GridGeometry {
+                padding: self.padding,
+                metrics: self.fonts.metrics,
+                cols: self.visible_cols,
+                rows: self.rows.len(),
+            };
+            let color = self.theme.cursor;
+            crate::cursor::overlay_rects(&mut cursor, frame, spec, &grid, color, self.srgb);
+        }
+        // A frame whose rows, overlays and cursor all stayed put keeps the
+        // rectangles already on the GPU.
+        if cursor != self.last_cursor_rects {
+            let h = self.size.1;
+            for rect in self.last_cursor_rects.iter().chain(&cursor) {
+                let y0 = rect.origin[1].max(0.0) as u32;
+                let y1 = (rect.origin[1] + rect.extent[1]).ceil().max(0.0) as u32;
+                self.damage.add(y0.min(h), y1.min(h));
+            }
+        }
+        if !self.rects_dirty && cursor == self.last_cursor_rects {
+            return;
+        }
+        let mut all = std::mem::take(&mut self.rect_scratch);
+        all.clear();
+        // Instance 0 paints the whole target in the background, for
+        // partial redraws that keep the old frame outside a scissor.
+        let (w, h) = self.size;
+        let bg = self.theme.background;
+        all.push(RectInstance::new(
+            0.0, 0.0, w as f32, h as f32, bg, self.srgb,
+        ));
+        for row in &self.rows {
+            all.extend_from_slice(&row.content.backgrounds);
+        }
+        self.under_rects = all.len() as u32 - 1;
+        all.extend_from_slice(&cursor);
+        self.cursor_rects = cursor.len() as u32;
+        for overlay in &self.overlays {
+            all.extend_from_slice(&overlay.rects);
+        }
+        self.rects
+            .upload(&self.device, &self.queue, self.size, &all);
+        self.rect_scratch = all;
+        self.last_cursor_rects = cursor;
+        self.rects_dirty = false;
+    }
+
+    /// Records the prepared frame into `pass` (whose target must have the
+    /// size given to `prepare` and this renderer's format).
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let under_end = 1 + self.under_rects;
+        self.rects.draw(pass, 1..under_end);
+        for row in &self.rows {
+            if let Err(e) = row.text.render(&self.atlas, &self.viewport, pass) {
+                log::warn!("render: drawing a row failed: {e}");
+            }
+        }
+        let mut next = under_end + self.cursor_rects;
+        self.rects.draw(pass, under_end..next);
+        for overlay in &self.overlays {
+            let end = next + overlay.rects.len() as u32;
+            self.rects.draw(pass, next..end);
+            next = end;
+            if let Err(e) = overlay.text.render(&self.atlas, &self.viewport, pass) {
+                log::warn!("render: drawing an overlay failed: {e}");
+            }
+        }
+    }
+
+    /// Paints the whole target (within the pass's scissor) in the
+    /// background colour.
+    pub(crate) fn clear_rows(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.rects.draw(pass, 0..1);
+    }
+
+    /// The size of the target the last frame was prepared for.
+    pub(crate) fn target_size(&self) -> (u32, u32) {
+        self.size
+    }
+
+    /// The colour the target is cleared to (the theme background).
+    pub(crate) fn clear_color(&self) -> wgpu::Color {
+        let [r, g, b, a] = self.theme.background.to_target(self.srgb, 1.0);
+        wgpu::Color {
+            r: f64::from(r),
+            g: f64::from(g),
+            b: f64::from(b),
+            a: f64::from(a),
+        }
+    }
+}
