@@ -207,6 +207,15 @@ impl Conversation {
         }
     }
 
+    /// Ends the view of a turn the user interrupted by sending a new
+    /// message (its own `Err` never reaches the view): running tools are
+    /// marked interrupted and a notice says so.
+    pub fn mark_interrupted(&mut self) {
+        self.drop_empty_answer();
+        self.interrupt_tools();
+        self.push(Block::Notice("interrupted".into()));
+    }
+
     /// Marks tools still running as interrupted (the turn ended under them).
     fn interrupt_tools(&mut self) {
         for (i, b) in self.blocks.iter_mut().enumerate() {
@@ -277,15 +286,16 @@ impl Conversation {
             cont_prefix: &indent,
             ..WrapOpts::default()
         };
-        let label = |text: &str, fg| StyledLine {
-            spans: vec![Span {
+        let label = |text: &str, fg| {
+            let span = Span {
                 bold: true,
                 ..Span::new(text, fg)
-            }],
+            };
+            wrap(&[span], width, &WrapOpts::default())
         };
         match block {
             Block::You { text, attachments } => {
-                let mut out = vec![label("You", pal.user)];
+                let mut out = label("You", pal.user);
                 for line in text.split('\n') {
                     out.extend(wrap(&[Span::new(line, pal.fg)], width, &body_opts));
                 }
@@ -296,7 +306,7 @@ impl Conversation {
                 out
             }
             Block::Assistant(text) => {
-                let mut out = vec![label("koi", pal.accent)];
+                let mut out = label("koi", pal.accent);
                 let inner = width.saturating_sub(BODY_INDENT.len());
                 for mut line in markdown::render(text, inner, pal) {
                     if inner > 0 {

@@ -88,7 +88,8 @@ pub enum OverlayAction {
     /// The panel changed; draw it.
     Redraw,
     /// Send this message (the panel already shows it and is busy); if a
-    /// turn is running, interrupt it first.
+    /// turn was running, interrupt it first and drop its remaining events
+    /// (the panel has already marked it interrupted).
     Submit(String),
     /// First Esc while busy: cancel the running turn.
     Cancel,
@@ -293,7 +294,7 @@ impl Overlay {
     /// while one is pending (positive = further down).
     pub fn scroll(&mut self, lines: isize) {
         match &mut self.approval {
-            Some(a) => a.scroll = a.scroll.saturating_add_signed(-lines),
+            Some(a) => a.scroll = a.scroll.saturating_add_signed(lines.saturating_neg()),
             None => self.conversation.scroll(lines),
         }
     }
@@ -402,6 +403,9 @@ impl Overlay {
                     OverlayAction::Redraw
                 }
             };
+        }
+        if self.busy {
+            self.conversation.mark_interrupted();
         }
         let attachments = self
             .attachments

@@ -148,10 +148,7 @@ impl Overlay {
             body.extend(wrap(&[on(Span::new(line, fg))], width, &code));
         }
         let hint = wrap(
-            &[on(Span::new(
-                "Enter allow · Esc deny · a allow for this conversation · ↑↓ scroll",
-                pal.dim,
-            ))],
+            &[on(Span::new(fit_first(APPROVAL_HINTS, width), pal.dim))],
             width,
             &opts,
         );
@@ -220,13 +217,14 @@ impl Overlay {
         out.extend(conv);
         out.extend(bottom);
         if plan.help == 1 {
-            let text = if self.conversation.scroll_offset() > 0 {
-                "↓ scrolled · PgDn for newer"
+            let variants = if self.conversation.scroll_offset() > 0 {
+                SCROLLED_HINTS
             } else if self.busy {
-                "Esc cancel · PgUp/PgDn scroll · type to interrupt"
+                BUSY_HINTS
             } else {
-                "Enter send · Shift+Enter newline · Ctrl+Y insert code · /help · Esc close"
+                IDLE_HINTS
             };
+            let text = fit_first(variants, w);
             out.extend(
                 wrap(&[Span::new(text, pal.dim)], w, &WrapOpts::default())
                     .into_iter()
@@ -315,6 +313,40 @@ impl Overlay {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+/// Help lines from most to least complete; the first that fits is shown.
+const IDLE_HINTS: &[&str] = &[
+    "Enter send · Shift+Enter newline · Ctrl+Y insert code · /help · Esc close",
+    "Enter send · Ctrl+Y insert code · /help · Esc close",
+    "Enter send · Ctrl+Y insert · Esc close",
+    "/help · Esc close",
+];
+/// Help while a turn streams.
+const BUSY_HINTS: &[&str] = &[
+    "Esc cancel · PgUp/PgDn scroll · Enter interrupts and sends",
+    "Esc cancel · PgUp/PgDn scroll",
+    "Esc cancel",
+];
+/// Help while the conversation is scrolled back.
+const SCROLLED_HINTS: &[&str] = &["↓ scrolled back · PgDn for newer", "↓ PgDn"];
+/// The approval dialog's key line.
+const APPROVAL_HINTS: &[&str] = &[
+    "Enter allow · Esc deny · a allow for this conversation · ↑↓ scroll",
+    "Enter allow · Esc deny · a allow for chat",
+    "Enter allow · Esc deny",
+    "Enter ok · Esc deny",
+];
+
+/// The first of `variants` no wider than `width` (the last one otherwise;
+/// the wrapper clips it).
+fn fit_first(variants: &'static [&'static str], width: usize) -> &'static str {
+    variants
+        .iter()
+        .copied()
+        .find(|v| super::wrap::str_width(v) <= width)
+        .or_else(|| variants.last().copied())
+        .unwrap_or("")
 }
 
 fn or_dash(s: &str) -> &str {
