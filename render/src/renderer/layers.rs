@@ -83,8 +83,8 @@ impl Renderer {
             let color = self.theme.cursor;
             crate::cursor::overlay_rects(&mut cursor, frame, spec, &grid, color, self.srgb);
         }
-        // A frame whose rows, overlays and cursor all stayed put keeps the
-        // rectangles already on the GPU.
+        // Beam, underline and hollow cursors change no row: their old and
+        // new places are the damage.
         if cursor != self.last_cursor_rects {
             let h = self.size.1;
             for rect in self.last_cursor_rects.iter().chain(&cursor) {
@@ -93,6 +93,8 @@ impl Renderer {
                 self.damage.add(y0.min(h), y1.min(h));
             }
         }
+        // A frame whose rows, overlays and cursor all stayed put keeps the
+        // rectangles already on the GPU.
         if !self.rects_dirty && cursor == self.last_cursor_rects {
             return;
         }
