@@ -36,6 +36,7 @@ pub mod message;
 pub mod probe;
 pub mod prompt;
 pub mod session_log;
+pub mod slash;
 pub mod sse;
 pub mod stream_msg;
 
@@ -55,4 +56,5 @@ pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
 pub use message::{Attachment, AttachmentKind, Message, ToolCall, UserInput};
 pub use providers::{Finish, FinishKind, Usage};
 pub use session_log::SessionInfo;
+pub use slash::SlashCommand;
 pub use stream_msg::{ApprovalReply, EngineError, StreamMsg};

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use ai_chat_engine::{Conversation, Engine, Message, ResolvedConfig, UserInput};
+use ai_chat_engine::{Conversation, Engine, Message, ResolvedConfig, SlashCommand, UserInput};
 use ai_tools::Mode;
 use anyhow::{Context, Result};
 use rustyline::error::ReadlineError;
@@ -38,56 +38,6 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /mode [MODE]     show or switch the approval mode
   /status          model, mode, session, tokens used and cached fraction
   /exit            leave";
-
-/// What a slash command asks the loop to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Slash {
-    /// `/new`.
-    New,
-    /// `/clear`.
-    Clear,
-    /// `/resume [id]`.
-    Resume(Option<String>),
-    /// `/sessions`.
-    Sessions,
-    /// `/model [name]`.
-    Model(Option<String>),
-    /// `/mode [name]`.
-    Mode(Option<String>),
-    /// `/status`.
-    Status,
-    /// `/help`.
-    Help,
-    /// `/exit` or `/quit`.
-    Exit,
-    /// Anything else.
-    Unknown(String),
-}
-
-impl Slash {
-    /// Parses a line starting with `/`.
-    pub fn parse(line: &str) -> Slash {
-        let mut words = line.trim().splitn(2, char::is_whitespace);
-        let cmd = words.next().unwrap_or("");
-        let arg = words
-            .next()
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .map(str::to_string);
-        match cmd {
-            "/new" => Slash::New,
-            "/clear" => Slash::Clear,
-            "/resume" => Slash::Resume(arg),
-            "/sessions" => Slash::Sessions,
-            "/model" => Slash::Model(arg),
-            "/mode" => Slash::Mode(arg),
-            "/status" => Slash::Status,
-            "/help" | "/?" => Slash::Help,
-            "/exit" | "/quit" => Slash::Exit,
-            other => Slash::Unknown(other.to_string()),
-        }
-    }
-}
 
 struct Repl {
     engine: Engine,
@@ -153,7 +103,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
             let _ = editor.append_history(h);
         }
         if text.starts_with('/') {
-            if repl.slash(Slash::parse(text)) {
+            if repl.slash(SlashCommand::parse(text)) {
                 break;
             }
         } else {
@@ -224,43 +174,45 @@ impl Repl {
     }
 
     /// Runs a slash command; true means leave.
-    fn slash(&mut self, cmd: Slash) -> bool {
+    fn slash(&mut self, cmd: SlashCommand) -> bool {
         match cmd {
-            Slash::Exit => return true,
-            Slash::Help => say!("{HELP}"),
-            Slash::New => self.fresh("new conversation"),
-            Slash::Clear => {
+            SlashCommand::Exit => return true,
+            SlashCommand::Help => say!("{HELP}"),
+            SlashCommand::New => self.fresh("new conversation"),
+            SlashCommand::Clear => {
                 let _ = write!(io::stdout(), "\x1b[H\x1b[2J");
                 let _ = io::stdout().flush();
                 self.fresh("new conversation");
             }
-            Slash::Resume(None) => {
+            SlashCommand::Resume(None) => {
                 self.list_sessions();
                 say!("continue one with /resume ID");
             }
-            Slash::Resume(Some(id)) => match conversation::pick(&self.engine, &Start::Resume(id)) {
-                Ok((conv, _)) => {
-                    self.conv = conv;
-                    self.tokens = Tokens::default();
-                    self.banner(true);
+            SlashCommand::Resume(Some(id)) => {
+                match conversation::pick(&self.engine, &Start::Resume(id)) {
+                    Ok((conv, _)) => {
+                        self.conv = conv;
+                        self.tokens = Tokens::default();
+                        self.banner(true);
+                    }
+                    Err(e) => say!("k: {e:#}"),
                 }
-                Err(e) => say!("k: {e:#}"),
-            },
-            Slash::Sessions => self.list_sessions(),
-            Slash::Model(None) => say!("model: {}", self.engine.config().model),
-            Slash::Model(Some(name)) => self.switch_model(name),
-            Slash::Mode(None) => {
+            }
+            SlashCommand::Sessions => self.list_sessions(),
+            SlashCommand::Model(None) => say!("model: {}", self.engine.config().model),
+            SlashCommand::Model(Some(name)) => self.switch_model(name),
+            SlashCommand::Mode(None) => {
                 say!("mode: {} (one of {})", self.engine.mode(), mode_names())
             }
-            Slash::Mode(Some(name)) => match name.parse::<Mode>() {
+            SlashCommand::Mode(Some(name)) => match name.parse::<Mode>() {
                 Ok(m) => {
                     self.engine.set_mode(m);
                     say!("mode: {m}");
                 }
                 Err(_) => say!("k: unknown mode {name:?}; use one of {}", mode_names()),
             },
-            Slash::Status => say!("{}", self.status()),
-            Slash::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
+            SlashCommand::Status => say!("{}", self.status()),
+            SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false
     }
@@ -318,26 +270,5 @@ impl Repl {
             t.cached_input,
             t.output
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slash_commands_parse() {
-        assert_eq!(Slash::parse("/new"), Slash::New);
-        assert_eq!(
-            Slash::parse("/resume  abc "),
-            Slash::Resume(Some("abc".into()))
-        );
-        assert_eq!(Slash::parse("/resume"), Slash::Resume(None));
-        assert_eq!(
-            Slash::parse("/model gpt-x"),
-            Slash::Model(Some("gpt-x".into()))
-        );
-        assert_eq!(Slash::parse("/quit"), Slash::Exit);
-        assert_eq!(Slash::parse("/nope 1"), Slash::Unknown("/nope".into()));
     }
 }

@@ -22,7 +22,11 @@ const FRAMES: usize = 120;
 fn terminal_frame(step: usize) -> Frame {
     let mut frame = Frame::blank(COLS, ROWS);
     for row in 0..ROWS {
-        let text: String = (0..COLS).map(|c| char::from(b'!' + ((row * 7 + c + step * (row == ROWS - 1) as usize) % 90) as u8)).collect();
+        let text: String = (0..COLS)
+            .map(|c| {
+                char::from(b'!' + ((row * 7 + c + step * (row == ROWS - 1) as usize) % 90) as u8)
+            })
+            .collect();
         frame.write_str(0, row, &text, &Cell::new(' '));
     }
     frame
@@ -41,13 +45,22 @@ fn main() {
     if std::env::args().any(|a| a == "--test") {
         return;
     }
-    let gpu = Gpu::new_headless().expect("a wgpu adapter (install mesa-vulkan-drivers for lavapipe)");
+    let gpu =
+        Gpu::new_headless().expect("a wgpu adapter (install mesa-vulkan-drivers for lavapipe)");
     let theme = Theme::default();
-    let mut renderer = Renderer::new(&gpu, render::FontConfig::default(), theme.clone(), OFFSCREEN_FORMAT).expect("renderer");
+    let mut renderer = Renderer::new(
+        &gpu,
+        render::FontConfig::default(),
+        theme.clone(),
+        OFFSCREEN_FORMAT,
+    )
+    .expect("renderer");
     let (cw, ch) = renderer.cell_size();
     let (w, h) = (COLS as u32 * cw, ROWS as u32 * ch);
     // Warm the glyph caches with the terminal alone.
-    renderer.render_to_image(&terminal_frame(0), w, h).expect("render");
+    renderer
+        .render_to_image(&terminal_frame(0), w, h)
+        .expect("render");
 
     // Keypress → first panel frame.
     let mut overlay = Overlay::new(OverlayConfig::default());
@@ -62,7 +75,19 @@ fn main() {
     overlay.handle_key(&KeyEvent::press(Key::Enter, Mods::NONE), None);
     overlay.apply(&StreamMsg::AssistantStart);
 
-    let words = ["The ", "build ", "fails ", "because ", "`cargo` ", "cannot ", "find ", "**serde** ", "— ", "try ", "this:\n"];
+    let words = [
+        "The ",
+        "build ",
+        "fails ",
+        "because ",
+        "`cargo` ",
+        "cannot ",
+        "find ",
+        "**serde** ",
+        "— ",
+        "try ",
+        "this:\n",
+    ];
     let mut plain_prepare = Vec::new();
     let mut panel_prepare = Vec::new();
     let mut plain_frame = Vec::new();
@@ -78,7 +103,9 @@ fn main() {
         plain_frame.push(t.elapsed());
 
         for i in 0..TOKENS_PER_FRAME {
-            overlay.apply(&StreamMsg::Token(words[(step * TOKENS_PER_FRAME + i) % words.len()].to_owned()));
+            overlay.apply(&StreamMsg::Token(
+                words[(step * TOKENS_PER_FRAME + i) % words.len()].to_owned(),
+            ));
         }
         let mut with_panel = terminal_frame(step + 2);
         let t = Instant::now();
@@ -92,8 +119,21 @@ fn main() {
     let (pp, op) = (median(plain_prepare), median(panel_prepare));
     let (pf, of) = (median(plain_frame), median(panel_frame));
     println!("adapter: {}", gpu.adapter_summary());
-    println!("keypress → first panel frame (offscreen): {:.2} ms", ms(first_frame));
+    println!(
+        "keypress → first panel frame (offscreen): {:.2} ms",
+        ms(first_frame)
+    );
     println!("{COLS}×{ROWS}, {TOKENS_PER_FRAME} tokens/frame (200 tok/s at 60 fps), median of {FRAMES} frames:");
-    println!("  CPU prepare   terminal only {:7.2} ms   with streaming panel {:7.2} ms   ratio {:.2}", ms(pp), ms(op), ms(op) / ms(pp));
-    println!("  offscreen end to end       {:7.2} ms                        {:7.2} ms   ratio {:.2}", ms(pf), ms(of), ms(of) / ms(pf));
+    println!(
+        "  CPU prepare   terminal only {:7.2} ms   with streaming panel {:7.2} ms   ratio {:.2}",
+        ms(pp),
+        ms(op),
+        ms(op) / ms(pp)
+    );
+    println!(
+        "  offscreen end to end       {:7.2} ms                        {:7.2} ms   ratio {:.2}",
+        ms(pf),
+        ms(of),
+        ms(of) / ms(pf)
+    );
 }

@@ -168,7 +168,11 @@ impl Ctx<'_> {
             SlashCommand::Resume(_) => self
                 .overlay
                 .notice("resume a saved conversation with `k --resume` in the shell"),
-            SlashCommand::Help => {}
+            SlashCommand::Sessions => self
+                .overlay
+                .notice("list saved conversations with `k sessions` in the shell"),
+            SlashCommand::Exit => self.overlay.close(),
+            SlashCommand::Help | SlashCommand::Unknown(_) => {}
         }
         self.refresh_status();
     }

@@ -21,6 +21,7 @@ pub mod panel;
 pub mod style;
 pub mod wrap;
 
+pub use ai_chat_engine::SlashCommand;
 use ai_chat_engine::StreamMsg;
 
 pub use config::{OverlayConfig, Position};
@@ -37,48 +38,6 @@ const PAGE_LINES: isize = 10;
 pub const HELP: &str = "Enter send · Shift+Enter newline · Esc cancel/close · PgUp/PgDn scroll\n\
 Tab pick attachment · Ctrl+D toggle it · Ctrl+R reasoning · Ctrl+Y insert code · Ctrl+Shift+C copy answer\n\
 /new · /clear · /resume [id] · /model [name] · /mode [name] · /status · /help";
-
-/// A slash command typed in the input box.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SlashCommand {
-    /// `/new`: start a new conversation.
-    New,
-    /// `/clear`: clear the view (and start afresh).
-    Clear,
-    /// `/resume [id]`: resume a session (the latest without an id).
-    Resume(Option<String>),
-    /// `/model [name]`: show or switch the model.
-    Model(Option<String>),
-    /// `/mode [name]`: show or switch the approval mode.
-    Mode(Option<String>),
-    /// `/status`: show provider, model, mode, usage.
-    Status,
-    /// `/help`: the panel has already shown [`HELP`].
-    Help,
-}
-
-impl SlashCommand {
-    /// Parses a line starting with `/`; `Err` names an unknown command.
-    pub fn parse(line: &str) -> Result<SlashCommand, String> {
-        let mut words = line.trim().splitn(2, char::is_whitespace);
-        let cmd = words.next().unwrap_or("");
-        let arg = words
-            .next()
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .map(str::to_string);
-        Ok(match cmd {
-            "/new" => SlashCommand::New,
-            "/clear" => SlashCommand::Clear,
-            "/resume" => SlashCommand::Resume(arg),
-            "/model" => SlashCommand::Model(arg),
-            "/mode" => SlashCommand::Mode(arg),
-            "/status" => SlashCommand::Status,
-            "/help" | "/?" => SlashCommand::Help,
-            other => return Err(other.to_string()),
-        })
-    }
-}
 
 /// What the app should do after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -392,15 +351,15 @@ impl Overlay {
         self.conversation.scroll_to_bottom();
         if text.trim_start().starts_with('/') {
             return match SlashCommand::parse(&text) {
-                Ok(cmd) => {
+                SlashCommand::Unknown(unknown) => {
+                    self.error(format!("unknown command {unknown} (try /help)"));
+                    OverlayAction::Redraw
+                }
+                cmd => {
                     if cmd == SlashCommand::Help {
                         self.notice(HELP);
                     }
                     OverlayAction::Slash(cmd)
-                }
-                Err(unknown) => {
-                    self.error(format!("unknown command {unknown} (try /help)"));
-                    OverlayAction::Redraw
                 }
             };
         }
