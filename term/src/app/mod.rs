@@ -6,9 +6,11 @@
 mod assistant;
 mod clipboard;
 mod display;
+mod dump;
 mod keyboard;
 mod mouse;
 mod overlay_glue;
+mod startup;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,14 +22,13 @@ use winit::application::ApplicationHandler;
 use winit::event::{ElementState, Ime, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
 use winit::keyboard::ModifiersState;
-use winit::window::{Window, WindowId};
+use winit::window::WindowId;
 
 use crate::config::{Action, Config, ConfigError, Loaded};
 use crate::input::{encode_key, KeyAction, Mods};
 use crate::overlay::{Overlay, OverlayConfig};
 use crate::palette::Palette;
-use crate::session::{ExitStatus, Session, SessionEvent, SessionOptions};
-use crate::snapshot::Snapshot;
+use crate::session::{ExitStatus, Session, SessionEvent};
 use assistant::Assistant;
 use clipboard::{Clipboard, Kind};
 use display::Display;
@@ -83,6 +84,7 @@ pub fn run(options: AppOptions) -> anyhow::Result<Option<ExitStatus>> {
     Ok(app.exit_status.take())
 }
 
+/// The window and the shell it shows.
 struct Terminal {
     display: Display,
     session: Session,
@@ -141,51 +143,6 @@ impl App {
 
     fn config(&self) -> &Config {
         &self.options.loaded.config
-    }
-
-    fn start(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<Terminal> {
-        let config = self.config().clone();
-        let attributes = Window::default_attributes()
-            .with_title("koi")
-            .with_transparent(config.window.opacity < 1.0)
-            .with_inner_size(winit::dpi::LogicalSize::new(800.0, 500.0));
-        let window = Arc::new(event_loop.create_window(attributes)?);
-        let instance = render::Gpu::new_instance_with_display(event_loop.owned_display_handle());
-        let mut display = Display::new(window.clone(), instance, &config)?;
-        let cols = self.options.cols.unwrap_or(config.window.columns);
-        let rows = self.options.rows.unwrap_or(config.window.lines);
-        let wanted = display.size_for_grid(cols, rows);
-        if let Some(size) = window.request_inner_size(wanted) {
-            display.resize(size);
-        } else {
-            display.resize(wanted);
-        }
-        window.set_ime_allowed(true);
-
-        let proxy = Mutex::new(self.proxy.clone());
-        let mut env: Vec<(String, String)> = config.env.clone().into_iter().collect();
-        env.push((
-            "KOI_SESSION_TOKEN".into(),
-            crate::overlay_token::new_token(),
-        ));
-        let session = Session::spawn(
-            SessionOptions {
-                command: self.options.command.clone(),
-                shell: config.shell_argv(),
-                size: display.grid_size(),
-                working_directory: self.options.working_directory.clone(),
-                env,
-                scrollback_lines: config.scrolling.history,
-                palette: Palette::from_theme(&config.theme()),
-                osc52_store: config.terminal.osc52_copy,
-                overlay_token: Some(crate::overlay_token::new_token()),
-            },
-            move || {
-                let _ = proxy.lock().send_event(UserEvent::Wakeup);
-            },
-        )?;
-        window.request_redraw();
-        Ok(Terminal { display, session })
     }
 
     fn mods(&self) -> Mods {
@@ -272,37 +229,7 @@ impl App {
 
     fn exit(&mut self, event_loop: &ActiveEventLoop) {
         if let (Some(path), Some(t)) = (&self.options.dump_on_exit, &mut self.terminal) {
-            // The final screen, drawn as the next frame would have shown it.
-            let text = {
-                let mut term = t.session.terminal().lock();
-                t.display.build(&mut term);
-                Snapshot::capture(&*term).text()
-            };
-            if let Err(e) = std::fs::write(path, text) {
-                eprintln!("koi: could not write {}: {e}", path.display());
-            }
-            let mut overlay_path = path.as_os_str().to_owned();
-            overlay_path.push(".overlay");
-            let state = if self.overlay.is_open() {
-                "open"
-            } else {
-                "closed"
-            };
-            let overlay_text = format!("overlay: {state}\n{}\n", self.overlay.text_dump());
-            if let Err(e) = std::fs::write(&overlay_path, overlay_text) {
-                eprintln!(
-                    "koi: could not write {}: {e}",
-                    PathBuf::from(&overlay_path).display()
-                );
-            }
-            let mut png = path.as_os_str().to_owned();
-            png.push(".png");
-            if let Err(e) = t.display.save_png(std::path::Path::new(&png)) {
-                eprintln!(
-                    "koi: could not write {}: {e}",
-                    PathBuf::from(&png).display()
-                );
-            }
+            dump::write_all(path, &t.session, &mut t.display, &mut self.overlay);
         }
         event_loop.exit();
     }
@@ -486,7 +413,7 @@ impl ApplicationHandler<UserEvent> for App {
         if self.terminal.is_some() {
             return;
         }
-        match self.start(event_loop) {
+        match startup::open(event_loop, &self.options, &self.proxy) {
             Ok(terminal) => {
                 self.terminal = Some(terminal);
                 self.reset_blink();

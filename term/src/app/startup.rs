@@ -1,0 +1,53 @@
+//! Opening the window: the surface and renderer sized to the configured grid,
+//! then the shell in a PTY of exactly that grid.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
+use winit::window::Window;
+
+use super::display::Display;
+use super::{AppOptions, Terminal, UserEvent};
+use crate::palette::Palette;
+use crate::session::{Session, SessionOptions};
+
+pub(super) fn open(
+    event_loop: &ActiveEventLoop,
+    options: &AppOptions,
+    proxy: &EventLoopProxy<UserEvent>,
+) -> anyhow::Result<Terminal> {
+    let config = &options.loaded.config;
+    let attributes = Window::default_attributes()
+        .with_title("koi")
+        .with_transparent(config.window.opacity < 1.0)
+        .with_inner_size(winit::dpi::LogicalSize::new(800.0, 500.0));
+    let window = Arc::new(event_loop.create_window(attributes)?);
+    let instance = render::Gpu::new_instance_with_display(event_loop.owned_display_handle());
+    let mut display = Display::new(window.clone(), instance, config)?;
+    let cols = options.cols.unwrap_or(config.window.columns);
+    let rows = options.rows.unwrap_or(config.window.lines);
+    let wanted = display.size_for_grid(cols, rows);
+    display.resize(window.request_inner_size(wanted).unwrap_or(wanted));
+    window.set_ime_allowed(true);
+
+    let proxy = Mutex::new(proxy.clone());
+    let session = Session::spawn(
+        SessionOptions {
+            command: options.command.clone(),
+            shell: config.shell_argv(),
+            size: display.grid_size(),
+            working_directory: options.working_directory.clone(),
+            env: config.env.clone().into_iter().collect(),
+            scrollback_lines: config.scrolling.history,
+            palette: Palette::from_theme(&config.theme()),
+            osc52_store: config.terminal.osc52_copy,
+            overlay_token: Some(crate::overlay_token::new_token()),
+        },
+        move || {
+            let _ = proxy.lock().send_event(UserEvent::Wakeup);
+        },
+    )?;
+    window.request_redraw();
+    Ok(Terminal { display, session })
+}
