@@ -15,6 +15,7 @@ pub mod error;
 pub mod mode;
 pub mod output;
 pub mod policy;
+pub mod policy_table;
 pub mod process;
 pub mod registry;
 pub mod secrets;

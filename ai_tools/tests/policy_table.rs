@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use ai_tools::policy_table::{self, unescape, Row};
 use ai_tools::{policy, Decision, Mode, Registry, RegistryConfig, Workspace};
 
 struct Fixture {
@@ -36,65 +37,6 @@ fn fixture() -> Fixture {
     Fixture { _dir: dir, ws, out }
 }
 
-struct Row {
-    line: usize,
-    codes: Vec<char>,
-    class: String,
-    kind: String,
-    input: String,
-}
-
-fn load(path: &Path) -> Vec<Row> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut parts = line.splitn(4, ' ');
-        let codes: Vec<char> = parts.next().unwrap().chars().collect();
-        assert_eq!(codes.len(), 5, "line {}: bad codes", i + 1);
-        let class = parts.next().unwrap().to_string();
-        let kind = parts.next().unwrap().to_string();
-        let input = parts.next().unwrap_or("").to_string();
-        rows.push(Row {
-            line: i + 1,
-            codes,
-            class,
-            kind,
-            input,
-        });
-    }
-    rows
-}
-
-/// Decode `\\n`, `\\r`, `\\t` and `\\xHH` for `shx` rows.
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('t') => out.push('\t'),
-            Some('x') => {
-                let hex: String = chars.by_ref().take(2).collect();
-                out.push(char::from(u8::from_str_radix(&hex, 16).unwrap()));
-            }
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
 fn code(d: &Decision) -> char {
     match d {
         Decision::Allow => 'A',
@@ -120,7 +62,11 @@ fn decide(reg: &Registry, fx: &Fixture, row: &Row, mode: Mode) -> Decision {
 fn policy_table() {
     let fx = fixture();
     let reg = Registry::standard(RegistryConfig::new(fx.ws.clone()));
-    let rows = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/policy_table.txt"));
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/policy_table.txt"),
+    )
+    .unwrap();
+    let rows = policy_table::parse(&text).unwrap();
     assert!(rows.len() >= 150, "the table must hold at least 150 rows");
     let mut failures = Vec::new();
     let (mut ro_total, mut ro_allowed) = (0, 0);
@@ -132,7 +78,7 @@ fn policy_table() {
             .map(|m| decide(&reg, &fx, row, *m))
             .collect();
         let got_codes: String = got.iter().map(code).collect();
-        let want: String = row.codes.iter().collect();
+        let want = row.codes.clone();
         if got_codes != want {
             let why: Vec<String> = got
                 .iter()

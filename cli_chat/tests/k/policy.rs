@@ -3,64 +3,9 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use ai_tools::policy_table::{self, unescape};
+
 use crate::common::Home;
-
-struct Row {
-    line: usize,
-    codes: String,
-    kind: String,
-    input: String,
-}
-
-fn load(path: &Path) -> Vec<Row> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut parts = line.splitn(4, ' ');
-        let codes = parts.next().unwrap().to_string();
-        let _class = parts.next().unwrap();
-        let kind = parts.next().unwrap().to_string();
-        let input = parts.next().unwrap_or("").to_string();
-        assert_eq!(codes.len(), 5, "line {}", i + 1);
-        rows.push(Row {
-            line: i + 1,
-            codes,
-            kind,
-            input,
-        });
-    }
-    rows
-}
-
-/// `\n`, `\r`, `\t` and `\xHH` decoded (the table's `shx` rows).
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('t') => out.push('\t'),
-            Some('x') => {
-                let hex: String = chars.by_ref().take(2).collect();
-                out.push(char::from(u8::from_str_radix(&hex, 16).unwrap()));
-            }
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
-}
 
 /// The fixture the table's header describes.
 fn fixture(home: &Home) -> String {
@@ -96,7 +41,7 @@ fn policy_check_matches_the_policy_table() {
     let home = Home::new(None);
     let out = fixture(&home);
     let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ai_tools/tests/policy_table.txt");
-    let rows = load(&table);
+    let rows = policy_table::parse(&std::fs::read_to_string(&table).unwrap()).unwrap();
     assert!(rows.len() >= 150);
     let failures = Mutex::new(Vec::new());
     let next = Mutex::new(0usize);
