@@ -241,14 +241,19 @@ struct BgBuffer {
     data: VecDeque<u8>,
     /// Absolute offset of `data[0]`.
     start: u64,
+    /// Output pipes not yet at end of file. A poll that sees the process
+    /// exit waits (up to [`PIPE_DRAIN_GRACE`]) for these to close, so the
+    /// last bytes it wrote are not reported after its exit status.
+    open_streams: u8,
 }
 
 impl BgBuffer {
     fn push(&mut self, bytes: &[u8]) {
         self.data.extend(bytes);
-        while self.data.len() > MAX_BG_BUFFER {
-            self.data.pop_front();
-            self.start += 1;
+        let excess = self.data.len().saturating_sub(MAX_BG_BUFFER);
+        if excess > 0 {
+            self.data.drain(..excess);
+            self.start += excess as u64;
         }
     }
 
@@ -263,6 +268,8 @@ struct BgProc {
     buffer: Arc<Mutex<BgBuffer>>,
     read_pos: u64,
     exit: Option<Ended>,
+    /// When a poll first saw `exit`; bounds the wait for pipes to drain.
+    exited_at: Option<Instant>,
 }
 
 /// What a poll saw.
@@ -297,6 +304,9 @@ struct BgInner {
 }
 
 fn pump<R: Read + Send + 'static>(mut src: R, sink: Arc<Mutex<BgBuffer>>) {
+    if let Ok(mut b) = sink.lock() {
+        b.open_streams += 1;
+    }
     std::thread::spawn(move || {
         let mut buf = [0u8; 8192];
         loop {
@@ -308,6 +318,9 @@ fn pump<R: Read + Send + 'static>(mut src: R, sink: Arc<Mutex<BgBuffer>>) {
                     }
                 }
             }
+        }
+        if let Ok(mut b) = sink.lock() {
+            b.open_streams = b.open_streams.saturating_sub(1);
         }
     });
 }
@@ -359,13 +372,15 @@ impl BackgroundTable {
                 buffer,
                 read_pos: 0,
                 exit: None,
+                exited_at: None,
             },
         );
         Ok(id)
     }
 
     /// New output and status of `id`, waiting up to `wait` for it to exit
-    /// (returns early on exit or cancel).
+    /// (returns early on exit or cancel). An exit is reported together with
+    /// all the output written before it.
     pub fn poll(
         &self,
         id: u64,
@@ -385,7 +400,18 @@ impl BackgroundTable {
                         proc_.exit = Some(status_to_ended(status));
                     }
                 }
-                if proc_.exit.is_some() || Instant::now() >= deadline || cancel.is_cancelled() {
+                let now = Instant::now();
+                if proc_.exit.is_some() && proc_.exited_at.is_none() {
+                    proc_.exited_at = Some(now);
+                }
+                let drained = proc_.exited_at.is_some_and(|at| {
+                    now >= at + PIPE_DRAIN_GRACE
+                        || proc_.buffer.lock().map_or(true, |b| b.open_streams == 0)
+                });
+                // Once it has exited, wait for the drain (bounded by the
+                // grace) even past `wait`: its last output comes with its status.
+                let waited = now >= deadline && proc_.exit.is_none();
+                if drained || waited || cancel.is_cancelled() {
                     let (output, missed) = match proc_.buffer.lock() {
                         Ok(buf) => {
                             let from = proc_.read_pos.max(buf.start);
@@ -402,7 +428,9 @@ impl BackgroundTable {
                         command: proc_.command.clone(),
                         output: secrets::redact(&output, &values),
                         missed,
-                        exit: proc_.exit,
+                        // Exit is reported once the output is complete, so
+                        // a poll never says "exited" while bytes are in flight.
+                        exit: proc_.exit.filter(|_| drained),
                     });
                 }
             }

@@ -262,6 +262,40 @@ fn background_start_poll_kill() {
 }
 
 #[test]
+fn background_exit_comes_with_all_of_its_output() {
+    let (_dir, reg) = setup();
+    let c = CancelToken::new();
+    // Many rounds: the exit status used to race the pipe readers, so a poll
+    // could say "exit code: 0" before the last bytes were read.
+    for id in 1..=16 {
+        reg.run(
+            "shell_bg",
+            &json!({"command": "seq 1 20000; echo done-on-stderr >&2"}),
+            &c,
+        )
+        .unwrap();
+        let mut seen = String::new();
+        let exit = loop {
+            let out = reg
+                .run("shell_poll", &json!({"id": id, "wait_secs": 0}), &c)
+                .unwrap();
+            let (status, body) = out.full.split_once('\n').unwrap();
+            seen.push_str(body);
+            if !status.contains("still running") {
+                break status.to_string();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        assert!(exit.contains("exit code: 0"), "{exit}");
+        assert!(seen.contains("\n20000\n"), "round {id}: tail missing");
+        assert!(
+            seen.contains("done-on-stderr"),
+            "round {id}: stderr missing"
+        );
+    }
+}
+
+#[test]
 fn background_processes_die_with_the_registry() {
     let (dir, reg) = setup();
     reg.run(
