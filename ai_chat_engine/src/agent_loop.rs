@@ -84,6 +84,7 @@ fn turn(
         }
         maybe_compact(core, conv, cancel)?;
         let messages = conv.messages();
+        let model = core.model();
         let mut text = String::new();
         let mut reasoning = String::new();
         let result = {
@@ -114,7 +115,7 @@ fn turn(
             };
             model_step(
                 core,
-                &core.cfg.model,
+                &model,
                 &core.system_prompt,
                 &messages,
                 true,
@@ -130,7 +131,7 @@ fn turn(
             });
             conv.record(
                 Entry::Usage {
-                    model: core.cfg.model.clone(),
+                    model: model.clone(),
                     input: u.input,
                     cached_input: u.cached_input,
                     output: u.output,
@@ -333,8 +334,9 @@ fn demo_step(
 
 /// The serialized size of the next request, as the provider would see it.
 pub(crate) fn request_bytes(core: &Core, messages: &[Message]) -> usize {
+    let model = core.model();
     let req = Request {
-        model: &core.cfg.model,
+        model: &model,
         system: &core.system_prompt,
         messages,
         tools: &core.tools,

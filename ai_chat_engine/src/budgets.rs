@@ -8,6 +8,10 @@ use std::time::Duration;
 /// stuck, and the user can simply ask it to continue.
 pub const MAX_ROUNDS: usize = 25;
 
+/// Longest model name `Engine::set_model` accepts: real names are short;
+/// anything longer is a paste gone wrong, not a model.
+pub const MAX_MODEL_NAME: usize = 200;
+
 /// The round before which the model is told to wrap up, leaving it five
 /// rounds to finish the current step and summarise instead of being cut off
 /// mid-task.

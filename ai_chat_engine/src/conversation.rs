@@ -87,6 +87,11 @@ impl Conversation {
         self.lock().messages.clone()
     }
 
+    /// The history as a front end shows it (see [`crate::transcript`]).
+    pub fn transcript(&self) -> Vec<crate::TranscriptItem> {
+        crate::transcript::transcript(&self.lock().messages)
+    }
+
     /// The session log file, once the first turn created it.
     pub fn log_path(&self) -> Option<PathBuf> {
         self.lock().log.as_ref().map(|l| l.path().to_path_buf())

@@ -8,7 +8,7 @@ use std::time::Duration;
 use ai_tools::{CancelToken, Mode, Registry, ToolSpec};
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::budgets::{CANCEL_POLL, DEFAULT_CONTEXT_BUDGET_BYTES};
+use crate::budgets::{CANCEL_POLL, DEFAULT_CONTEXT_BUDGET_BYTES, MAX_MODEL_NAME};
 use crate::config::{AiConfig, ProviderKind, ResolvedConfig};
 use crate::conversation::{ConvState, Conversation};
 use crate::message::UserInput;
@@ -102,6 +102,8 @@ pub(crate) struct Core {
     pub tools: Vec<ToolSpec>,
     pub transport: Transport,
     pub mode: Mutex<Mode>,
+    /// The model in use; starts as `cfg.model`, changed by `set_model`.
+    pub model: Mutex<String>,
     pub approval_timeout: Duration,
     pub opts: EngineOptions,
 }
@@ -111,15 +113,18 @@ impl Core {
         *self.mode.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    pub fn model(&self) -> String {
+        self.model.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     fn sessions_dir(&self) -> Option<PathBuf> {
         if !self.opts.persist {
             return None;
         }
-        self.opts
-            .data_dir
-            .clone()
-            .or_else(crate::config::data_dir)
-            .map(|d| d.join("sessions"))
+        match &self.opts.data_dir {
+            Some(d) => Some(session_log::sessions_dir(d)),
+            None => session_log::default_sessions_dir(),
+        }
     }
 }
 
@@ -182,6 +187,7 @@ impl Engine {
         let tools = registry.specs();
         let mode = options.mode.unwrap_or(cfg.approval_mode);
         let approval_timeout = options.approval_timeout.unwrap_or(cfg.approval_timeout);
+        let model = cfg.model.clone();
         let core = Core {
             transport: Transport::new()?,
             cfg,
@@ -189,6 +195,7 @@ impl Engine {
             system_prompt,
             tools,
             mode: Mutex::new(mode),
+            model: Mutex::new(model),
             approval_timeout,
             opts: options,
         };
@@ -197,7 +204,8 @@ impl Engine {
         })
     }
 
-    /// The effective configuration (and where each value came from).
+    /// The configuration the engine started with (and where each value
+    /// came from). The model in use is [`Engine::model`].
     pub fn config(&self) -> &ResolvedConfig {
         &self.core.cfg
     }
@@ -226,6 +234,26 @@ impl Engine {
     /// Changes the approval mode for turns that start afterwards.
     pub fn set_mode(&self, mode: Mode) {
         *self.core.mode.lock().unwrap_or_else(|p| p.into_inner()) = mode;
+    }
+
+    /// The model turns are sent to.
+    pub fn model(&self) -> String {
+        self.core.model()
+    }
+
+    /// Sends turns that start afterwards to `model` (same provider and
+    /// endpoint). The system prompt and tools do not change, so a
+    /// conversation keeps its cacheable prefix on providers that share a
+    /// cache across models. An empty or over-long name is refused.
+    pub fn set_model(&self, model: &str) -> Result<(), EngineError> {
+        let model = model.trim();
+        if model.is_empty() || model.len() > MAX_MODEL_NAME || model.chars().any(char::is_control) {
+            return Err(EngineError::Config(format!(
+                "{model:?} is not a model name"
+            )));
+        }
+        *self.core.model.lock().unwrap_or_else(|p| p.into_inner()) = model.to_string();
+        Ok(())
     }
 
     /// A new, empty conversation in the registry's workspace. Its log file
@@ -362,7 +390,7 @@ fn ensure_log(core: &Core, conv: &Conversation) {
         session: st.id.clone(),
         cwd: st.cwd.to_string_lossy().into_owned(),
         provider: core.cfg.provider.as_str().to_string(),
-        model: core.cfg.model.clone(),
+        model: core.model(),
         format: session_log::LOG_FORMAT,
     };
     match SessionLog::create(&dir, &st.id, meta) {

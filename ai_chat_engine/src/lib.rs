@@ -35,17 +35,19 @@ pub mod context;
 pub mod message;
 pub mod probe;
 pub mod prompt;
+pub mod session_list;
 pub mod session_log;
 pub mod slash;
 pub mod sse;
 pub mod stream_msg;
+pub mod transcript;
 
 mod agent_loop;
 mod conversation;
 mod engine;
 mod provider_kind;
 mod providers;
-mod time;
+pub mod time;
 mod tool_exec;
 mod transport;
 
@@ -58,3 +60,4 @@ pub use providers::{Finish, FinishKind, Usage};
 pub use session_log::SessionInfo;
 pub use slash::SlashCommand;
 pub use stream_msg::{ApprovalReply, EngineError, StreamMsg};
+pub use transcript::TranscriptItem;

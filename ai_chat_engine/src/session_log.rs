@@ -376,6 +376,17 @@ pub struct SessionInfo {
     pub user_messages: usize,
 }
 
+/// Where sessions are kept under a data directory (`<data>/sessions`).
+pub fn sessions_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("sessions")
+}
+
+/// The sessions directory under the platform data directory
+/// (`~/.local/share/koi/sessions` on Linux), for listing without an engine.
+pub fn default_sessions_dir() -> Option<PathBuf> {
+    crate::config::data_dir().map(|d| sessions_dir(&d))
+}
+
 /// Every session in `dir`, most recently updated first.
 pub fn list_sessions(dir: &Path) -> Vec<SessionInfo> {
     let Ok(entries) = std::fs::read_dir(dir) else {

@@ -48,6 +48,8 @@ pub enum StreamMsg {
     /// answers, the approval timeout passes, or the turn is cancelled;
     /// anything but [`ApprovalReply::Approve`] denies.
     ApprovalRequired {
+        /// The call it is about (as in its `ToolStart`).
+        id: String,
         /// One line naming exactly what would run or change.
         summary: String,
         /// Why approval is needed.

@@ -47,6 +47,37 @@ pub fn today() -> String {
     now_rfc3339()[..10].to_string()
 }
 
+/// Seconds since the Unix epoch now.
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` to Unix seconds.
+pub fn parse_rfc3339(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm), March-based years.
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400 + h * 3600 + mi * 60 + sec).ok()
+}
+
 /// A sortable, readable, unique-enough id: `YYYYMMDD-HHMMSS-xxxxxx`.
 pub fn new_session_id() -> String {
     use std::hash::{BuildHasher, Hasher};
@@ -80,5 +111,17 @@ mod tests {
         assert_eq!(rfc3339(1_798_761_599, 999), "2026-12-31T23:59:59.999Z");
         let id = new_session_id();
         assert_eq!(id.len(), 22, "{id}");
+    }
+
+    #[test]
+    fn parses_engine_timestamps() {
+        assert_eq!(parse_rfc3339("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(parse_rfc3339("2000-03-01T00:00:01Z"), Some(951_868_801));
+        assert_eq!(
+            parse_rfc3339("2026-11-30T04:49:27.123Z"),
+            Some(1_796_014_167)
+        );
+        assert_eq!(parse_rfc3339("garbage"), None);
+        assert_eq!(parse_rfc3339("2026-13-30T04:49:27.123Z"), None);
     }
 }

@@ -189,7 +189,8 @@ pub(crate) fn run_calls(
                     commit_ready(conv, calls, &mut results, &mut committed);
                     if let Some((summary, detail)) = ask {
                         announce(em, call, &mut announced[i]);
-                        if let Some(refusal) = approve(core, em, cancel, summary, detail)? {
+                        if let Some(refusal) = approve(core, em, cancel, &call.id, summary, detail)?
+                        {
                             em.send(StreamMsg::ToolFailed {
                                 id: call.id.clone(),
                                 error: refusal.clone(),
@@ -273,11 +274,13 @@ fn approve(
     core: &Core,
     em: &Emitter,
     cancel: &CancelToken,
+    id: &str,
     summary: String,
     detail: String,
 ) -> Result<Option<String>, EngineError> {
     let (tx, rx) = crossbeam_channel::bounded(1);
     em.send(StreamMsg::ApprovalRequired {
+        id: id.to_string(),
         summary,
         detail,
         reply: tx,

@@ -62,8 +62,8 @@ pub fn report(settings: &Settings, resolved: &ResolvedConfig, mode: Mode, why: &
         value: mode.to_string(),
         source: why.into(),
     });
-    let data = ai_chat_engine::config::data_dir()
-        .map(|d| d.join("sessions").display().to_string())
+    let data = ai_chat_engine::session_log::default_sessions_dir()
+        .map(|d| d.display().to_string())
         .unwrap_or_else(|| "(none)".into());
     values.push(Row {
         key: "sessions_dir".into(),

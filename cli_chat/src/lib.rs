@@ -41,6 +41,7 @@ pub mod turn;
 
 use std::io::{IsTerminal, Write};
 
+use ai_chat_engine::session_log;
 use ai_tools::Mode;
 use anyhow::Result;
 
@@ -81,21 +82,27 @@ fn print(text: &str) -> Result<Exit> {
 }
 
 fn sessions(cli: &Cli, all: bool) -> Result<Exit> {
-    let engine = setup::sessions_engine()?;
     let cwd = std::env::current_dir()
         .map(|d| d.display().to_string())
         .unwrap_or_default();
-    let infos = engine.sessions();
+    let infos = session_log::default_sessions_dir()
+        .map(|d| session_log::list_sessions(&d))
+        .unwrap_or_default();
     let shown = if all {
         &infos[..]
     } else {
         &infos[..infos.len().min(sessions_cmd::DEFAULT_LIMIT)]
     };
-    let rows = sessions_cmd::list(shown, &cwd, sessions_cmd::now_secs());
+    let rows = sessions_cmd::list(shown, &cwd, ai_chat_engine::time::now_secs());
     if cli.common.json {
         print(&sessions_cmd::to_json_lines(&rows))
     } else {
-        print(&sessions_cmd::to_text(&rows, infos.len() - shown.len()))
+        print(&sessions_cmd::to_text(
+            &rows,
+            infos.len() - shown.len(),
+            "k sessions --all",
+            "k --resume ID",
+        ))
     }
 }
 

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use ai_chat_engine::{Conversation, Engine, Message, ResolvedConfig, SlashCommand, UserInput};
+use ai_chat_engine::{Conversation, Engine, Message, SlashCommand, UserInput};
 use ai_tools::Mode;
 use anyhow::{Context, Result};
 use rustyline::error::ReadlineError;
@@ -41,7 +41,6 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
 
 struct Repl {
     engine: Engine,
-    resolved: ResolvedConfig,
     conv: Conversation,
     tokens: Tokens,
     approver: TtyApprover,
@@ -54,7 +53,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     let settings = Settings::load(&cli.common)?;
     let resolved = settings.resolve();
     let mode = setup::effective_mode(cli.common.mode, true, resolved.approval_mode);
-    let engine = setup::build_engine(resolved.clone(), mode, Front::Repl)?;
+    let engine = setup::build_engine(resolved, mode, Front::Repl)?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref());
     let (conv, resumed) = conversation::pick(&engine, &start)?;
     let config = Config::builder()
@@ -67,7 +66,6 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     let interrupts = Interrupts::install().context("cannot install the Ctrl+C handler")?;
     let mut repl = Repl {
         engine,
-        resolved,
         conv,
         tokens: Tokens::default(),
         approver,
@@ -127,7 +125,7 @@ impl Repl {
             "{}",
             self.style.dim(&format!(
                 "k · {} via {} · mode {} · /help for commands, Ctrl+D to leave",
-                cfg.model,
+                self.engine.model(),
                 cfg.provider,
                 self.engine.mode()
             ))
@@ -199,8 +197,8 @@ impl Repl {
                 }
             }
             SlashCommand::Sessions => self.list_sessions(),
-            SlashCommand::Model(None) => say!("model: {}", self.engine.config().model),
-            SlashCommand::Model(Some(name)) => self.switch_model(name),
+            SlashCommand::Model(None) => say!("model: {}", self.engine.model()),
+            SlashCommand::Model(Some(name)) => self.switch_model(&name),
             SlashCommand::Mode(None) => {
                 say!("mode: {} (one of {})", self.engine.mode(), mode_names())
             }
@@ -220,11 +218,15 @@ impl Repl {
     fn list_sessions(&self) {
         let cwd = self.conv.cwd().display().to_string();
         let infos = self.engine.sessions();
-        let shown = &infos[..infos.len().min(sessions_cmd::DEFAULT_LIMIT)];
-        let rows = sessions_cmd::list(shown, &cwd, sessions_cmd::now_secs());
         say_raw!(
             "{}",
-            sessions_cmd::to_text(&rows, infos.len() - shown.len())
+            sessions_cmd::table(
+                &infos,
+                &cwd,
+                sessions_cmd::DEFAULT_LIMIT,
+                "k sessions --all",
+                "/resume ID"
+            )
         );
     }
 
@@ -234,15 +236,9 @@ impl Repl {
         say!("{}", self.style.dim(what));
     }
 
-    fn switch_model(&mut self, name: String) {
-        let mut resolved = self.resolved.clone();
-        resolved.model = name.clone();
-        match setup::build_engine(resolved.clone(), self.engine.mode(), Front::Repl) {
-            Ok(engine) => {
-                self.engine = engine;
-                self.resolved = resolved;
-                say!("model: {name}");
-            }
+    fn switch_model(&mut self, name: &str) {
+        match self.engine.set_model(name) {
+            Ok(()) => say!("model: {}", self.engine.model()),
             Err(e) => say!("k: {e:#}"),
         }
     }
@@ -257,7 +253,7 @@ impl Repl {
         };
         format!(
             "model: {} via {} ({})\nmode: {}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
-            cfg.model,
+            self.engine.model(),
             cfg.provider,
             if cfg.base_url.is_empty() { "offline" } else { &cfg.base_url },
             self.engine.mode(),

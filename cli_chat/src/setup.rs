@@ -117,12 +117,6 @@ pub fn build_engine(resolved: ResolvedConfig, mode: Mode, front: Front) -> Resul
         .context("cannot start the chat engine")
 }
 
-/// An engine only for reading saved sessions: no provider is contacted.
-pub fn sessions_engine() -> Result<Engine> {
-    let offline = AiConfig::default().resolve_with(&|_| None, false);
-    build_engine(offline, Mode::Plan, Front::OneShot)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

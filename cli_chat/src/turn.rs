@@ -78,7 +78,6 @@ impl Driver<'_> {
     /// Runs the turn to its end.
     pub fn drive(&mut self, rx: &Receiver<StreamMsg>, cancel: &CancelHandle) -> TurnResult {
         let mut tokens = Tokens::default();
-        let mut last_call: Option<String> = None;
         let mut stop: Option<TurnOutcome> = None;
         let mut stop_at: Option<Instant> = None;
         loop {
@@ -115,12 +114,13 @@ impl Driver<'_> {
             };
             let event = match msg {
                 StreamMsg::ApprovalRequired {
+                    id,
                     summary,
                     detail,
                     reply,
                 } => {
                     let asked = Event::ApprovalAsked {
-                        id: last_call.clone(),
+                        id: Some(id.clone()),
                         summary: summary.clone(),
                         detail: detail.clone(),
                     };
@@ -145,7 +145,7 @@ impl Driver<'_> {
                         stop = Some(TurnOutcome::Interrupted);
                     }
                     Event::ApprovalDecided {
-                        id: last_call.clone(),
+                        id: Some(id),
                         approved,
                         by,
                     }
@@ -168,9 +168,6 @@ impl Driver<'_> {
                     return TurnResult { outcome, tokens };
                 }
                 other => {
-                    if let StreamMsg::ToolStart { id, .. } = &other {
-                        last_call = Some(id.clone());
-                    }
                     if let StreamMsg::Usage {
                         input,
                         cached_input,

@@ -274,6 +274,22 @@ fn demo_provider_shows_a_tool_call_and_an_approval() {
         1,
         "{msgs:?}"
     );
+    // The approval names the call it is about.
+    let started: Vec<&str> = msgs
+        .iter()
+        .filter_map(|m| match m {
+            StreamMsg::ToolStart { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let asked = msgs.iter().find_map(|m| match m {
+        StreamMsg::ApprovalRequired { id, .. } => Some(id.as_str()),
+        _ => None,
+    });
+    assert!(
+        asked.is_some_and(|id| started.contains(&id)),
+        "{asked:?} not in {started:?}"
+    );
     assert!(
         !workspace.path().join("koi-demo.txt").exists(),
         "denied, so not written"
@@ -365,4 +381,30 @@ fn writes_run_alone_and_in_order_between_reads() {
             "result r2"
         ]
     );
+}
+
+#[test]
+fn set_model_switches_the_next_turn_and_keeps_the_prefix() {
+    let server = FakeProvider::start([
+        ChatStream::new().text("one").stop().reply(),
+        ChatStream::new().text("two").stop().reply(),
+    ]);
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    assert!(is_done(&run(&h.engine, &conv, "first")));
+    assert_eq!(h.engine.model(), "main-model");
+    for bad in ["", "   ", "a\nb", &"x".repeat(500)] {
+        assert!(h.engine.set_model(bad).is_err(), "{bad:?} accepted");
+    }
+    assert_eq!(h.engine.model(), "main-model");
+    h.engine.set_model(" other-model ").unwrap();
+    assert_eq!(h.engine.model(), "other-model");
+    assert!(is_done(&run(&h.engine, &conv, "second")));
+    let reqs = server.requests();
+    let (a, b) = (reqs[0].json(), reqs[1].json());
+    assert_eq!(a["model"], "main-model");
+    assert_eq!(b["model"], "other-model");
+    // Same system prompt and tools: the cacheable prefix is unchanged.
+    assert_eq!(a["messages"][0], b["messages"][0]);
+    assert_eq!(a["tools"], b["tools"]);
 }

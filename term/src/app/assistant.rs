@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use ai_chat_engine::session_list;
 use ai_chat_engine::{
     AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineOptions,
-    StreamMsg, UserInput,
+    StreamMsg, TranscriptItem, UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::{Receiver, Sender};
@@ -49,11 +50,11 @@ impl Assistant {
     /// "model · mode" for the panel's title, once the engine exists.
     pub fn describe(&self) -> Option<String> {
         let engine = self.engine.as_ref()?;
-        let config = engine.config();
         let demo = if engine.is_demo() { " (demo)" } else { "" };
-        Some(format!("{}{demo} · {}", config.model, engine.mode()))
+        Some(format!("{}{demo} · {}", engine.model(), engine.mode()))
     }
 
+    /// The engine, built on first use for `workspace`.
     fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
         if self.engine.is_none() {
             let ai = match &self.config_path {
@@ -171,14 +172,41 @@ impl Assistant {
         self.conversation = None;
     }
 
-    pub fn set_mode(&mut self, mode: Mode) -> Result<(), String> {
-        match &self.engine {
-            Some(engine) => {
-                engine.set_mode(mode);
-                Ok(())
-            }
-            None => Err("ask something first; the assistant starts on the first question".into()),
-        }
+    pub fn set_mode(&mut self, mode: Mode, workspace: &Path) -> Result<(), String> {
+        self.engine(workspace)?.set_mode(mode);
+        Ok(())
+    }
+
+    /// Sends the following turns to `model`; returns the name in use.
+    pub fn set_model(&mut self, model: &str, workspace: &Path) -> Result<String, String> {
+        let engine = self.engine(workspace)?;
+        engine.set_model(model).map_err(|e| e.to_string())?;
+        Ok(engine.model())
+    }
+
+    /// The saved conversations, as a table (this workspace's marked).
+    pub fn sessions(&mut self, workspace: &Path) -> Result<String, String> {
+        let sessions = self.engine(workspace)?.sessions();
+        Ok(session_list::table(
+            &sessions,
+            &workspace.to_string_lossy(),
+            session_list::DEFAULT_LIMIT,
+            "k sessions --all",
+            "/resume ID",
+        ))
+    }
+
+    /// Continues saved conversation `id` (interrupting the running turn);
+    /// returns its transcript for the panel.
+    pub fn resume(&mut self, id: &str, workspace: &Path) -> Result<Vec<TranscriptItem>, String> {
+        self.interrupt();
+        let conversation = self
+            .engine(workspace)?
+            .load_conversation(id)
+            .map_err(|e| format!("cannot resume {id}: {e}"))?;
+        let transcript = conversation.transcript();
+        self.conversation = Some(conversation);
+        Ok(transcript)
     }
 }
 

@@ -142,7 +142,7 @@ impl Ctx<'_> {
                 self.overlay.set_busy(false);
             }
             SlashCommand::Mode(Some(name)) => match name.parse::<Mode>() {
-                Ok(mode) => match self.assistant.set_mode(mode) {
+                Ok(mode) => match self.assistant.set_mode(mode, &self.workspace) {
                     Ok(()) => self.overlay.notice(format!("mode: {mode}")),
                     Err(e) => self.overlay.error(e),
                 },
@@ -162,15 +162,27 @@ impl Ctx<'_> {
                 );
                 self.overlay.notice(format!("{status}{usage}"));
             }
-            SlashCommand::Model(Some(_)) => self.overlay.notice(
-                "set the model in koi.toml's [ai] table; koi picks it up on the next conversation",
-            ),
-            SlashCommand::Resume(_) => self
-                .overlay
-                .notice("resume a saved conversation with `k --resume` in the shell"),
-            SlashCommand::Sessions => self
-                .overlay
-                .notice("list saved conversations with `k sessions` in the shell"),
+            SlashCommand::Model(Some(name)) => {
+                match self.assistant.set_model(&name, &self.workspace) {
+                    Ok(model) => self.overlay.notice(format!("model: {model}")),
+                    Err(e) => self.overlay.error(e),
+                }
+            }
+            SlashCommand::Resume(None) | SlashCommand::Sessions => {
+                match self.assistant.sessions(&self.workspace) {
+                    Ok(table) => self.overlay.notice(table.trim_end()),
+                    Err(e) => self.overlay.error(e),
+                }
+            }
+            SlashCommand::Resume(Some(id)) => match self.assistant.resume(&id, &self.workspace) {
+                Ok(transcript) => {
+                    self.overlay.set_busy(false);
+                    self.overlay.conversation_mut().load(transcript);
+                    self.overlay
+                        .notice(format!("continuing session {id} · /new starts fresh"));
+                }
+                Err(e) => self.overlay.error(e),
+            },
             SlashCommand::Exit => self.overlay.close(),
             SlashCommand::Help | SlashCommand::Unknown(_) => {}
         }

@@ -2,7 +2,7 @@
 //! the engine's [`StreamMsg`]s and laid out to lines with a per-block cache,
 //! so a streaming token re-lays only the block it lands in.
 
-use ai_chat_engine::{EngineError, StreamMsg};
+use ai_chat_engine::{EngineError, StreamMsg, TranscriptItem};
 use render::{Span, StyledLine};
 
 use super::markdown;
@@ -94,6 +94,27 @@ impl Conversation {
         self.blocks.clear();
         self.cache.clear();
         self.scroll = 0;
+    }
+
+    /// Replaces the view with a saved conversation's transcript, drawn the
+    /// way its turns looked live.
+    pub fn load(&mut self, transcript: Vec<TranscriptItem>) {
+        self.clear();
+        self.usage = None;
+        for item in transcript {
+            match item {
+                TranscriptItem::Asked { text, attachments } => {
+                    self.push(Block::You { text, attachments });
+                }
+                TranscriptItem::Event(msg) => {
+                    self.apply(&msg);
+                }
+                TranscriptItem::Summarised => self.push(Block::Notice(
+                    "earlier messages were summarised to fit the context".into(),
+                )),
+            }
+        }
+        self.scroll_to_bottom();
     }
 
     /// The last round's token usage: (input, cached input, output).

@@ -276,3 +276,98 @@ fn only_the_session_token_opens_the_overlay_from_the_shell() {
         "the real token did not open it"
     );
 }
+
+/// Every request whose body contains `needle`.
+fn requests_with(server: &FakeProvider, needle: &str) -> Vec<serde_json::Value> {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.body_str().contains(needle))
+        .map(|r| r.json())
+        .collect()
+}
+
+#[test]
+fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
+    let server = FakeProvider::start_with(|req, _| {
+        let answer = if req.body_str().contains("question two") {
+            "second answer beta"
+        } else if req.body_str().contains("question one") {
+            "first answer alpha"
+        } else {
+            "A title"
+        };
+        ChatStream::new().text(answer).stop().reply()
+    });
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), &server);
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    koi.keys(&x, "ctrl+shift+l");
+    koi.type_text(&x, "question one");
+    koi.keys(&x, "Return");
+    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    let sessions = dir.path().join("xdg-data/koi/sessions");
+    eventually("the saved session", MODEL_WAIT, || {
+        std::fs::read_dir(&sessions).is_ok_and(|mut d| d.next().is_some())
+    });
+    let id = std::fs::read_dir(&sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    std::thread::sleep(Duration::from_millis(500));
+
+    let resume = format!("/resume {id}");
+    for line in ["/new", "/sessions", &resume, "/model other-model"] {
+        koi.type_text(&x, line);
+        koi.keys(&x, "Return");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    koi.type_text(&x, "question two");
+    koi.keys(&x, "Return");
+    eventually("the second question", MODEL_WAIT, || {
+        !requests_with(&server, "question two").is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(800));
+
+    // The resumed conversation went on: same history, the new model.
+    let second = &requests_with(&server, "question two")[0];
+    assert_eq!(second["model"], "other-model");
+    let history = second["messages"].to_string();
+    assert!(history.contains("question one"), "{history}");
+    assert!(history.contains("first answer alpha"), "{history}");
+    let first = &requests_with(&server, "question one")[0];
+    assert_eq!(first["model"], "test-model");
+
+    koi.keys(&x, "Escape");
+    koi.type_line(&x, "exit 0");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    // The view: the restored exchange (once: /new cleared the panel and the
+    // resume replaced the session list), then what followed, in order.
+    let overlay = read_overlay(&dump);
+    let continuing = format!("continuing session {id}");
+    let order: Vec<Option<usize>> = [
+        "question one",
+        "first answer alpha",
+        &continuing,
+        "model: other-model",
+        "question two",
+        "second answer beta",
+    ]
+    .iter()
+    .map(|s| overlay.find(s))
+    .collect();
+    assert!(
+        order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] < w[1]),
+        "{order:?} in:\n{overlay}"
+    );
+    assert_eq!(overlay.matches("question one").count(), 1, "{overlay}");
+    assert!(!overlay.contains("continue one with"), "{overlay}");
+}
