@@ -13,6 +13,7 @@ pub mod access;
 pub mod cancel;
 pub mod error;
 pub mod mode;
+pub mod net_scope;
 pub mod output;
 pub mod policy;
 pub mod policy_table;

@@ -136,7 +136,18 @@ fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
             (Floor::Clear, Class::Edit)
         }
         Effect::Shell { command, cwd } => shell_class(command, cwd, ws),
-        Effect::NetworkRead { .. } => (Floor::Clear, Class::ReadOnly),
+        Effect::NetworkRead { url } => match reqwest::Url::parse(url)
+            .ok()
+            .and_then(|u| crate::net_scope::local_reason(&u))
+        {
+            Some(why) => (
+                Floor::Clear,
+                Class::SideEffect(format!(
+                    "{why}; a GET there can reach services that trust the local network"
+                )),
+            ),
+            None => (Floor::Clear, Class::ReadOnly),
+        },
         Effect::NetworkWrite { method, .. } => (
             Floor::Clear,
             Class::SideEffect(format!("an HTTP {method} request may change remote state")),

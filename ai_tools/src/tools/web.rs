@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::cancel::{CancelToken, CANCEL_POLL};
 use crate::error::ToolError;
+use crate::net_scope::{self, Reach};
 use crate::output::{head_tail, ToolOutput};
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::workspace::Workspace;
@@ -53,6 +54,7 @@ struct RequestArgs {
 }
 
 /// What came back.
+#[derive(Debug)]
 struct Response {
     status: reqwest::StatusCode,
     headers: Vec<(String, String)>,
@@ -87,6 +89,7 @@ async fn cancelled(cancel: CancelToken) {
 /// Send one request on a fresh current-thread runtime, honouring cancel.
 /// Called from inside a tokio runtime by mistake, it moves to a plain
 /// thread rather than panicking on a nested `block_on`.
+/// It may reach what [`Reach::of`] the URL allows.
 fn send(
     method: reqwest::Method,
     url: reqwest::Url,
@@ -94,14 +97,33 @@ fn send(
     body: Option<String>,
     cancel: &CancelToken,
 ) -> Result<Response, ToolError> {
+    let reach = Reach::of(&url);
     if tokio::runtime::Handle::try_current().is_ok() {
         let headers = headers.clone();
         let cancel = cancel.clone();
-        return std::thread::spawn(move || send_blocking(method, url, &headers, body, &cancel))
-            .join()
-            .unwrap_or_else(|_| Err(ToolError::Failed("the network thread failed".into())));
+        return std::thread::spawn(move || {
+            send_blocking(method, url, &headers, body, reach, &cancel)
+        })
+        .join()
+        .unwrap_or_else(|_| Err(ToolError::Failed("the network thread failed".into())));
     }
-    send_blocking(method, url, headers, body, cancel)
+    send_blocking(method, url, headers, body, reach, cancel)
+}
+
+/// reqwest's message and its causes, which say what actually went wrong
+/// (a refused address, a failed handshake).
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 fn send_blocking(
@@ -109,17 +131,26 @@ fn send_blocking(
     url: reqwest::Url,
     headers: &BTreeMap<String, String>,
     body: Option<String>,
+    reach: Reach,
     cancel: &CancelToken,
 ) -> Result<Response, ToolError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| ToolError::Failed(format!("could not start the network runtime: {e}")))?;
-    let client = reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .timeout(FETCH_TIMEOUT)
         .connect_timeout(CONNECT_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
-        .user_agent(concat!("koi/", env!("CARGO_PKG_VERSION")))
+        .user_agent(concat!("koi/", env!("CARGO_PKG_VERSION")));
+    // A URL that names a local host was approved as such by the gate; one
+    // that names a public host must stay public through DNS and redirects.
+    let builder = match reach {
+        Reach::Local => builder.redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS)),
+        Reach::Public => builder
+            .dns_resolver(std::sync::Arc::new(net_scope::PublicOnlyResolver))
+            .redirect(net_scope::public_redirects(MAX_REDIRECTS)),
+    };
+    let client = builder
         .build()
         .map_err(|e| ToolError::Failed(format!("could not build the HTTP client: {e}")))?;
     let mut req = client.request(method, url);
@@ -133,7 +164,7 @@ fn send_blocking(
         let mut resp = req
             .send()
             .await
-            .map_err(|e| ToolError::Failed(format!("request failed: {e}")))?;
+            .map_err(|e| ToolError::Failed(format!("request failed: {}", describe(&e))))?;
         let status = resp.status();
         let headers: Vec<(String, String)> = resp
             .headers()
@@ -153,11 +184,9 @@ fn send_blocking(
             .to_ascii_lowercase();
         let mut body = Vec::new();
         let mut truncated = false;
-        while let Some(chunk) = resp
-            .chunk()
-            .await
-            .map_err(|e| ToolError::Failed(format!("reading the response failed: {e}")))?
-        {
+        while let Some(chunk) = resp.chunk().await.map_err(|e| {
+            ToolError::Failed(format!("reading the response failed: {}", describe(&e)))
+        })? {
             let room = MAX_FETCH_BYTES - body.len();
             if chunk.len() > room {
                 body.extend_from_slice(&chunk[..room]);
@@ -283,7 +312,8 @@ impl Tool for HttpRequest {
 
     fn description(&self) -> &'static str {
         "Make an HTTP request to an API: method, url, optional headers and body. Returns the status, \
-         headers and body (size and time limited). Anything but GET/HEAD needs approval."
+         headers and body (size and time limited). Anything but GET/HEAD, and any request to this \
+         machine or the local network, needs approval."
     }
 
     fn input_schema(&self) -> serde_json::Value {
@@ -336,5 +366,71 @@ impl Tool for HttpRequest {
             preview: format!("{method} {} → {}", a.url, r.status.as_u16()),
             diff: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    /// A loopback server: `/outer` redirects to `/inner` on 127.0.0.1.
+    fn server() -> u16 {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut buf = [0u8; 4096];
+                let n = stream.read(&mut buf).unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]);
+                let reply = if head.starts_with("GET /outer") {
+                    format!(
+                        "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{port}/inner\r\n\
+                         Content-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
+                } else {
+                    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\ninner"
+                        .to_string()
+                };
+                let _ = stream.write_all(reply.as_bytes());
+            }
+        });
+        port
+    }
+
+    fn get(url: &str, reach: Reach) -> Result<Response, ToolError> {
+        let url = reqwest::Url::parse(url).unwrap();
+        send_blocking(
+            reqwest::Method::GET,
+            url,
+            &BTreeMap::new(),
+            None,
+            reach,
+            &CancelToken::new(),
+        )
+    }
+
+    #[test]
+    fn a_local_url_may_redirect_locally() {
+        let port = server();
+        let r = get(&format!("http://127.0.0.1:{port}/outer"), Reach::Local).unwrap();
+        assert_eq!(r.body, b"inner");
+    }
+
+    #[test]
+    fn a_public_request_cannot_be_resolved_to_a_local_address() {
+        let port = server();
+        let err = get(&format!("http://localhost:{port}/inner"), Reach::Public).unwrap_err();
+        assert!(err.to_string().contains("localhost resolves to"), "{err}");
+    }
+
+    #[test]
+    fn a_public_request_cannot_be_redirected_to_a_local_address() {
+        // The first hop stands in for a public server (an IP literal skips
+        // DNS); its redirect to loopback is refused.
+        let port = server();
+        let err = get(&format!("http://127.0.0.1:{port}/outer"), Reach::Public).unwrap_err();
+        assert!(err.to_string().contains("redirected to"), "{err}");
     }
 }
