@@ -10,6 +10,7 @@ mod dump;
 mod keyboard;
 mod mouse;
 mod overlay_glue;
+mod panel_mouse;
 mod startup;
 
 use std::path::PathBuf;
@@ -239,6 +240,11 @@ impl App {
         let config = &self.options.loaded.config;
         let scroll = |t: &Terminal, s: Scroll| t.session.terminal().lock().scroll_display(s);
         match action {
+            Action::Copy if self.overlay.is_open() => {
+                if let Some(text) = self.overlay.copy_text() {
+                    self.clipboard.store(Kind::Clipboard, text);
+                }
+            }
             Action::Copy => {
                 if let Some(text) = t.session.terminal().lock().selection_to_string() {
                     self.clipboard.store(Kind::Clipboard, text);
@@ -248,6 +254,9 @@ impl App {
                 self.overlay.paste(&self.clipboard.load(Kind::Clipboard))
             }
             Action::Paste => mouse::paste(&t.session, &self.clipboard.load(Kind::Clipboard)),
+            Action::PasteSelection if self.overlay.is_open() => {
+                self.overlay.paste(&self.clipboard.load(Kind::Primary))
+            }
             Action::PasteSelection => mouse::paste(&t.session, &self.clipboard.load(Kind::Primary)),
             Action::IncreaseFontSize | Action::DecreaseFontSize | Action::ResetFontSize => {
                 let steps = match action {
@@ -502,6 +511,9 @@ impl ApplicationHandler<UserEvent> for App {
                 }
                 t.display.window.request_redraw();
             }
+            WindowEvent::CursorMoved { position, .. } if self.overlay.is_open() => {
+                self.panel_moved(position)
+            }
             WindowEvent::CursorMoved { position, .. } => {
                 let config = self.options.loaded.config.clone();
                 let Some(t) = &self.terminal else { return };
@@ -509,6 +521,9 @@ impl ApplicationHandler<UserEvent> for App {
                 if self.mouse.moved(&mut ctx, position).redraw {
                     self.redraw();
                 }
+            }
+            WindowEvent::MouseInput { state, button, .. } if self.overlay.is_open() => {
+                self.panel_button(state, button)
             }
             WindowEvent::MouseInput { state, button, .. } => {
                 let config = self.options.loaded.config.clone();

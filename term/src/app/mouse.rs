@@ -1,6 +1,8 @@
 //! The mouse: reports to applications that asked for them (Shift bypasses
 //! that), otherwise selection (drag, double-click word, triple-click line,
-//! Alt-drag block), middle-click paste and wheel scrolling.
+//! Alt-drag block), middle-click paste and wheel scrolling. The pixel to
+//! cell mapping and the click counting also serve the assistant panel
+//! (`panel_mouse`).
 
 use std::time::{Duration, Instant};
 
@@ -165,14 +167,28 @@ impl Mouse {
         }
     }
 
-    fn start_selection(&mut self, ctx: &mut Context<'_>) -> Outcome {
-        let (col, row, side) = ctx.geometry.cell_at(self.position);
+    /// Counts a left press on cell (`col`, `row`): 1, 2 or 3 for a single,
+    /// double or triple click (a fourth quick click counts as 1 again).
+    pub fn count_click(&mut self, col: usize, row: usize) -> u8 {
         let now = Instant::now();
         let clicks = match self.last_click {
             Some((at, c, r, n)) if now - at < MULTI_CLICK && (c, r) == (col, row) => n % 3 + 1,
             _ => 1,
         };
         self.last_click = Some((now, col, row, clicks));
+        clicks
+    }
+
+    /// Forgets a press the terminal saw whose release went elsewhere (the
+    /// panel opened mid-drag), so moving on does not extend its selection.
+    pub fn forget_press(&mut self) {
+        self.pressed = None;
+        self.selecting = false;
+    }
+
+    fn start_selection(&mut self, ctx: &mut Context<'_>) -> Outcome {
+        let (col, row, side) = ctx.geometry.cell_at(self.position);
+        let clicks = self.count_click(col, row);
         let kind = match clicks {
             2 => SelectionType::Semantic,
             3 => SelectionType::Lines,

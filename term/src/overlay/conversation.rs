@@ -69,6 +69,8 @@ pub struct Conversation {
     spinner: usize,
     scroll: usize,
     last_total: usize,
+    /// The line the last [`Conversation::view`] started at.
+    view_start: usize,
     usage: Option<(u64, u64, u64)>,
 }
 
@@ -462,9 +464,16 @@ impl Conversation {
         let end = all.len() - self.scroll.min(max_scroll);
         let start = end.saturating_sub(height);
         let shown = all[start..end].iter().map(|l| (*l).clone()).collect();
+        self.view_start = start;
         self.last_total = max_scroll;
         self.scroll = self.scroll.min(max_scroll);
         shown
+    }
+
+    /// The index of the first line the last [`Conversation::view`] showed
+    /// (what the mouse points at on its first row).
+    pub fn view_start(&self) -> usize {
+        self.view_start
     }
 
     /// True when a layout at `width` is cached for block `i` (tests and

@@ -8,16 +8,25 @@
 //! PgUp/PgDn scroll, Tab/Shift+Tab pick an attachment chip (empty input)
 //! and Ctrl+D drops or restores it, Ctrl+R folds reasoning, Ctrl+Y puts the
 //! latest answer's last code block at the shell prompt, Ctrl+Shift+C copies
-//! the latest answer. While an approval is pending only Enter (allow), `a`
-//! (allow for the conversation) and Esc (deny) act; arrows and PgUp/PgDn
-//! scroll the dialog.
+//! the selection, or the latest answer when nothing is selected. While an
+//! approval is pending only Enter (allow), `a` (allow for the conversation)
+//! and Esc (deny) act; arrows and PgUp/PgDn scroll the dialog.
+//!
+//! The mouse in the panel ([`mouse`], [`selection`]): drag in the
+//! conversation to select, double-click for a word, triple-click for a
+//! line; releasing sets the primary selection. The selection stays on its
+//! text while the panel scrolls or an answer streams; a plain click, Esc,
+//! editing the input, folding reasoning, a re-wrap (resize) or clearing the
+//! conversation drops it. Esc drops a selection before it closes the panel.
 
 pub mod config;
 pub mod conversation;
 pub mod highlight;
 pub mod input_box;
 pub mod markdown;
+mod mouse;
 pub mod panel;
+pub mod selection;
 pub mod style;
 pub mod wrap;
 
@@ -27,6 +36,7 @@ use ai_chat_engine::StreamMsg;
 pub use config::{OverlayConfig, Position};
 pub use conversation::{Block, Conversation, ToolState};
 pub use input_box::{Edit, InputBox};
+pub use selection::SelectionKind;
 
 use crate::input::{Key, KeyAction, KeyEvent};
 
@@ -36,7 +46,8 @@ const PAGE_LINES: isize = 10;
 
 /// The help text `/help` shows.
 pub const HELP: &str = "Enter send · Shift+Enter newline · Esc cancel/close · PgUp/PgDn scroll\n\
-Tab pick attachment · Ctrl+D toggle it · Ctrl+R reasoning · Ctrl+Y insert code · Ctrl+Shift+C copy answer\n\
+Tab pick attachment · Ctrl+D toggle it · Ctrl+R reasoning · Ctrl+Y insert code\n\
+drag/double/triple-click select · Ctrl+Shift+C copy selection (or answer)\n\
 /new · /clear · /resume [id] · /model [name] · /mode [name] · /status · /help";
 
 /// What the app should do after a key.
@@ -105,6 +116,10 @@ pub struct Overlay {
     /// The last grid and theme drawn, for [`Overlay::text_dump`].
     pub(crate) last_grid: (usize, usize),
     pub(crate) last_theme: render::Theme,
+    /// The mouse selection in the conversation.
+    pub(crate) selection: Option<selection::Selection>,
+    /// Where the last layout drew the conversation, for the mouse.
+    pub(crate) conv_area: Option<mouse::ConvArea>,
 }
 
 impl Overlay {
@@ -124,6 +139,8 @@ impl Overlay {
             mode: String::new(),
             last_grid: (panel::FALLBACK_GRID.0, panel::FALLBACK_GRID.1),
             last_theme: render::Theme::default(),
+            selection: None,
+            conv_area: None,
         }
     }
 
@@ -132,9 +149,13 @@ impl Overlay {
         self.open = true;
     }
 
-    /// Hides the panel.
+    /// Hides the panel (a selection is kept, but no longer dragged: the
+    /// release goes to the terminal).
     pub fn close(&mut self) {
         self.open = false;
+        if let Some(selection) = &mut self.selection {
+            selection.finish();
+        }
     }
 
     /// Whether the panel is showing.
@@ -180,8 +201,10 @@ impl Overlay {
         &self.conversation
     }
 
-    /// The conversation view, mutably (to push notices, clear, …).
+    /// The conversation view, mutably (to push notices, clear, …). Drops
+    /// the selection, whose lines such an edit may move.
     pub fn conversation_mut(&mut self) -> &mut Conversation {
+        self.selection = None;
         &mut self.conversation
     }
 
@@ -284,7 +307,10 @@ impl Overlay {
                     self.cancel_sent = true;
                     return OverlayAction::Cancel;
                 }
-                self.open = false;
+                if self.clear_selection() {
+                    return OverlayAction::Redraw;
+                }
+                self.close();
                 return OverlayAction::Close;
             }
             Key::PageUp => {
@@ -307,10 +333,9 @@ impl Overlay {
             Key::Char(c) if m.ctrl && !m.alt => {
                 let lower = c.to_ascii_lowercase();
                 if m.shift && lower == 'c' {
-                    return match self.conversation.latest_answer() {
-                        Some(a) => OverlayAction::Copy(a.to_string()),
-                        None => OverlayAction::None,
-                    };
+                    return self
+                        .copy_text()
+                        .map_or(OverlayAction::None, OverlayAction::Copy);
                 }
                 if !m.shift {
                     match lower {
@@ -322,6 +347,8 @@ impl Overlay {
                             return OverlayAction::None;
                         }
                         'r' => {
+                            // Folding moves every line below the reasoning.
+                            self.clear_selection();
                             self.conversation.toggle_reasoning();
                             return OverlayAction::Redraw;
                         }
@@ -340,7 +367,12 @@ impl Overlay {
             }
             _ => {}
         }
-        match self.input.handle_key(ev, text) {
+        let edit = self.input.handle_key(ev, text);
+        if edit != Edit::Unhandled {
+            // Typing moves on from what was selected, as in the terminal.
+            self.clear_selection();
+        }
+        match edit {
             Edit::Unhandled => OverlayAction::None,
             Edit::Changed => OverlayAction::Redraw,
             Edit::Submit(text) => self.submit(text),

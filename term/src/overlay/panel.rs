@@ -5,6 +5,8 @@
 use render::{Border, OverlayLayer, OverlayRect, Span, StyledLine, Theme};
 
 use super::config::Position;
+use super::mouse::ConvArea;
+use super::selection::highlight;
 use super::style::{line_text, Palette};
 use super::wrap::{wrap, WrapOpts};
 use super::Overlay;
@@ -166,7 +168,11 @@ impl Overlay {
     /// Lays the panel out; also the source of [`Overlay::text_dump`].
     fn content(&mut self, cols: usize, rows: usize, theme: &Theme) -> Vec<StyledLine> {
         let pal = Palette::from_theme(theme);
-        let (_, _, w, h) = self.content_rect(cols, rows);
+        let (cc, cr, w, h) = self.content_rect(cols, rows);
+        if self.selection.as_ref().is_some_and(|s| s.width() != w) {
+            // Re-wrapped: the selected points now name other text.
+            self.selection = None;
+        }
         if let Some(a) = &mut self.approval {
             // Keep the scroll within the detail so Down never runs away.
             a.scroll = a.scroll.min(a.detail.lines().count().saturating_sub(1));
@@ -214,6 +220,21 @@ impl Overlay {
         }
         let mut conv = self.conversation.view(w, plan.conv, &pal);
         conv.resize(plan.conv, StyledLine::default());
+        let area = ConvArea {
+            col: cc,
+            row: cr + plan.title + plan.chips,
+            cols: w,
+            rows: plan.conv,
+            first_line: self.conversation.view_start(),
+        };
+        self.conv_area = Some(area);
+        if let Some(range) = self.selection.as_ref().and_then(|s| s.range()) {
+            for (i, line) in conv.iter_mut().enumerate() {
+                if let Some(cols) = range.columns(area.first_line + i, w) {
+                    *line = highlight(line, cols, w, &pal);
+                }
+            }
+        }
         out.extend(conv);
         out.extend(bottom);
         if plan.help == 1 {

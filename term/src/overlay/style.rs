@@ -47,6 +47,11 @@ pub struct Palette {
     pub warning: Color,
     /// The approval dialog's background.
     pub approval_bg: Color,
+    /// Background of selected text: the terminal's selection colour, so a
+    /// selection looks the same on both sides of the panel's border.
+    pub selection_bg: Color,
+    /// Text colour of selected text; `None` keeps each span's own.
+    pub selection_fg: Option<Color>,
 }
 
 fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
@@ -77,6 +82,8 @@ impl Palette {
             success: Color::Rgb(p[10]),
             warning: Color::Rgb(p[11]),
             approval_bg: Color::Rgb(mix(panel, p[3], APPROVAL_TINT)),
+            selection_bg: Color::Rgb(theme.selection_background),
+            selection_fg: theme.selection_foreground.map(Color::Rgb),
         }
     }
 }

@@ -6,6 +6,7 @@ use render::{OverlayRect, Theme};
 use super::wrap::line_width;
 use super::*;
 use crate::input::Mods;
+use alacritty_terminal::index::Side;
 
 fn key(k: Key) -> KeyEvent {
     KeyEvent::press(k, Mods::NONE)
@@ -350,7 +351,7 @@ fn random_keys_never_panic_and_always_fit() {
         o.open();
         let ev = KeyEvent::press(keys[next(keys.len())].clone(), mods[next(mods.len())]);
         o.handle_key(&ev, None);
-        match next(12) {
+        match next(14) {
             0 => o.paste("pa\r\nste é\u{301}"),
             1 => {
                 o.apply(&StreamMsg::Token("tok `c` 😀\n".into()));
@@ -360,6 +361,16 @@ fn random_keys_never_panic_and_always_fit() {
             }
             3 => o.set_preedit(Some("にほ".into())),
             4 => o.scroll(3),
+            5 => {
+                let kind = SelectionKind::from_clicks(next(4) as u8);
+                o.press(next(130), next(60), Side::Left, kind);
+            }
+            6 => {
+                o.drag(next(130), next(60), Side::Right);
+            }
+            7 => {
+                o.release();
+            }
             _ => {}
         }
         let (cols, rows) = (1 + next(120), 1 + next(50));
@@ -382,4 +393,216 @@ fn random_keys_never_panic_and_always_fit() {
             assert!(c < cols && r < rows, "step {step}");
         }
     }
+}
+
+/// Grid size the selection tests draw at.
+const GRID: (usize, usize) = (100, 30);
+
+/// A panel holding one question and `answer`, drawn at [`GRID`].
+fn answered(answer: &str) -> Overlay {
+    let mut o = open_overlay();
+    type_text(&mut o, "q");
+    o.handle_key(&key(Key::Enter), None);
+    o.apply(&StreamMsg::AssistantStart);
+    o.apply(&StreamMsg::Token(answer.into()));
+    o.apply(&StreamMsg::Done);
+    o.layers(GRID.0, GRID.1, &Theme::default());
+    o
+}
+
+/// The grid cell where `needle` is drawn (its first cell), from the
+/// panel's drawn text layer.
+fn cell_of(o: &mut Overlay, needle: &str) -> (usize, usize) {
+    let layers = o.layers(GRID.0, GRID.1, &Theme::default());
+    let OverlayRect::Cells { col, row, .. } = layers[1].rect else {
+        panic!("cells expected");
+    };
+    for (i, line) in layers[1].lines.iter().enumerate() {
+        let text = style::line_text(line);
+        if let Some(at) = text.find(needle) {
+            return (col + wrap::str_width(&text[..at]), row + i);
+        }
+    }
+    panic!("{needle:?} is not drawn:\n{}", o.text_dump());
+}
+
+/// Press at `from`, drag to `to`, release; what the release selected.
+fn drag_select(
+    o: &mut Overlay,
+    from: (usize, usize, Side),
+    to: (usize, usize, Side),
+) -> Option<String> {
+    o.press(from.0, from.1, from.2, SelectionKind::Simple);
+    o.drag(to.0, to.1, to.2);
+    o.release()
+}
+
+/// The text drawn with the selection background.
+fn highlighted(o: &mut Overlay) -> String {
+    let pal = style::Palette::default();
+    let layers = o.layers(GRID.0, GRID.1, &Theme::default());
+    layers[1]
+        .lines
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .filter(|s| s.bg == Some(pal.selection_bg))
+                .map(|s| s.text.as_str())
+                .collect::<String>()
+        })
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+fn copy_key() -> KeyEvent {
+    KeyEvent::press(Key::Char('C'), Mods::CTRL.with(Mods::SHIFT))
+}
+
+#[test]
+fn drag_across_lines_selects_and_copies_the_text_as_drawn() {
+    let mut o = answered("alpha beta\ngamma delta\nepsilon zeta");
+    let (c0, r0) = cell_of(&mut o, "beta");
+    let (c1, r1) = cell_of(&mut o, "epsilon");
+    // From the left half of `b` to the right half of the last `n`.
+    let text = drag_select(&mut o, (c0, r0, Side::Left), (c1 + 6, r1, Side::Right));
+    assert_eq!(text.as_deref(), Some("beta\n  gamma delta\n  epsilon"));
+    // Drawn: the rest of the first line, whole middle line (padded to the
+    // panel edge), the start of the last.
+    let lit = highlighted(&mut o);
+    let parts: Vec<&str> = lit.split('|').collect();
+    assert_eq!(parts.len(), 3, "{lit}");
+    assert!(parts[0].starts_with("beta"), "{lit}");
+    assert!(parts[1].starts_with("  gamma delta  "), "{lit}");
+    assert_eq!(parts[2], "  epsilon");
+    // Ctrl+Shift+C copies the selection, not the whole answer.
+    assert_eq!(
+        o.handle_key(&copy_key(), None),
+        OverlayAction::Copy("beta\n  gamma delta\n  epsilon".into())
+    );
+}
+
+#[test]
+fn cjk_counts_two_columns_and_copies_whole_characters() {
+    let mut o = answered("答えは漢字です ok");
+    let (c, r) = cell_of(&mut o, "漢字");
+    // From 漢's second cell to 字's second cell: both characters, whole.
+    let text = drag_select(&mut o, (c + 1, r, Side::Left), (c + 3, r, Side::Right));
+    assert_eq!(text.as_deref(), Some("漢字"));
+    assert_eq!(highlighted(&mut o), "漢字");
+    // A drag from before the CJK run to past its end keeps every column.
+    let (k, _) = cell_of(&mut o, "ok");
+    let text = drag_select(&mut o, (c - 6, r, Side::Left), (k + 1, r, Side::Right));
+    assert_eq!(text.as_deref(), Some("答えは漢字です ok"));
+}
+
+#[test]
+fn double_click_selects_a_word_and_triple_click_a_line() {
+    let mut o = answered("run `cargo test --lib` now, please");
+    let (c, r) = cell_of(&mut o, "test");
+    assert!(o.press(c + 2, r, Side::Left, SelectionKind::Word));
+    assert_eq!(o.release().as_deref(), Some("test"));
+    assert_eq!(highlighted(&mut o), "test");
+    // Dragging after a double click extends by whole words.
+    let (n, _) = cell_of(&mut o, "now");
+    o.press(c + 2, r, Side::Left, SelectionKind::Word);
+    o.drag(n + 1, r, Side::Left);
+    assert_eq!(o.release().as_deref(), Some("test --lib now"));
+    // Triple click: the whole drawn line, its indent included.
+    o.press(c, r, Side::Right, SelectionKind::Line);
+    assert_eq!(
+        o.release().as_deref(),
+        Some("  run cargo test --lib now, please"),
+        "inline code is drawn without its backticks"
+    );
+}
+
+#[test]
+fn selection_survives_scrolling_and_streaming() {
+    let mut o = open_overlay();
+    let body: String = (0..60).map(|i| format!("row{i:02} text\n")).collect();
+    o.apply(&StreamMsg::Token(body));
+    o.layers(GRID.0, GRID.1, &Theme::default());
+    let (c, r) = cell_of(&mut o, "row50");
+    let text = drag_select(&mut o, (c, r, Side::Left), (c + 4, r, Side::Right));
+    assert_eq!(text.as_deref(), Some("row50"));
+    // Scrolled back by five lines, the highlight moves down with its text.
+    o.scroll(5);
+    assert_eq!(highlighted(&mut o), "row50");
+    let (_, moved) = cell_of(&mut o, "row50");
+    assert_eq!(moved, r + 5);
+    // Streaming more lines (the view follows the bottom) keeps it too.
+    o.conversation.scroll_to_bottom();
+    o.apply(&StreamMsg::Token("row60 more\nrow61 more\n".into()));
+    assert_eq!(highlighted(&mut o), "row50");
+    assert_eq!(
+        o.handle_key(&copy_key(), None),
+        OverlayAction::Copy("row50".into())
+    );
+    // Scrolled so far that it is off screen, it still copies.
+    o.scroll(-100);
+    o.scroll(1000);
+    assert_eq!(highlighted(&mut o), "");
+    assert_eq!(o.copy_text().as_deref(), Some("row50"));
+}
+
+#[test]
+fn clicks_esc_typing_and_resizes_drop_the_selection() {
+    let answer = "pick one word";
+    let mut o = answered(answer);
+    let (c, r) = cell_of(&mut o, "one");
+    let select = |o: &mut Overlay| drag_select(o, (c, r, Side::Left), (c + 2, r, Side::Right));
+    assert_eq!(select(&mut o).as_deref(), Some("one"));
+    // A click without a drag selects nothing: the answer is copied again.
+    assert!(o.press(c, r, Side::Left, SelectionKind::Simple));
+    assert_eq!(o.release(), None);
+    assert_eq!(
+        o.handle_key(&copy_key(), None),
+        OverlayAction::Copy(answer.into())
+    );
+    // Esc drops a selection first and closes the panel second.
+    select(&mut o);
+    assert_eq!(o.handle_key(&key(Key::Escape), None), OverlayAction::Redraw);
+    assert_eq!(highlighted(&mut o), "");
+    assert!(o.is_open());
+    // Typing in the input drops it.
+    select(&mut o);
+    type_text(&mut o, "x");
+    assert_eq!(o.copy_text().as_deref(), Some(answer));
+    // A press outside the conversation (the input row) starts nothing.
+    select(&mut o);
+    let (ic, ir) = o.cursor_cell(GRID.0, GRID.1).expect("input cursor");
+    assert!(
+        o.press(ic, ir, Side::Left, SelectionKind::Simple),
+        "dropped"
+    );
+    assert!(!o.is_selecting());
+    assert_eq!(o.copy_text().as_deref(), Some(answer));
+    // A resize re-wraps the conversation: the old points mean nothing.
+    select(&mut o);
+    o.layers(GRID.0 + 20, GRID.1, &Theme::default());
+    assert_eq!(o.copy_text().as_deref(), Some(answer));
+    // Clearing the conversation drops it as well.
+    o.layers(GRID.0, GRID.1, &Theme::default());
+    select(&mut o);
+    o.conversation_mut().clear();
+    assert_eq!(o.selection_text(), None);
+}
+
+#[test]
+fn dragging_past_the_conversation_clamps_to_its_edges() {
+    let mut o = answered("first line\nlast line");
+    let (c, r) = cell_of(&mut o, "last");
+    // Dragged up over the title: selects to the conversation's first row.
+    o.press(c + 2, r, Side::Right, SelectionKind::Simple);
+    o.drag(0, 0, Side::Left);
+    assert_eq!(
+        o.release().as_deref(),
+        Some("You\n  q\n\nkoi\n  first line\n  las")
+    );
+    // Dragged right, off the panel: to the end of the line.
+    o.press(c, r, Side::Left, SelectionKind::Simple);
+    o.drag(GRID.0 + 5, r, Side::Left);
+    assert_eq!(o.release().as_deref(), Some("last line"));
 }

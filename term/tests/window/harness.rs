@@ -50,6 +50,19 @@ impl Xvfb {
             .expect("xdotool (apt-get install xdotool)");
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
+
+    /// What an X selection (`clipboard`, `primary`) holds now, as another
+    /// program pasting it would get it; empty when nothing owns it.
+    pub fn selection(&self, which: &str) -> String {
+        // `timeout`: a selection owner that never answers must fail the
+        // test, not hang it.
+        let out = Command::new("timeout")
+            .args(["5", "xclip", "-o", "-selection", which])
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("timeout and xclip (apt-get install xclip; .ci/run installs it)");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
 }
 
 impl Drop for Xvfb {
@@ -125,6 +138,42 @@ impl Koi {
         x.xdotool(&["windowfocus", "--sync", &self.window]);
         x.xdotool(&["type", "--delay", "15", text]);
         x.xdotool(&["key", "Return"]);
+    }
+
+    /// The window's inner size in pixels.
+    pub fn size(&self, x: &Xvfb) -> (u32, u32) {
+        let shell = x.xdotool(&["getwindowgeometry", "--shell", &self.window]);
+        let value = |key: &str| {
+            shell
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.parse().ok())
+                .unwrap_or_else(|| panic!("no {key} in {shell}"))
+        };
+        (value("WIDTH="), value("HEIGHT="))
+    }
+
+    /// Drag with the left button from `from` to `to` (window pixels),
+    /// through the midpoint, pausing as a hand would so every motion is
+    /// seen.
+    pub fn drag(&self, x: &Xvfb, from: (u32, u32), to: (u32, u32)) {
+        let pause = || std::thread::sleep(Duration::from_millis(120));
+        let move_to = |(px, py): (u32, u32)| {
+            x.xdotool(&[
+                "mousemove",
+                "--window",
+                &self.window,
+                &px.to_string(),
+                &py.to_string(),
+            ]);
+            pause();
+        };
+        move_to(from);
+        x.xdotool(&["mousedown", "1"]);
+        pause();
+        move_to(((from.0 + to.0) / 2, (from.1 + to.1) / 2));
+        move_to(to);
+        x.xdotool(&["mouseup", "1"]);
+        pause();
     }
 
     /// Wait for koi to exit; returns its exit code.

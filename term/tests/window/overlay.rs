@@ -371,3 +371,63 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
     assert_eq!(overlay.matches("question one").count(), 1, "{overlay}");
     assert!(!overlay.contains("continue one with"), "{overlay}");
 }
+
+#[test]
+fn dragging_over_an_answer_word_selects_and_copies_it() {
+    let script = vec![ChatStream::new()
+        .text("Copy pine")
+        .text("apple now.")
+        .stop()
+        .reply()];
+    let server = FakeProvider::start_with(move |_, i| then_title(i, &script));
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), &server);
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    koi.keys(&x, "ctrl+shift+l");
+    koi.type_text(&x, "which fruit?");
+    koi.keys(&x, "Return");
+    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    std::thread::sleep(Duration::from_millis(800));
+
+    // Where the word is drawn on the 100×30 grid: the panel takes the right
+    // 45 columns (55..100), its text starts inside the border at column 56,
+    // row 1; title and chips rows, then the conversation from row 3:
+    // "You", the question, the attachments note, a blank, "koi", and the
+    // answer indented by two. The dump checks this below.
+    const WORD: &str = "pineapple";
+    let (col, row) = (56 + 2 + "Copy ".len(), 3 + 5);
+    let (width, height) = koi.size(&x);
+    let (cw, ch) = (width / 100, height / 30);
+    let y = row as u32 * ch + ch / 2;
+    // From the left half of `p` to the right half of the last `e`.
+    let from = (col as u32 * cw + 1, y);
+    let to = ((col + WORD.len()) as u32 * cw - 2, y);
+    koi.drag(&x, from, to);
+    eventually("the drag in the primary selection", MODEL_WAIT, || {
+        x.selection("primary") == WORD
+    });
+    koi.keys(&x, "ctrl+shift+c");
+    eventually("the copy on the clipboard", MODEL_WAIT, || {
+        x.selection("clipboard") == WORD
+    });
+
+    // The first Esc drops the selection, the second closes the panel.
+    koi.keys(&x, "Escape");
+    koi.keys(&x, "Escape");
+    koi.type_line(&x, "exit");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    let overlay = read_overlay(&dump);
+    assert!(overlay.starts_with("overlay: closed"), "{overlay}");
+    // The dump's first line is the state, then one line per row of the
+    // panel's text (grid row 1 on, column 56 on): the answer is where the
+    // drag assumed.
+    let drawn = overlay.lines().nth(row).unwrap_or_default();
+    let at = drawn.find(WORD);
+    assert_eq!(
+        at.map(|a| 56 + a),
+        Some(col),
+        "the layout moved; row {row} is {drawn:?} in:\n{overlay}"
+    );
+}
