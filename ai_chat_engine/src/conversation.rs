@@ -87,6 +87,31 @@ impl Conversation {
         self.lock().messages.clone()
     }
 
+    /// One-line notes worth telling the user when continuing this
+    /// conversation with tools working in `workspace`: that it began
+    /// elsewhere, and calls a crash left with an unknown effect.
+    pub fn resume_notes(&self, workspace: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let there = self.cwd();
+        if workspace.canonicalize().ok() != there.canonicalize().ok() {
+            out.push(format!(
+                "note: this conversation began in {}; tools work in {}",
+                there.display(),
+                workspace.display()
+            ));
+        }
+        let uncertain = self.uncertain_calls();
+        if !uncertain.is_empty() {
+            let names: Vec<_> = uncertain.iter().map(|c| c.name.as_str()).collect();
+            out.push(format!(
+                "note: {} tool call(s) were interrupted earlier and may have partly run: {}",
+                uncertain.len(),
+                names.join(", ")
+            ));
+        }
+        out
+    }
+
     /// The history as a front end shows it (see [`crate::transcript`]).
     pub fn transcript(&self) -> Vec<crate::TranscriptItem> {
         crate::transcript::transcript(&self.lock().messages)

@@ -256,6 +256,11 @@ impl Engine {
         Ok(())
     }
 
+    /// The directory tools work in (the registry's workspace root).
+    pub fn workspace(&self) -> &std::path::Path {
+        self.core.registry.workspace().root()
+    }
+
     /// A new, empty conversation in the registry's workspace. Its log file
     /// is created by its first turn.
     pub fn new_conversation(&self) -> Conversation {

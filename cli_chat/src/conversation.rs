@@ -54,26 +54,8 @@ pub fn pick(engine: &Engine, start: &Start) -> Result<(Conversation, bool)> {
 
 /// One-line notes worth telling the user about a continued conversation.
 pub fn notes(conv: &Conversation) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Ok(here) = std::env::current_dir() {
-        let there = conv.cwd();
-        let same = here.canonicalize().ok() == there.canonicalize().ok();
-        if !same {
-            out.push(format!(
-                "note: this conversation began in {}; tools work in {}",
-                there.display(),
-                here.display()
-            ));
-        }
+    match std::env::current_dir() {
+        Ok(here) => conv.resume_notes(&here),
+        Err(_) => Vec::new(),
     }
-    let uncertain = conv.uncertain_calls();
-    if !uncertain.is_empty() {
-        let names: Vec<_> = uncertain.iter().map(|c| c.name.as_str()).collect();
-        out.push(format!(
-            "note: {} tool call(s) were interrupted earlier and may have partly run: {}",
-            uncertain.len(),
-            names.join(", ")
-        ));
-    }
-    out
 }

@@ -127,6 +127,20 @@ fn a_started_call_without_result_is_uncertain_after_a_crash() {
     assert!(
         matches!(&m[4], Message::ToolResult { call_id, content, .. } if call_id == "k2" && content.starts_with("not run"))
     );
+    // Continuing it says so; elsewhere, it also says where it began.
+    let notes = conv.resume_notes(h.engine.workspace());
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("1 tool call(s) were interrupted") && notes[0].contains("shell_exec")
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let notes = conv.resume_notes(elsewhere.path());
+    assert!(notes[0].contains("this conversation began in"), "{notes:?}");
+    // The transcript replays the question and the calls.
+    let transcript = conv.transcript();
+    assert!(
+        matches!(&transcript[0], ai_chat_engine::TranscriptItem::Asked { text, .. } if text == "delete the cache")
+    );
     // The conversation can continue; both calls have results in the request.
     assert!(is_done(&run(&h.engine, &conv, "what happened?")));
     let body = server.requests()[0].json();

@@ -197,16 +197,21 @@ impl Assistant {
     }
 
     /// Continues saved conversation `id` (interrupting the running turn);
-    /// returns its transcript for the panel.
-    pub fn resume(&mut self, id: &str, workspace: &Path) -> Result<Vec<TranscriptItem>, String> {
+    /// returns its transcript for the panel and notes for the user.
+    pub fn resume(
+        &mut self,
+        id: &str,
+        workspace: &Path,
+    ) -> Result<(Vec<TranscriptItem>, Vec<String>), String> {
         self.interrupt();
-        let conversation = self
-            .engine(workspace)?
+        let engine = self.engine(workspace)?;
+        let conversation = engine
             .load_conversation(id)
             .map_err(|e| format!("cannot resume {id}: {e}"))?;
         let transcript = conversation.transcript();
+        let notes = conversation.resume_notes(engine.workspace());
         self.conversation = Some(conversation);
-        Ok(transcript)
+        Ok((transcript, notes))
     }
 }
 

@@ -175,11 +175,14 @@ impl Ctx<'_> {
                 }
             }
             SlashCommand::Resume(Some(id)) => match self.assistant.resume(&id, &self.workspace) {
-                Ok(transcript) => {
+                Ok((transcript, notes)) => {
                     self.overlay.set_busy(false);
                     self.overlay.conversation_mut().load(transcript);
                     self.overlay
                         .notice(format!("continuing session {id} · /new starts fresh"));
+                    for note in notes {
+                        self.overlay.notice(note);
+                    }
                 }
                 Err(e) => self.overlay.error(e),
             },
