@@ -85,6 +85,10 @@ impl Koi {
     pub fn start(x: &Xvfb, dir: &Path, config: &Path, extra: &[&str]) -> Self {
         let dump = dir.join("dump.txt");
         let stderr_path = dir.join("stderr.txt");
+        // bash touches this before each prompt: typing before the first
+        // one could race koi's start-up on a loaded machine.
+        let ready = dir.join("prompt-ready");
+        let _ = std::fs::remove_file(&ready);
         let mut args: Vec<String> = vec![
             "--config".into(),
             config.display().to_string(),
@@ -104,6 +108,7 @@ impl Koi {
             .env("XDG_DATA_HOME", dir.join("xdg-data"))
             .env_remove("KOI_API_KEY")
             .env("PS1", "$ ")
+            .env("PROMPT_COMMAND", format!(": > '{}'", ready.display()))
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
             .spawn()
@@ -119,8 +124,11 @@ impl Koi {
             dump,
             stderr_path,
         };
-        // Wait until the shell is drawing its prompt.
-        std::thread::sleep(Duration::from_millis(500));
+        eventually("the shell's first prompt", Duration::from_secs(30), || {
+            ready.exists()
+        });
+        // Give koi a frame to draw it.
+        std::thread::sleep(Duration::from_millis(100));
         koi
     }
 
