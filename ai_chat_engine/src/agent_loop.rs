@@ -113,15 +113,8 @@ fn turn(
                 }
                 Ok(())
             };
-            model_step(
-                core,
-                &model,
-                &core.system_prompt,
-                &messages,
-                true,
-                cancel,
-                &mut on_delta,
-            )
+            let req = request(core, &model, &core.system_prompt, &messages, true);
+            model_step(core, &req, cancel, &mut on_delta)
         };
         if let Some(u) = result.usage {
             em.send(StreamMsg::Usage {
@@ -275,27 +268,33 @@ fn commit_assistant(
     );
 }
 
+/// The request for one model round: `tools` only when `with_tools`.
+fn request<'a>(
+    core: &'a Core,
+    model: &'a str,
+    system: &'a str,
+    messages: &'a [Message],
+    with_tools: bool,
+) -> Request<'a> {
+    Request {
+        model,
+        system,
+        messages,
+        tools: if with_tools { &core.tools } else { &[] },
+    }
+}
+
 /// One model request, over HTTP or from the demo script.
 pub(crate) fn model_step(
     core: &Core,
-    model: &str,
-    system: &str,
-    messages: &[Message],
-    with_tools: bool,
+    req: &Request<'_>,
     cancel: &CancelToken,
     on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
 ) -> StepResult {
     if core.cfg.provider == ProviderKind::Demo {
-        return demo_step(core, messages, cancel, on_delta);
+        return demo_step(core, req.messages, cancel, on_delta);
     }
-    let tools: &[ai_tools::ToolSpec] = if with_tools { &core.tools } else { &[] };
-    let req = Request {
-        model,
-        system,
-        messages,
-        tools,
-    };
-    let http = providers::prepare(core.cfg.provider, &core.cfg.base_url, &req);
+    let http = providers::prepare(core.cfg.provider, &core.cfg.base_url, req);
     core.transport.step(
         core.cfg.provider,
         core.cfg.api_key.as_ref(),
@@ -314,16 +313,10 @@ fn demo_step(
     let script = demo::step(messages);
     for d in script.deltas {
         if cancel.sleep(core.opts.demo_word_delay) {
-            return StepResult {
-                outcome: Err(EngineError::Cancelled),
-                usage: None,
-            };
+            return StepResult::failed(EngineError::Cancelled);
         }
         if let Err(e) = on_delta(d) {
-            return StepResult {
-                outcome: Err(e),
-                usage: None,
-            };
+            return StepResult::failed(e);
         }
     }
     StepResult {
@@ -335,12 +328,7 @@ fn demo_step(
 /// The serialized size of the next request, as the provider would see it.
 pub(crate) fn request_bytes(core: &Core, messages: &[Message]) -> usize {
     let model = core.model();
-    let req = Request {
-        model: &model,
-        system: &core.system_prompt,
-        messages,
-        tools: &core.tools,
-    };
+    let req = request(core, &model, &core.system_prompt, messages, true);
     providers::prepare(core.cfg.provider, &core.cfg.base_url, &req)
         .body
         .len()
@@ -349,10 +337,7 @@ pub(crate) fn request_bytes(core: &Core, messages: &[Message]) -> usize {
 /// Asks for text only (no UI output); for summaries and titles.
 fn side_request(
     core: &Core,
-    model: &str,
-    system: &str,
-    messages: &[Message],
-    with_tools: bool,
+    req: &Request<'_>,
     cancel: &CancelToken,
 ) -> Result<String, EngineError> {
     if core.cfg.provider == ProviderKind::Demo {
@@ -367,16 +352,7 @@ fn side_request(
         }
         Ok(())
     };
-    let r = model_step(
-        core,
-        model,
-        system,
-        messages,
-        with_tools,
-        cancel,
-        &mut collect,
-    );
-    let step = r.outcome?;
+    let step = model_step(core, req, cancel, &mut collect).outcome?;
     if step.finish.kind != FinishKind::Stop || !step.tool_calls.is_empty() {
         return Err(EngineError::Incomplete {
             reason: step.finish.raw,
@@ -404,14 +380,14 @@ fn maybe_compact(
     };
     let mut asking = messages.clone();
     asking.push(Message::Notice(SUMMARY_INSTRUCTION.to_string()));
-    let (text, method) = match side_request(
+    let req = request(
         core,
         &core.cfg.fast_model,
         &core.system_prompt,
         &asking,
         true,
-        cancel,
-    ) {
+    );
+    let (text, method) = match side_request(core, &req, cancel) {
         Ok(t) if !t.trim().is_empty() => (t.trim().to_string(), "summary"),
         Err(EngineError::Cancelled) => return Err(EngineError::Cancelled),
         _ => (dropped_placeholder(keep_from.saturating_sub(1)), "dropped"),
@@ -447,17 +423,11 @@ pub(crate) fn make_title(core: &Core, conv: &Conversation) {
             text: snippet,
             attachments: Vec::new(),
         }];
-        side_request(
-            core,
-            &core.cfg.fast_model,
-            TITLE_SYSTEM,
-            &messages,
-            false,
-            &CancelToken::new(),
-        )
-        .ok()
-        .map(|t| clean_title(&t))
-        .filter(|t| !t.is_empty())
+        let req = request(core, &core.cfg.fast_model, TITLE_SYSTEM, &messages, false);
+        side_request(core, &req, &CancelToken::new())
+            .ok()
+            .map(|t| clean_title(&t))
+            .filter(|t| !t.is_empty())
     };
     if let Some(title) = title {
         let mut st = conv.lock();

@@ -126,15 +126,14 @@ fn plan(core: &Core, call: &ToolCall) -> Plan {
     }
 }
 
-/// Sends `ToolStart` for call `i` once.
-fn announce(em: &Emitter, call: &ToolCall, announced: &mut bool) {
-    if !*announced {
-        *announced = true;
-        em.send(StreamMsg::ToolStart {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            args_preview: preview(&call.arguments),
-        });
+impl Settled {
+    /// A failed call's result: `content` is what the model is told.
+    fn failed(content: String) -> Self {
+        Settled {
+            content,
+            full: String::new(),
+            is_error: true,
+        }
     }
 }
 
@@ -147,124 +146,205 @@ pub(crate) fn run_calls(
     em: &Emitter,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
-    let mut results: Vec<Option<Settled>> = calls.iter().map(|_| None).collect();
-    let mut announced = vec![false; calls.len()];
-    let mut committed = 0usize;
-    let mut batch: Vec<(usize, serde_json::Value)> = Vec::new();
-    let outcome = (|| {
-        for (i, call) in calls.iter().enumerate() {
-            if cancel.is_cancelled() {
-                return Err(EngineError::Cancelled);
-            }
-            match plan(core, call) {
-                Plan::Refuse(msg) => {
-                    announce(em, call, &mut announced[i]);
+    let mut step = Step {
+        core,
+        conv,
+        calls,
+        em,
+        cancel,
+        results: calls.iter().map(|_| None).collect(),
+        announced: vec![false; calls.len()],
+        committed: 0,
+    };
+    let outcome = step.run_all();
+    if outcome.is_err() {
+        for (i, r) in step.results.iter_mut().enumerate() {
+            if r.is_none() {
+                if step.announced[i] {
                     em.send(StreamMsg::ToolFailed {
-                        id: call.id.clone(),
-                        error: msg.clone(),
-                    });
-                    results[i] = Some(Settled {
-                        content: msg,
-                        full: String::new(),
-                        is_error: true,
+                        id: calls[i].id.clone(),
+                        error: "cancelled".into(),
                     });
                 }
+                *r = Some(Settled::failed(
+                    "cancelled by the user; if it had started, it may have partly run.".into(),
+                ));
+            }
+        }
+    }
+    step.commit_ready();
+    outcome
+}
+
+/// One step's calls and what has become of each so far.
+struct Step<'a> {
+    core: &'a Core,
+    conv: &'a Conversation,
+    calls: &'a [ToolCall],
+    em: &'a Emitter,
+    cancel: &'a CancelToken,
+    /// Settled results not yet committed to history, by call index.
+    results: Vec<Option<Settled>>,
+    /// Whether each call's `ToolStart` was sent.
+    announced: Vec<bool>,
+    /// Calls whose results are in history (always a prefix).
+    committed: usize,
+}
+
+impl Step<'_> {
+    /// Plans and runs every call: read-only ones gather into a parallel
+    /// batch; anything else waits for the batch and runs alone.
+    fn run_all(&mut self) -> Result<(), EngineError> {
+        let calls = self.calls;
+        let mut batch: Vec<(usize, serde_json::Value)> = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            if self.cancel.is_cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            match plan(self.core, call) {
+                Plan::Refuse(msg) => self.refuse(i, msg),
                 Plan::Run {
                     args,
                     parallel: true,
                     ..
                 } => batch.push((i, args)),
                 Plan::Run { args, ask, .. } => {
-                    let pending = std::mem::take(&mut batch);
-                    run_batch(
-                        core,
-                        conv,
-                        calls,
-                        pending,
-                        &mut results,
-                        &mut announced,
-                        em,
-                        cancel,
-                    )?;
-                    commit_ready(conv, calls, &mut results, &mut committed);
+                    self.run_batch(std::mem::take(&mut batch))?;
+                    self.commit_ready();
                     if let Some((summary, detail)) = ask {
-                        announce(em, call, &mut announced[i]);
-                        if let Some(refusal) = approve(core, em, cancel, &call.id, summary, detail)?
+                        self.announce(i);
+                        if let Some(refusal) =
+                            approve(self.core, self.em, self.cancel, &call.id, summary, detail)?
                         {
-                            em.send(StreamMsg::ToolFailed {
-                                id: call.id.clone(),
-                                error: refusal.clone(),
-                            });
-                            results[i] = Some(Settled {
-                                content: refusal,
-                                full: String::new(),
-                                is_error: true,
-                            });
-                            commit_ready(conv, calls, &mut results, &mut committed);
+                            self.refuse(i, refusal);
+                            self.commit_ready();
                             continue;
                         }
                     }
-                    let one = vec![(i, args)];
-                    run_batch(
-                        core,
-                        conv,
-                        calls,
-                        one,
-                        &mut results,
-                        &mut announced,
-                        em,
-                        cancel,
-                    )?;
+                    self.run_batch(vec![(i, args)])?;
                 }
             }
-            commit_ready(conv, calls, &mut results, &mut committed);
+            self.commit_ready();
         }
-        let pending = std::mem::take(&mut batch);
-        run_batch(
-            core,
-            conv,
-            calls,
-            pending,
-            &mut results,
-            &mut announced,
-            em,
-            cancel,
-        )
-    })();
-    if outcome.is_err() {
-        for (i, r) in results.iter_mut().enumerate() {
-            if r.is_none() {
-                if announced[i] {
-                    em.send(StreamMsg::ToolFailed {
-                        id: calls[i].id.clone(),
-                        error: "cancelled".into(),
-                    });
-                }
-                *r = Some(Settled {
-                    content: "cancelled by the user; if it had started, it may have partly run."
-                        .into(),
-                    full: String::new(),
-                    is_error: true,
-                });
-            }
+        self.run_batch(batch)
+    }
+
+    /// Sends `ToolStart` for call `i` once.
+    fn announce(&mut self, i: usize) {
+        if !self.announced[i] {
+            self.announced[i] = true;
+            let call = &self.calls[i];
+            self.em.send(StreamMsg::ToolStart {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                args_preview: preview(&call.arguments),
+            });
         }
     }
-    commit_ready(conv, calls, &mut results, &mut committed);
-    outcome
-}
 
-fn commit_ready(
-    conv: &Conversation,
-    calls: &[ToolCall],
-    results: &mut [Option<Settled>],
-    committed: &mut usize,
-) {
-    while *committed < calls.len() {
-        let Some(s) = results[*committed].take() else {
-            return;
-        };
-        push_result(conv, &calls[*committed], s.content, s.full, s.is_error);
-        *committed += 1;
+    /// Settles call `i` as not run, telling the UI and the model `msg`.
+    fn refuse(&mut self, i: usize, msg: String) {
+        self.announce(i);
+        self.em.send(StreamMsg::ToolFailed {
+            id: self.calls[i].id.clone(),
+            error: msg.clone(),
+        });
+        self.results[i] = Some(Settled::failed(msg));
+    }
+
+    /// Moves the settled results at the front of the queue into history.
+    fn commit_ready(&mut self) {
+        while self.committed < self.calls.len() {
+            let Some(s) = self.results[self.committed].take() else {
+                return;
+            };
+            let call = &self.calls[self.committed];
+            push_result(self.conv, call, s.content, s.full, s.is_error);
+            self.committed += 1;
+        }
+    }
+
+    /// Runs calls on their own threads (all at once) and waits, watching
+    /// cancel.
+    fn run_batch(&mut self, batch: Vec<(usize, serde_json::Value)>) -> Result<(), EngineError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<ToolOutput, ToolError>)>();
+        let mut waiting = 0usize;
+        let calls = self.calls;
+        for (i, args) in batch {
+            let call = &calls[i];
+            // Persist before effect: after a crash, a start without a result
+            // marks this call as uncertain.
+            self.conv.record(
+                Entry::ToolStart {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                },
+                true,
+            );
+            self.announce(i);
+            let registry = std::sync::Arc::clone(&self.core.registry);
+            let name = call.name.clone();
+            let token = self.cancel.clone();
+            let tx = tx.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("koi-tool-{name}"))
+                .spawn(move || {
+                    let r = registry.run(&name, &args, &token);
+                    let _ = tx.send((i, r));
+                });
+            match spawned {
+                Ok(_) => waiting += 1,
+                Err(e) => self.settle(i, Err(ToolError::Failed(format!("could not start: {e}")))),
+            }
+        }
+        while waiting > 0 {
+            match rx.recv_timeout(CANCEL_POLL) {
+                Ok((i, r)) => {
+                    waiting -= 1;
+                    if matches!(r, Err(ToolError::Cancelled)) {
+                        return Err(EngineError::Cancelled);
+                    }
+                    self.settle(i, r);
+                }
+                Err(RecvTimeoutError::Timeout) if self.cancel.is_cancelled() => {
+                    // The tools saw the same token; stop waiting for them.
+                    return Err(EngineError::Cancelled);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Records call `i`'s outcome and tells the UI.
+    fn settle(&mut self, i: usize, r: Result<ToolOutput, ToolError>) {
+        let call = &self.calls[i];
+        self.results[i] = Some(match r {
+            Ok(out) => {
+                self.em.send(StreamMsg::ToolDone {
+                    id: call.id.clone(),
+                    result_preview: preview(&out.preview),
+                });
+                Settled {
+                    content: tool_result_view(&call.name, &out.for_model),
+                    full: out.full,
+                    is_error: false,
+                }
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                self.em.send(StreamMsg::ToolFailed {
+                    id: call.id.clone(),
+                    error: msg.clone(),
+                });
+                Settled::failed(format!("error: {msg}"))
+            }
+        });
     }
 }
 
@@ -314,110 +394,4 @@ fn approve(
             }
         }
     }
-}
-
-/// Runs calls on their own threads (all at once) and waits, watching cancel.
-#[allow(clippy::too_many_arguments)] // one private call site shape, all borrowed state
-fn run_batch(
-    core: &Core,
-    conv: &Conversation,
-    calls: &[ToolCall],
-    batch: Vec<(usize, serde_json::Value)>,
-    results: &mut [Option<Settled>],
-    announced: &mut [bool],
-    em: &Emitter,
-    cancel: &CancelToken,
-) -> Result<(), EngineError> {
-    if batch.is_empty() {
-        return Ok(());
-    }
-    let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<ToolOutput, ToolError>)>();
-    let mut waiting = 0usize;
-    for (i, args) in batch {
-        let call = &calls[i];
-        // Persist before effect: after a crash, a start without a result
-        // marks this call as uncertain.
-        conv.record(
-            Entry::ToolStart {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            },
-            true,
-        );
-        announce(em, call, &mut announced[i]);
-        let registry = std::sync::Arc::clone(&core.registry);
-        let name = call.name.clone();
-        let token = cancel.clone();
-        let tx = tx.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("koi-tool-{name}"))
-            .spawn(move || {
-                let r = registry.run(&name, &args, &token);
-                let _ = tx.send((i, r));
-            });
-        match spawned {
-            Ok(_) => waiting += 1,
-            Err(e) => settle(
-                calls,
-                results,
-                em,
-                i,
-                Err(ToolError::Failed(format!("could not start: {e}"))),
-            ),
-        }
-    }
-    while waiting > 0 {
-        match rx.recv_timeout(CANCEL_POLL) {
-            Ok((i, r)) => {
-                waiting -= 1;
-                if matches!(r, Err(ToolError::Cancelled)) {
-                    return Err(EngineError::Cancelled);
-                }
-                settle(calls, results, em, i, r);
-            }
-            Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => {
-                // The tools saw the same token; stop waiting for them.
-                return Err(EngineError::Cancelled);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-    }
-    Ok(())
-}
-
-fn settle(
-    calls: &[ToolCall],
-    results: &mut [Option<Settled>],
-    em: &Emitter,
-    i: usize,
-    r: Result<ToolOutput, ToolError>,
-) {
-    let call = &calls[i];
-    results[i] = Some(match r {
-        Ok(out) => {
-            em.send(StreamMsg::ToolDone {
-                id: call.id.clone(),
-                result_preview: preview(&out.preview),
-            });
-            Settled {
-                content: tool_result_view(&call.name, &out.for_model),
-                full: out.full,
-                is_error: false,
-            }
-        }
-        Err(e) => {
-            let msg = e.to_string();
-            em.send(StreamMsg::ToolFailed {
-                id: call.id.clone(),
-                error: msg.clone(),
-            });
-            Settled {
-                content: format!("error: {msg}"),
-                full: String::new(),
-                is_error: true,
-            }
-        }
-    });
 }

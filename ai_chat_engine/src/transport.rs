@@ -25,6 +25,16 @@ pub(crate) struct StepResult {
     pub usage: Option<Usage>,
 }
 
+impl StepResult {
+    /// A round that failed before the provider reported any usage.
+    pub fn failed(e: EngineError) -> Self {
+        StepResult {
+            outcome: Err(e),
+            usage: None,
+        }
+    }
+}
+
 /// The HTTP side of the engine: a runtime for async I/O and one client
 /// (connection pool) shared by every turn.
 pub(crate) struct Transport {
@@ -72,39 +82,22 @@ impl Transport {
         on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
     ) -> StepResult {
         let Some(rt) = &self.runtime else {
-            return StepResult {
-                outcome: Err(EngineError::Config("the engine is shutting down".into())),
-                usage: None,
+            return StepResult::failed(EngineError::Config("the engine is shutting down".into()));
+        };
+        rt.block_on(async {
+            let resp = match self.send_with_retries(kind, key, req, cancel).await {
+                Ok(r) => r,
+                Err(e) => return StepResult::failed(e),
             };
-        };
-        rt.block_on(self.step_async(kind, key, req, cancel, on_delta))
-    }
-
-    async fn step_async(
-        &self,
-        kind: ProviderKind,
-        key: Option<&ApiKey>,
-        req: &HttpRequest,
-        cancel: &CancelToken,
-        on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
-    ) -> StepResult {
-        let resp = match self.send_with_retries(kind, key, req, cancel).await {
-            Ok(r) => r,
-            Err(e) => {
-                return StepResult {
-                    outcome: Err(e),
-                    usage: None,
-                }
-            }
-        };
-        let mut decoder = decoder(kind);
-        let outcome = pump(resp, decoder.as_mut(), cancel, on_delta).await;
-        let usage = decoder.usage();
-        let outcome = match outcome {
-            Ok(()) => decoder.finish().map_err(decode_error),
-            Err(e) => Err(e),
-        };
-        StepResult { outcome, usage }
+            let mut decoder = decoder(kind);
+            let outcome = pump(resp, decoder.as_mut(), cancel, on_delta).await;
+            let usage = decoder.usage();
+            let outcome = match outcome {
+                Ok(()) => decoder.finish().map_err(decode_error),
+                Err(e) => Err(e),
+            };
+            StepResult { outcome, usage }
+        })
     }
 
     async fn send_with_retries(

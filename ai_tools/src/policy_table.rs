@@ -8,6 +8,16 @@
 //! a class (`safe`, `write`, …); the kind (`sh` for a shell command, `shx`
 //! for one with `\n`, `\r`, `\t`, `\xHH` escapes, or a tool name whose
 //! input is JSON arguments); and the input. `#` starts a comment line.
+//! `@OUT@` in an input stands for a directory outside the workspace; the
+//! workspace and that directory are what [`write_fixture`] lays out.
+
+use std::path::Path;
+
+/// Where the table lives in this source tree (for the tests that read it).
+pub const TABLE_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/policy_table.txt");
+
+/// The placeholder for the directory outside the workspace.
+pub const OUTSIDE_PLACEHOLDER: &str = "@OUT@";
 
 /// One row of the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +30,63 @@ pub struct Row {
     pub kind: String,
     /// The input as written (escapes not yet decoded).
     pub input: String,
+}
+
+/// What a row asks the policy about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call<'a> {
+    /// A `shell_exec` command line, escapes decoded.
+    Command(String),
+    /// A tool call: the tool's name and its JSON arguments.
+    Tool {
+        /// The tool's name.
+        name: &'a str,
+        /// The arguments, as JSON text.
+        args: String,
+    },
+}
+
+impl Row {
+    /// The call this row describes, with `@OUT@` replaced by `outside`.
+    pub fn call(&self, outside: &str) -> Call<'_> {
+        let input = self.input.replace(OUTSIDE_PLACEHOLDER, outside);
+        match self.kind.as_str() {
+            "sh" => Call::Command(input),
+            "shx" => Call::Command(unescape(&input)),
+            name => Call::Tool { name, args: input },
+        }
+    }
+}
+
+/// Read and parse the table at [`TABLE_PATH`].
+pub fn load() -> Result<Vec<Row>, String> {
+    let text = std::fs::read_to_string(TABLE_PATH).map_err(|e| format!("{TABLE_PATH}: {e}"))?;
+    parse(&text)
+}
+
+/// Lay out the fixture the table's header describes: the workspace at
+/// `root`, the outside directory at `outside` (both created). Returns the
+/// outside directory's canonical path, the value of `@OUT@`.
+pub fn write_fixture(root: &Path, outside: &Path) -> std::io::Result<String> {
+    std::fs::create_dir_all(root.join("src"))?;
+    std::fs::create_dir_all(root.join("clean"))?;
+    std::fs::create_dir_all(outside)?;
+    let files: [(&Path, &str, &str); 8] = [
+        (root, "src/main.rs", "fn main() {}\n"),
+        (root, "README.md", "# demo\n"),
+        (root, "notes.txt", "a,b\n"),
+        (root, ".env", "KOI_API_KEY=sk-test\n"),
+        (root, ".env.example", "KOI_API_KEY=\n"),
+        (root, "clean/a.txt", "foo\n"),
+        (outside, "plain.txt", "plain\n"),
+        (outside, "server.pem", "-----BEGIN PRIVATE KEY-----\n"),
+    ];
+    for (dir, name, content) in files {
+        std::fs::write(dir.join(name), content)?;
+    }
+    std::os::unix::fs::symlink(outside, root.join("escape"))?;
+    std::os::unix::fs::symlink(outside.join("server.pem"), root.join("link_to_key"))?;
+    Ok(outside.canonicalize()?.to_string_lossy().into_owned())
 }
 
 /// Parse the table; a malformed row is an error naming its line.

@@ -109,22 +109,27 @@ pub fn kill_group(pgid: u32) {
     }
 }
 
+/// Reads `src` to its end (or first error), handing each chunk to `push`.
+fn drain<R: Read>(mut src: R, mut push: impl FnMut(&[u8])) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match src.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => push(&buf[..n]),
+        }
+    }
+}
+
 fn spawn_reader<R: Read + Send + 'static>(
-    mut src: R,
+    src: R,
     sink: Arc<Mutex<Capture>>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        loop {
-            match src.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if let Ok(mut c) = sink.lock() {
-                        c.push(&buf[..n]);
-                    }
-                }
+        drain(src, |bytes| {
+            if let Ok(mut c) = sink.lock() {
+                c.push(bytes);
             }
-        }
+        });
     })
 }
 
@@ -303,22 +308,16 @@ struct BgInner {
     procs: HashMap<u64, BgProc>,
 }
 
-fn pump<R: Read + Send + 'static>(mut src: R, sink: Arc<Mutex<BgBuffer>>) {
+fn pump<R: Read + Send + 'static>(src: R, sink: Arc<Mutex<BgBuffer>>) {
     if let Ok(mut b) = sink.lock() {
         b.open_streams += 1;
     }
     std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        loop {
-            match src.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if let Ok(mut b) = sink.lock() {
-                        b.push(&buf[..n]);
-                    }
-                }
+        drain(src, |bytes| {
+            if let Ok(mut b) = sink.lock() {
+                b.push(bytes);
             }
-        }
+        });
         if let Ok(mut b) = sink.lock() {
             b.open_streams = b.open_streams.saturating_sub(1);
         }

@@ -4,9 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
-use std::path::Path;
-
-use ai_tools::policy_table::{self, unescape, Row};
+use ai_tools::policy_table::{self, Call, Row};
 use ai_tools::{policy, Decision, Mode, Registry, RegistryConfig, Workspace};
 
 struct Fixture {
@@ -18,22 +16,8 @@ struct Fixture {
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("ws");
-    let out = dir.path().join("outside");
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(root.join("clean")).unwrap();
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
-    std::fs::write(root.join("README.md"), "# demo\n").unwrap();
-    std::fs::write(root.join("notes.txt"), "a,b\n").unwrap();
-    std::fs::write(root.join(".env"), "KOI_API_KEY=sk-test\n").unwrap();
-    std::fs::write(root.join(".env.example"), "KOI_API_KEY=\n").unwrap();
-    std::fs::write(root.join("clean/a.txt"), "foo\n").unwrap();
-    std::fs::write(out.join("plain.txt"), "plain\n").unwrap();
-    std::fs::write(out.join("server.pem"), "-----BEGIN PRIVATE KEY-----\n").unwrap();
-    std::os::unix::fs::symlink(&out, root.join("escape")).unwrap();
-    std::os::unix::fs::symlink(out.join("server.pem"), root.join("link_to_key")).unwrap();
+    let out = policy_table::write_fixture(&root, &dir.path().join("outside")).unwrap();
     let ws = Workspace::new(&root).unwrap();
-    let out = out.canonicalize().unwrap().to_string_lossy().into_owned();
     Fixture { _dir: dir, ws, out }
 }
 
@@ -46,15 +30,13 @@ fn code(d: &Decision) -> char {
 }
 
 fn decide(reg: &Registry, fx: &Fixture, row: &Row, mode: Mode) -> Decision {
-    let input = row.input.replace("@OUT@", &fx.out);
-    if row.kind == "sh" {
-        policy::check_command_in(&input, mode, &fx.ws)
-    } else if row.kind == "shx" {
-        policy::check_command_in(&unescape(&input), mode, &fx.ws)
-    } else {
-        let args: serde_json::Value = serde_json::from_str(&input)
-            .unwrap_or_else(|e| panic!("line {}: bad json: {e}", row.line));
-        reg.decide(&row.kind, &args, mode)
+    match row.call(&fx.out) {
+        Call::Command(command) => policy::check_command_in(&command, mode, &fx.ws),
+        Call::Tool { name, args } => {
+            let args: serde_json::Value = serde_json::from_str(&args)
+                .unwrap_or_else(|e| panic!("line {}: bad json: {e}", row.line));
+            reg.decide(name, &args, mode)
+        }
     }
 }
 
@@ -62,11 +44,7 @@ fn decide(reg: &Registry, fx: &Fixture, row: &Row, mode: Mode) -> Decision {
 fn policy_table() {
     let fx = fixture();
     let reg = Registry::standard(RegistryConfig::new(fx.ws.clone()));
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/policy_table.txt"),
-    )
-    .unwrap();
-    let rows = policy_table::parse(&text).unwrap();
+    let rows = policy_table::load().unwrap();
     assert!(rows.len() >= 150, "the table must hold at least 150 rows");
     let mut failures = Vec::new();
     let (mut ro_total, mut ro_allowed) = (0, 0);

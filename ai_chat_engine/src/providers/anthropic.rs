@@ -9,8 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    parse_json, CallAssembler, DecodeError, Decoder, Delta, Finish, FinishKind, Request,
-    StepOutput, Usage,
+    parse_json, DecodeError, Decoder, Delta, FinishKind, Request, StepBuilder, StepOutput, Usage,
 };
 use crate::budgets::MAX_OUTPUT_TOKENS;
 use crate::message::{Message, Role};
@@ -231,25 +230,22 @@ struct ErrorJson {
 /// Decoder state for one response.
 #[derive(Default)]
 pub(crate) struct MessagesDecoder {
-    text: String,
-    calls: CallAssembler,
+    step: StepBuilder,
     stop_reason: Option<String>,
-    usage: Usage,
-    saw_usage: bool,
     stopped: bool,
 }
 
 impl MessagesDecoder {
     fn on_usage(&mut self, u: &UsageJson) {
-        self.saw_usage = true;
+        let usage = self.step.usage.get_or_insert_with(Usage::default);
         if let Some(i) = u.input_tokens {
             let read = u.cache_read_input_tokens.unwrap_or(0);
             let created = u.cache_creation_input_tokens.unwrap_or(0);
-            self.usage.input = i + read + created;
-            self.usage.cached_input = read;
+            usage.input = i + read + created;
+            usage.cached_input = read;
         }
         if let Some(o) = u.output_tokens {
-            self.usage.output = o;
+            usage.output = o;
         }
     }
 }
@@ -272,7 +268,7 @@ impl Decoder for MessagesDecoder {
                 })?;
                 if block.kind == "tool_use" {
                     let index = e.index.unwrap_or(0);
-                    self.calls.start(
+                    self.step.calls.start(
                         &index.to_string(),
                         block.id.as_deref().unwrap_or(""),
                         block.name.as_deref().unwrap_or(""),
@@ -283,9 +279,8 @@ impl Decoder for MessagesDecoder {
                 let Some(d) = e.delta else { return Ok(()) };
                 match d.kind.as_deref() {
                     Some("text_delta") => {
-                        if let Some(t) = d.text.filter(|t| !t.is_empty()) {
-                            self.text.push_str(&t);
-                            out.push(Delta::Text(t));
+                        if let Some(t) = d.text {
+                            self.step.push_text(t, out);
                         }
                     }
                     Some("thinking_delta") => {
@@ -295,7 +290,7 @@ impl Decoder for MessagesDecoder {
                     }
                     Some("input_json_delta") => {
                         let index = e.index.unwrap_or(0);
-                        self.calls.push_args(
+                        self.step.calls.push_args(
                             &index.to_string(),
                             d.partial_json.as_deref().unwrap_or(""),
                         )?;
@@ -342,22 +337,17 @@ impl Decoder for MessagesDecoder {
             "refusal" => FinishKind::ContentFilter,
             _ => FinishKind::Other,
         };
-        let mut calls = me.calls.finish()?;
+        let mut step = me.step.finish(kind, raw)?;
         // A tool_use block with no input deltas means `{}` input.
-        for c in &mut calls {
+        for c in &mut step.tool_calls {
             if c.arguments.is_empty() {
                 c.arguments = "{}".into();
             }
         }
-        Ok(StepOutput {
-            text: me.text,
-            tool_calls: calls,
-            finish: Finish { kind, raw },
-            usage: me.saw_usage.then_some(me.usage),
-        })
+        Ok(step)
     }
 
     fn usage(&self) -> Option<Usage> {
-        self.saw_usage.then_some(self.usage)
+        self.step.usage
     }
 }

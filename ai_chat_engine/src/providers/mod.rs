@@ -142,6 +142,38 @@ pub(crate) trait Decoder: Send {
     fn usage(&self) -> Option<Usage>;
 }
 
+/// What a response has said so far; every dialect's decoder keeps one.
+#[derive(Debug, Default)]
+pub(crate) struct StepBuilder {
+    /// The answer text so far.
+    pub text: String,
+    /// The tool calls being assembled.
+    pub calls: CallAssembler,
+    /// The latest usage the provider reported.
+    pub usage: Option<Usage>,
+}
+
+impl StepBuilder {
+    /// Adds a piece of the answer and passes it on; empty pieces are dropped.
+    pub fn push_text(&mut self, piece: String, out: &mut Vec<Delta>) {
+        if !piece.is_empty() {
+            self.text.push_str(&piece);
+            out.push(Delta::Text(piece));
+        }
+    }
+
+    /// The step of a stream that ended cleanly, stopped for `kind` (`raw`
+    /// in the provider's words).
+    pub fn finish(self, kind: FinishKind, raw: String) -> Result<StepOutput, DecodeError> {
+        Ok(StepOutput {
+            text: self.text,
+            tool_calls: self.calls.finish()?,
+            finish: Finish { kind, raw },
+            usage: self.usage,
+        })
+    }
+}
+
 /// Tool-call assembly shared by the dialects, enforcing the call limits.
 #[derive(Debug, Default)]
 pub(crate) struct CallAssembler {

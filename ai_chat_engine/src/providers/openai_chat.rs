@@ -5,8 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    parse_json, CallAssembler, DecodeError, Decoder, Delta, Finish, FinishKind, Request,
-    StepOutput, Usage,
+    parse_json, DecodeError, Decoder, Delta, FinishKind, Request, StepBuilder, StepOutput, Usage,
 };
 use crate::message::Message;
 use crate::sse::SseEvent;
@@ -198,10 +197,8 @@ struct ErrorJson {
 /// Decoder state for one response.
 #[derive(Default)]
 pub(crate) struct ChatDecoder {
-    text: String,
-    calls: CallAssembler,
+    step: StepBuilder,
     finish: Option<String>,
-    usage: Option<Usage>,
     done: bool,
 }
 
@@ -217,17 +214,17 @@ impl ChatDecoder {
             None => (None, None),
         };
         let new_id = d.id.filter(|id| !id.is_empty());
-        if !self.calls.has(&key) || new_id.is_some() && d.index.is_none() {
-            self.calls.start(
+        if !self.step.calls.has(&key) || new_id.is_some() && d.index.is_none() {
+            self.step.calls.start(
                 &key,
                 new_id.as_deref().unwrap_or(""),
                 name.as_deref().unwrap_or(""),
             )?;
         } else if let Some(n) = name.filter(|n| !n.is_empty()) {
-            self.calls.push_name(&key, &n)?;
+            self.step.calls.push_name(&key, &n)?;
         }
         if let Some(a) = args {
-            self.calls.push_args(&key, &a)?;
+            self.step.calls.push_args(&key, &a)?;
         }
         Ok(())
     }
@@ -254,7 +251,7 @@ impl Decoder for ChatDecoder {
                 .and_then(|d| d.cached_tokens)
                 .or(u.prompt_cache_hit_tokens)
                 .unwrap_or(0);
-            self.usage = Some(Usage {
+            self.step.usage = Some(Usage {
                 input: u.prompt_tokens,
                 cached_input: cached,
                 output: u.completion_tokens,
@@ -269,9 +266,8 @@ impl Decoder for ChatDecoder {
             {
                 out.push(Delta::Reasoning(r));
             }
-            if let Some(t) = d.content.filter(|t| !t.is_empty()) {
-                self.text.push_str(&t);
-                out.push(Delta::Text(t));
+            if let Some(t) = d.content {
+                self.step.push_text(t, out);
             }
             for call in d.tool_calls.unwrap_or_default() {
                 self.on_call(call)?;
@@ -298,7 +294,7 @@ impl Decoder for ChatDecoder {
                 ))
             }
         };
-        let has_calls = !me.calls.is_empty();
+        let has_calls = !me.step.calls.is_empty();
         let kind = match raw.as_str() {
             "tool_calls" | "function_call" => FinishKind::ToolCalls,
             // Some local servers report `stop` after complete tool calls; the
@@ -309,15 +305,10 @@ impl Decoder for ChatDecoder {
             "content_filter" => FinishKind::ContentFilter,
             _ => FinishKind::Other,
         };
-        Ok(StepOutput {
-            text: me.text,
-            tool_calls: me.calls.finish()?,
-            finish: Finish { kind, raw },
-            usage: me.usage,
-        })
+        me.step.finish(kind, raw)
     }
 
     fn usage(&self) -> Option<Usage> {
-        self.usage
+        self.step.usage
     }
 }

@@ -6,8 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    parse_json, CallAssembler, DecodeError, Decoder, Delta, Finish, FinishKind, Request,
-    StepOutput, Usage,
+    parse_json, DecodeError, Decoder, Delta, FinishKind, Request, StepBuilder, StepOutput, Usage,
 };
 use crate::message::Message;
 use crate::sse::SseEvent;
@@ -178,10 +177,8 @@ struct ErrorJson {
 /// Decoder state for one response.
 #[derive(Default)]
 pub(crate) struct ResponsesDecoder {
-    text: String,
-    calls: CallAssembler,
+    step: StepBuilder,
     finish: Option<String>,
-    usage: Option<Usage>,
 }
 
 fn call_key(item_id: Option<&str>, output_index: Option<usize>) -> String {
@@ -195,7 +192,7 @@ fn call_key(item_id: Option<&str>, output_index: Option<usize>) -> String {
 impl ResponsesDecoder {
     fn on_usage(&mut self, r: &ResponseJson) {
         if let Some(u) = &r.usage {
-            self.usage = Some(Usage {
+            self.step.usage = Some(Usage {
                 input: u.input_tokens,
                 cached_input: u
                     .input_tokens_details
@@ -216,9 +213,8 @@ impl Decoder for ResponsesDecoder {
         let e: Event = parse_json(&ev.data)?;
         match e.kind.as_str() {
             "response.output_text.delta" => {
-                if let Some(d) = e.delta.filter(|d| !d.is_empty()) {
-                    self.text.push_str(&d);
-                    out.push(Delta::Text(d));
+                if let Some(d) = e.delta {
+                    self.step.push_text(d, out);
                 }
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
@@ -229,32 +225,33 @@ impl Decoder for ResponsesDecoder {
             "response.output_item.added" => {
                 if let Some(item) = e.item.filter(|i| i.kind == "function_call") {
                     let key = call_key(item.id.as_deref(), e.output_index);
-                    self.calls.start(
+                    self.step.calls.start(
                         &key,
                         item.call_id.as_deref().unwrap_or(""),
                         item.name.as_deref().unwrap_or(""),
                     )?;
                     if let Some(a) = item.arguments.filter(|a| !a.is_empty()) {
-                        self.calls.push_args(&key, &a)?;
+                        self.step.calls.push_args(&key, &a)?;
                     }
                 }
             }
             "response.function_call_arguments.delta" => {
                 let key = call_key(e.item_id.as_deref(), e.output_index);
-                self.calls
+                self.step
+                    .calls
                     .push_args(&key, e.delta.as_deref().unwrap_or(""))?;
             }
             "response.function_call_arguments.done" => {
                 let key = call_key(e.item_id.as_deref(), e.output_index);
                 if let Some(a) = e.arguments {
-                    self.calls.set_args(&key, &a)?;
+                    self.step.calls.set_args(&key, &a)?;
                 }
             }
             "response.output_item.done" => {
                 if let Some(item) = e.item.filter(|i| i.kind == "function_call") {
                     let key = call_key(item.id.as_deref(), e.output_index);
                     if let Some(a) = item.arguments {
-                        self.calls.set_args(&key, &a)?;
+                        self.step.calls.set_args(&key, &a)?;
                     }
                 }
             }
@@ -305,21 +302,16 @@ impl Decoder for ResponsesDecoder {
             ));
         };
         let kind = match raw.as_str() {
-            "completed" if !me.calls.is_empty() => FinishKind::ToolCalls,
+            "completed" if !me.step.calls.is_empty() => FinishKind::ToolCalls,
             "completed" => FinishKind::Stop,
             "max_output_tokens" => FinishKind::Length,
             "content_filter" => FinishKind::ContentFilter,
             _ => FinishKind::Other,
         };
-        Ok(StepOutput {
-            text: me.text,
-            tool_calls: me.calls.finish()?,
-            finish: Finish { kind, raw },
-            usage: me.usage,
-        })
+        me.step.finish(kind, raw)
     }
 
     fn usage(&self) -> Option<Usage> {
-        self.usage
+        self.step.usage
     }
 }

@@ -103,10 +103,7 @@ fn turn_with_approval(h: &Harness, answer: Option<ApprovalReply>) -> (Vec<Stream
 }
 
 fn tool_result_text(server: &FakeProvider) -> String {
-    let m = server.requests()[1].json()["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let m = second_request_messages(server);
     m[4]["content"].as_str().unwrap().to_string()
 }
 

@@ -12,6 +12,15 @@ use crossbeam_channel::Receiver;
 use koi_testkit::FakeProvider;
 use tempfile::TempDir;
 
+/// The messages of the second request the server saw (the one after the
+/// first round's tool calls ran).
+pub fn second_request_messages(server: &FakeProvider) -> Vec<serde_json::Value> {
+    server.requests()[1].json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
 /// Longest any test waits for a turn to end.
 pub const TURN_TIMEOUT: Duration = Duration::from_secs(30);
 

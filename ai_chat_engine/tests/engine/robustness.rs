@@ -116,10 +116,7 @@ fn huge_tool_output_is_clipped_for_the_model_and_kept_whole_in_the_log() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     assert!(is_done(&run(&h.engine, &conv, "count")));
-    let m = server.requests()[1].json()["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let m = second_request_messages(&server);
     let shown = m[4]["content"].as_str().unwrap();
     assert!(
         shown.len() <= TOOL_RESULT_MODEL_BYTES + 1024,

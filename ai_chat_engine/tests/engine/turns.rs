@@ -135,10 +135,7 @@ fn two_read_only_calls_run_in_parallel() {
         "ran one after the other: {took:?}"
     );
     // Results come back in call order whatever order they finished in.
-    let m = server.requests()[1].json()["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let m = second_request_messages(&server);
     assert_eq!(m[4]["tool_call_id"], "a");
     assert!(m[4]["content"].as_str().unwrap().contains("first"));
     assert_eq!(m[5]["tool_call_id"], "b");
@@ -160,10 +157,7 @@ fn unknown_tool_becomes_a_readable_error() {
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(msgs.iter().any(|m| matches!(m,
         StreamMsg::ToolFailed { id, error } if id == "c1" && error.contains("no tool named"))));
-    let m = server.requests()[1].json()["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let m = second_request_messages(&server);
     let content = m[4]["content"].as_str().unwrap();
     assert!(
         content.contains("no tool named `launch_rockets`"),
@@ -191,10 +185,7 @@ fn invalid_json_arguments_are_not_executed() {
     let msgs = run(&h.engine, &conv, "write");
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(!h.workspace.path().join("x.txt").exists());
-    let m = server.requests()[1].json()["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let m = second_request_messages(&server);
     // History carries a valid object so the provider accepts the request.
     assert_eq!(m[3]["tool_calls"][0]["function"]["arguments"], "{}");
     assert!(m[4]["content"].as_str().unwrap().contains("not valid JSON"));
@@ -309,10 +300,7 @@ fn arguments_that_miss_the_schema_are_an_error_result() {
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "read");
     assert!(is_done(&msgs), "{msgs:?}");
-    let m = server.requests()[1].json()["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let m = second_request_messages(&server);
     let content = m[4]["content"].as_str().unwrap();
     assert!(
         content.starts_with("error: invalid arguments for fs_read"),
@@ -347,10 +335,7 @@ fn writes_run_alone_and_in_order_between_reads() {
     let conv = h.engine.new_conversation();
     assert!(is_done(&run(&h.engine, &conv, "go")));
     // The read after the write sees the write.
-    let m = server.requests()[1].json()["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let m = second_request_messages(&server);
     assert!(
         m[6]["content"].as_str().unwrap().contains("new"),
         "{}",

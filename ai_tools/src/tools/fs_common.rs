@@ -1,12 +1,14 @@
 //! Shared file plumbing: content revisions, atomic writes that keep
 //! permissions, unified diffs, and path resolution for tools.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use crate::error::ToolError;
+use crate::output::{head_tail, ToolOutput};
 use crate::workspace::{canonicalize_lenient, Workspace};
 
 /// Largest file the file tools load. Source files are far smaller; this
@@ -23,6 +25,10 @@ pub const REVISION_HEX_LEN: usize = 16;
 /// Lines of context around each change in a diff.
 pub const DIFF_CONTEXT: usize = 3;
 
+/// Characters of diff shown to the model after an edit; the full diff goes
+/// to the UI and the session log.
+pub const MAX_DIFF_CHARS: usize = 8_000;
+
 /// The revision of some content.
 pub fn revision_of(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -34,6 +40,61 @@ pub fn revision_of(bytes: &[u8]) -> String {
 /// followed, so reads and writes land where the policy looked.
 pub fn resolve(ws: &Workspace, path: &str) -> PathBuf {
     canonicalize_lenient(&ws.resolve(path))
+}
+
+/// A file or directory named by the model, in the three forms the file
+/// tools need.
+pub struct FileTarget {
+    /// The path as given, made absolute but with links not followed.
+    pub lexical: PathBuf,
+    /// Where reads and writes land (links followed, see [`resolve`]).
+    pub path: PathBuf,
+    /// How the file is named to the model and the user.
+    pub shown: String,
+}
+
+impl FileTarget {
+    /// The file `path` (as the model wrote it) names in `ws`.
+    pub fn new(ws: &Workspace, path: &str) -> Self {
+        let lexical = ws.resolve(path);
+        let shown = ws.display(&lexical);
+        FileTarget {
+            path: canonicalize_lenient(&lexical),
+            lexical,
+            shown,
+        }
+    }
+
+    /// The file's bytes, or `None` if it does not exist (see [`read_existing`]).
+    pub fn read(&self) -> Result<Option<Vec<u8>>, ToolError> {
+        read_existing(&self.path, &self.shown)
+    }
+}
+
+/// A file's current content as text (empty when it does not exist), for
+/// diffs.
+pub fn lossy_text(current: Option<&[u8]>) -> Cow<'_, str> {
+    current.map(String::from_utf8_lossy).unwrap_or_default()
+}
+
+/// The diff an approval request shows: `old` to `new`, cut to
+/// [`MAX_DIFF_CHARS`].
+pub fn diff_preview(old: &str, new: &str, shown: &str) -> String {
+    head_tail(&unified_diff(old, new, shown), MAX_DIFF_CHARS)
+}
+
+/// The result of a file change, shared by write, patch and delete.
+pub fn change_output(shown: &str, old: &str, new: &str, verb: &str) -> ToolOutput {
+    let diff = unified_diff(old, new, shown);
+    let (added, removed) = diff_counts(old, new);
+    let revision = revision_of(new.as_bytes());
+    let summary = format!("{verb} {shown} (+{added} -{removed}); new revision {revision}\n");
+    ToolOutput {
+        for_model: format!("{summary}{}", head_tail(&diff, MAX_DIFF_CHARS)),
+        full: format!("{summary}{diff}"),
+        preview: format!("{verb} {shown} → +{added} -{removed}"),
+        diff: Some(diff),
+    }
 }
 
 /// Read a file's bytes, or `None` if it does not exist.

@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext};
-use crate::tools::fs_common::resolve;
+use crate::tools::fs_common::FileTarget;
 use crate::workspace::Workspace;
 
 /// Entries listed per directory; a node_modules-sized directory is
@@ -70,9 +70,9 @@ impl Tool for FsList {
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: ListArgs = parse_args(self.name(), args)?;
-        let rel = path_or_root(&a.path);
-        let dir = resolve(&ctx.workspace, rel);
-        let shown = ctx.workspace.display(&ctx.workspace.resolve(rel));
+        let FileTarget {
+            path: dir, shown, ..
+        } = FileTarget::new(&ctx.workspace, path_or_root(&a.path));
         let rd = std::fs::read_dir(&dir).map_err(|e| ToolError::io(&shown, e))?;
         let mut entries: Vec<(String, bool, u64)> = rd
             .filter_map(Result::ok)
@@ -136,9 +136,9 @@ impl Tool for FileTree {
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: TreeArgs = parse_args(self.name(), args)?;
-        let rel = path_or_root(&a.path);
-        let root = resolve(&ctx.workspace, rel);
-        let shown = ctx.workspace.display(&ctx.workspace.resolve(rel));
+        let FileTarget {
+            path: root, shown, ..
+        } = FileTarget::new(&ctx.workspace, path_or_root(&a.path));
         if !root.is_dir() {
             return Err(ToolError::Path(format!("{shown} is not a directory")));
         }

@@ -4,12 +4,12 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::error::ToolError;
-use crate::output::{head_tail, ToolOutput};
+use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
-    atomic_write, check_revision, read_existing, resolve, unified_diff, ABSENT,
+    atomic_write, change_output, check_revision, diff_preview, lossy_text, read_existing,
+    FileTarget, ABSENT, MAX_DIFF_CHARS,
 };
-use crate::tools::fs_write::{change_output, MAX_DIFF_CHARS};
 use crate::workspace::Workspace;
 
 /// Edits one file in place.
@@ -104,14 +104,11 @@ impl Tool for FsPatch {
 
     fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
         let a: Args = parse_args(self.name(), args).ok()?;
-        let shown = ws.display(&ws.resolve(&a.path));
-        let current = read_existing(&resolve(ws, &a.path), &shown).ok()?;
-        let old = current
-            .as_deref()
-            .map(String::from_utf8_lossy)
-            .unwrap_or_default();
-        match apply(&old, &a.edits, a.append.as_deref(), &shown) {
-            Ok(new) => Some(head_tail(&unified_diff(&old, &new, &shown), MAX_DIFF_CHARS)),
+        let file = FileTarget::new(ws, &a.path);
+        let current = file.read().ok()?;
+        let old = lossy_text(current.as_deref());
+        match apply(&old, &a.edits, a.append.as_deref(), &file.shown) {
+            Ok(new) => Some(diff_preview(&old, &new, &file.shown)),
             Err(e) => Some(format!("(this edit will fail: {e})")),
         }
     }
@@ -124,8 +121,7 @@ impl Tool for FsPatch {
                 message: "give `edits`, `append`, or both".into(),
             });
         }
-        let path = resolve(&ctx.workspace, &a.path);
-        let shown = ctx.workspace.display(&ctx.workspace.resolve(&a.path));
+        let FileTarget { path, shown, .. } = FileTarget::new(&ctx.workspace, &a.path);
         let current = read_existing(&path, &shown)?;
         if a.expected_revision.trim() == ABSENT && current.is_none() && a.edits.is_empty() {
             // Appending to a file that does not exist yet creates it.

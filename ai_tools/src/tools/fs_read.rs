@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
-use crate::tools::fs_common::{read_existing, resolve, revision_of};
+use crate::tools::fs_common::{revision_of, FileTarget};
 use crate::workspace::Workspace;
 
 /// Lines returned per call: a screenful of context that keeps several
@@ -61,9 +61,10 @@ impl Tool for FsRead {
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: Args = parse_args(self.name(), args)?;
-        let path = resolve(&ctx.workspace, &a.path);
-        let shown = ctx.workspace.display(&ctx.workspace.resolve(&a.path));
-        let bytes = read_existing(&path, &shown)?
+        let file = FileTarget::new(&ctx.workspace, &a.path);
+        let shown = file.shown.as_str();
+        let bytes = file
+            .read()?
             .ok_or_else(|| ToolError::Path(format!("{shown} does not exist")))?;
         let revision = revision_of(&bytes);
         if bytes.iter().take(8192).any(|b| *b == 0) {

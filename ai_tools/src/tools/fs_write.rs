@@ -5,17 +5,13 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::error::ToolError;
-use crate::output::{head_tail, ToolOutput};
+use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
-    atomic_write, check_revision, diff_counts, read_existing, resolve, revision_of, unified_diff,
-    ABSENT,
+    atomic_write, change_output, check_revision, diff_preview, lossy_text, read_existing,
+    revision_of, FileTarget, ABSENT, MAX_DIFF_CHARS,
 };
 use crate::workspace::Workspace;
-
-/// Characters of diff shown to the model after an edit; the full diff goes
-/// to the UI and the session log.
-pub const MAX_DIFF_CHARS: usize = 8_000;
 
 /// Writes a whole file.
 pub struct FsWrite;
@@ -35,20 +31,6 @@ struct DeleteArgs {
     path: String,
     #[serde(default)]
     expected_revision: Option<String>,
-}
-
-/// The result of a file change, shared by write/patch.
-pub fn change_output(shown: &str, old: &str, new: &str, verb: &str) -> ToolOutput {
-    let diff = unified_diff(old, new, shown);
-    let (added, removed) = diff_counts(old, new);
-    let revision = revision_of(new.as_bytes());
-    let summary = format!("{verb} {shown} (+{added} -{removed}); new revision {revision}\n");
-    ToolOutput {
-        for_model: format!("{summary}{}", head_tail(&diff, MAX_DIFF_CHARS)),
-        full: format!("{summary}{diff}"),
-        preview: format!("{verb} {shown} → +{added} -{removed}"),
-        diff: Some(diff),
-    }
 }
 
 impl Tool for FsWrite {
@@ -85,35 +67,32 @@ impl Tool for FsWrite {
 
     fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
         let a: WriteArgs = parse_args(self.name(), args).ok()?;
-        let shown = ws.display(&ws.resolve(&a.path));
-        let current = read_existing(&resolve(ws, &a.path), &shown).ok()?;
-        let old = current
-            .as_deref()
-            .map(String::from_utf8_lossy)
-            .unwrap_or_default();
-        Some(head_tail(
-            &unified_diff(&old, &a.content, &shown),
-            MAX_DIFF_CHARS,
+        let file = FileTarget::new(ws, &a.path);
+        let current = file.read().ok()?;
+        Some(diff_preview(
+            &lossy_text(current.as_deref()),
+            &a.content,
+            &file.shown,
         ))
     }
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: WriteArgs = parse_args(self.name(), args)?;
-        let path = resolve(&ctx.workspace, &a.path);
-        let shown = ctx.workspace.display(&ctx.workspace.resolve(&a.path));
-        let current = read_existing(&path, &shown)?;
-        check_revision(current.as_deref(), &a.expected_revision, &shown)?;
-        atomic_write(&path, a.content.as_bytes(), &shown)?;
-        let old = current
-            .as_deref()
-            .map(String::from_utf8_lossy)
-            .unwrap_or_default();
+        let file = FileTarget::new(&ctx.workspace, &a.path);
+        let current = file.read()?;
+        check_revision(current.as_deref(), &a.expected_revision, &file.shown)?;
+        atomic_write(&file.path, a.content.as_bytes(), &file.shown)?;
         let verb = if current.is_some() {
             "wrote"
         } else {
             "created"
         };
-        Ok(change_output(&shown, &old, &a.content, verb))
+        Ok(change_output(
+            &file.shown,
+            &lossy_text(current.as_deref()),
+            &a.content,
+            verb,
+        ))
     }
 }
 
@@ -149,10 +128,11 @@ impl Tool for FsDelete {
 
     fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
         let a: DeleteArgs = parse_args(self.name(), args).ok()?;
-        let shown = ws.display(&ws.resolve(&a.path));
-        let bytes = read_existing(&resolve(ws, &a.path), &shown).ok()??;
+        let file = FileTarget::new(ws, &a.path);
+        let bytes = file.read().ok()??;
         Some(format!(
-            "deletes {shown} ({} lines, {} bytes)",
+            "deletes {} ({} lines, {} bytes)",
+            file.shown,
             String::from_utf8_lossy(&bytes).lines().count(),
             bytes.len()
         ))
@@ -160,12 +140,12 @@ impl Tool for FsDelete {
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: DeleteArgs = parse_args(self.name(), args)?;
-        // Delete the link itself, not its target: resolve only the parent.
-        let lexical = ctx.workspace.resolve(&a.path);
-        let shown = ctx.workspace.display(&lexical);
-        let target = resolve(&ctx.workspace, &a.path);
-        let current = read_existing(&target, &shown)?;
-        let Some(bytes) = current else {
+        let FileTarget {
+            lexical,
+            path: target,
+            shown,
+        } = FileTarget::new(&ctx.workspace, &a.path);
+        let Some(bytes) = read_existing(&target, &shown)? else {
             return Err(ToolError::Path(format!("{shown} does not exist")));
         };
         if let Some(expected) = &a.expected_revision {
@@ -178,6 +158,7 @@ impl Tool for FsDelete {
             }
             check_revision(Some(&bytes), expected, &shown)?;
         }
+        // Delete the link itself, not its target.
         let is_link = std::fs::symlink_metadata(&lexical)
             .map(|m| m.file_type().is_symlink())
             .unwrap_or(false);

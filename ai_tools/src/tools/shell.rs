@@ -71,6 +71,18 @@ fn cwd_of(ws: &Workspace, cwd: &Option<String>) -> std::path::PathBuf {
     }
 }
 
+/// The directory a command runs in, which must exist.
+fn run_dir(ws: &Workspace, cwd: &Option<String>) -> Result<std::path::PathBuf, ToolError> {
+    let dir = cwd_of(ws, cwd);
+    if !dir.is_dir() {
+        return Err(ToolError::Path(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
 fn first_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("");
     let short: String = line.chars().take(60).collect();
@@ -142,13 +154,7 @@ impl Tool for ShellExec {
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: ExecArgs = parse_args(self.name(), args)?;
-        let cwd = cwd_of(&ctx.workspace, &a.cwd);
-        if !cwd.is_dir() {
-            return Err(ToolError::Path(format!(
-                "{} is not a directory",
-                cwd.display()
-            )));
-        }
+        let cwd = run_dir(&ctx.workspace, &a.cwd)?;
         let timeout = a
             .timeout_secs
             .filter(|t| t.is_finite() && *t > 0.0)
@@ -228,13 +234,7 @@ impl Tool for ShellBg {
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: BgArgs = parse_args(self.name(), args)?;
-        let cwd = cwd_of(&ctx.workspace, &a.cwd);
-        if !cwd.is_dir() {
-            return Err(ToolError::Path(format!(
-                "{} is not a directory",
-                cwd.display()
-            )));
-        }
+        let cwd = run_dir(&ctx.workspace, &a.cwd)?;
         let id =
             ctx.background
                 .start(&a.command, &cwd, ctx.workspace.root(), &ctx.secret_env_vars)?;

@@ -1,30 +1,14 @@
 //! `k policy check` agrees with the tools crate's policy table.
 
-use std::path::Path;
 use std::sync::Mutex;
 
-use ai_tools::policy_table::{self, unescape};
+use ai_tools::policy_table::{self, Call};
 
 use crate::common::Home;
 
-/// The fixture the table's header describes.
+/// The fixture the table's header describes; returns the `@OUT@` value.
 fn fixture(home: &Home) -> String {
-    let root = home.ws();
-    let out = home.root().join("outside");
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(root.join("clean")).unwrap();
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
-    std::fs::write(root.join("README.md"), "# demo\n").unwrap();
-    std::fs::write(root.join("notes.txt"), "a,b\n").unwrap();
-    std::fs::write(root.join(".env"), "KOI_API_KEY=sk-test\n").unwrap();
-    std::fs::write(root.join(".env.example"), "KOI_API_KEY=\n").unwrap();
-    std::fs::write(root.join("clean/a.txt"), "foo\n").unwrap();
-    std::fs::write(out.join("plain.txt"), "plain\n").unwrap();
-    std::fs::write(out.join("server.pem"), "-----BEGIN PRIVATE KEY-----\n").unwrap();
-    std::os::unix::fs::symlink(&out, root.join("escape")).unwrap();
-    std::os::unix::fs::symlink(out.join("server.pem"), root.join("link_to_key")).unwrap();
-    out.canonicalize().unwrap().display().to_string()
+    policy_table::write_fixture(&home.ws(), &home.root().join("outside")).unwrap()
 }
 
 fn code(label: &str) -> char {
@@ -40,8 +24,7 @@ fn code(label: &str) -> char {
 fn policy_check_matches_the_policy_table() {
     let home = Home::new(None);
     let out = fixture(&home);
-    let table = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ai_tools/tests/policy_table.txt");
-    let rows = policy_table::parse(&std::fs::read_to_string(&table).unwrap()).unwrap();
+    let rows = policy_table::load().unwrap();
     assert!(rows.len() >= 150);
     let failures = Mutex::new(Vec::new());
     let next = Mutex::new(0usize);
@@ -54,16 +37,13 @@ fn policy_check_matches_the_policy_table() {
                     *n - 1
                 };
                 let Some(row) = rows.get(i) else { return };
-                let input = row.input.replace("@OUT@", &out);
+                let call = row.call(&out);
                 let mut args = vec!["policy", "check", "--all-modes", "--json"];
-                let decoded;
-                match row.kind.as_str() {
-                    "sh" => args.extend(["--", input.as_str()]),
-                    "shx" => {
-                        decoded = unescape(&input);
-                        args.extend(["--", decoded.as_str()]);
+                match &call {
+                    Call::Command(command) => args.extend(["--", command.as_str()]),
+                    Call::Tool { name, args: json } => {
+                        args.extend(["--tool", name, "--args", json.as_str()]);
                     }
-                    tool => args.extend(["--tool", tool, "--args", input.as_str()]),
                 }
                 let run = home.run(&args, None);
                 assert_eq!(run.code, 0, "line {}: {}", row.line, run.stderr);

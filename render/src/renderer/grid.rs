@@ -1,8 +1,6 @@
 //! Grid rows: finding the rows that changed and rebuilding only those.
 
-use glyphon::TextRenderer;
-
-use super::{rasterize, PixelDamage, PrepareStats, Renderer, RowState, FULL_REBUILD_INTERVAL};
+use super::{PixelDamage, PrepareStats, Renderer, RowState, FULL_REBUILD_INTERVAL};
 use crate::cursor::block_cursor;
 use crate::error::RenderError;
 use crate::frame::{Damage, Frame};
@@ -25,7 +23,7 @@ impl Renderer {
             // Nothing prepared so far stays on screen, so every glyph may
             // be evicted. Partial frames never trim: glyphs of rows that
             // are not re-prepared must stay in the atlas.
-            self.atlas.trim();
+            self.glyphs.trim();
         }
         let m = self.fonts.metrics;
         let pad = self.padding as i32;
@@ -101,19 +99,12 @@ impl Renderer {
                 &mut self.fonts,
                 &mut self.shapes,
             );
-            let metrics = m;
-            row.text
-                .prepare_with_custom(
-                    &self.device,
-                    &self.queue,
-                    &mut self.fonts.system,
-                    &mut self.atlas,
-                    &self.viewport,
-                    row.content.text_areas(&self.shapes, &self.empty),
-                    &mut self.swash,
-                    |req| rasterize(req, &metrics),
-                )
-                .map_err(|_| RenderError::AtlasFull)?;
+            self.glyphs.prepare(
+                &mut row.text,
+                &mut self.fonts.system,
+                m,
+                row.content.text_areas(&self.shapes, &self.empty),
+            )?;
             row.valid = true;
             prepared += 1;
             let top = y.max(0) as u32;
@@ -141,14 +132,8 @@ impl Renderer {
     pub(super) fn resize_rows(&mut self, rows: usize) {
         self.rows.truncate(rows);
         while self.rows.len() < rows {
-            let text = TextRenderer::new(
-                &mut self.atlas,
-                &self.device,
-                wgpu::MultisampleState::default(),
-                None,
-            );
             self.rows.push(RowState {
-                text,
+                text: self.glyphs.new_batch(),
                 content: LineContent::default(),
                 cells: Vec::new(),
                 selection: Vec::new(),

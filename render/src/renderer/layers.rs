@@ -1,8 +1,6 @@
 //! Overlays, rectangles and the draw order of a frame.
 
-use glyphon::TextRenderer;
-
-use super::{rasterize, OverlayState, Renderer};
+use super::{OverlayState, Renderer};
 use crate::error::RenderError;
 use crate::frame::Frame;
 use crate::rects::RectInstance;
@@ -18,14 +16,8 @@ impl Renderer {
         }
         self.overlays.truncate(frame.overlays.len());
         while self.overlays.len() < frame.overlays.len() {
-            let text = TextRenderer::new(
-                &mut self.atlas,
-                &self.device,
-                wgpu::MultisampleState::default(),
-                None,
-            );
             self.overlays.push(OverlayState {
-                text,
+                text: self.glyphs.new_batch(),
                 lines: Vec::new(),
                 rects: Vec::new(),
             });
@@ -51,19 +43,8 @@ impl Renderer {
                 .lines
                 .iter()
                 .flat_map(|line| line.text_areas(shapes, empty));
-            state
-                .text
-                .prepare_with_custom(
-                    &self.device,
-                    &self.queue,
-                    &mut self.fonts.system,
-                    &mut self.atlas,
-                    &self.viewport,
-                    areas,
-                    &mut self.swash,
-                    |req| rasterize(req, &metrics),
-                )
-                .map_err(|_| RenderError::AtlasFull)?;
+            self.glyphs
+                .prepare(&mut state.text, &mut self.fonts.system, metrics, areas)?;
         }
         self.last_overlays.clone_from(&frame.overlays);
         Ok(frame.overlays.len())
@@ -129,7 +110,7 @@ impl Renderer {
         let under_end = 1 + self.under_rects;
         self.rects.draw(pass, 1..under_end);
         for row in &self.rows {
-            if let Err(e) = row.text.render(&self.atlas, &self.viewport, pass) {
+            if let Err(e) = self.glyphs.render(&row.text, pass) {
                 log::warn!("render: drawing a row failed: {e}");
             }
         }
@@ -139,7 +120,7 @@ impl Renderer {
             let end = next + overlay.rects.len() as u32;
             self.rects.draw(pass, next..end);
             next = end;
-            if let Err(e) = overlay.text.render(&self.atlas, &self.viewport, pass) {
+            if let Err(e) = self.glyphs.render(&overlay.text, pass) {
                 log::warn!("render: drawing an overlay failed: {e}");
             }
         }

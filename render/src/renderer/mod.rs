@@ -1,17 +1,17 @@
 //! The renderer: per-row glyph batches re-prepared only when their row
 //! changed, plus one instanced draw of rectangles under and over the text.
 
+mod glyphs;
 mod grid;
 mod layers;
 
-use glyphon::{Cache, ColorMode, Resolution, SwashCache, TextAtlas, TextRenderer, Viewport};
+use glyphon::TextRenderer;
 
 use crate::error::RenderError;
 use crate::font::{CellMetrics, FontConfig, Fonts};
 use crate::frame::{Cell, Frame};
 use crate::line::LineContent;
 use crate::overlay::OverlayLayer;
-use crate::procedural;
 use crate::rects::{is_supported_format, RectInstance, RectPipeline};
 use crate::shaping::{ShapeCache, MAX_SHAPED};
 use crate::theme::Theme;
@@ -69,10 +69,7 @@ pub struct Renderer {
     pub(crate) format: wgpu::TextureFormat,
     srgb: bool,
     fonts: Fonts,
-    swash: SwashCache,
-    glyph_cache: Cache,
-    atlas: TextAtlas,
-    viewport: Viewport,
+    glyphs: glyphs::Glyphs,
     shapes: ShapeCache,
     empty: glyphon::Buffer,
     rects: RectPipeline,
@@ -142,9 +139,7 @@ impl Renderer {
         let queue = gpu.queue.clone();
         let srgb = format.is_srgb();
         let mut fonts = Fonts::new(&font);
-        let glyph_cache = Cache::new(&device);
-        let atlas = new_atlas(&device, &queue, &glyph_cache, format);
-        let viewport = Viewport::new(&device, &glyph_cache);
+        let glyphs = glyphs::Glyphs::new(&device, &queue, format);
         let empty = glyphon::Buffer::new(&mut fonts.system, glyphon::Metrics::new(1.0, 1.0));
         let rects = RectPipeline::new(&device, format);
         Ok(Self {
@@ -153,10 +148,7 @@ impl Renderer {
             format,
             srgb,
             fonts,
-            swash: SwashCache::new(),
-            glyph_cache,
-            atlas,
-            viewport,
+            glyphs,
             shapes: ShapeCache::default(),
             empty,
             rects,
@@ -209,7 +201,7 @@ impl Renderer {
         self.shapes.clear();
         // Custom glyphs are keyed by size only; a new atlas drops stale
         // decorations drawn for the old metrics.
-        self.atlas = new_atlas(&self.device, &self.queue, &self.glyph_cache, self.format);
+        self.glyphs.reset_atlas();
         self.invalid = true;
         self.cell_size()
     }
@@ -282,8 +274,7 @@ impl Renderer {
         }
         if self.size != (width, height) {
             self.size = (width, height);
-            self.viewport
-                .update(&self.queue, Resolution { width, height });
+            self.glyphs.resize(width, height);
             self.invalid = true;
         }
         if self.shapes.len() > MAX_SHAPED {
@@ -314,31 +305,4 @@ impl Renderer {
         self.serial += 1;
         Ok(self.stats)
     }
-}
-
-pub(super) fn new_atlas(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    cache: &Cache,
-    format: wgpu::TextureFormat,
-) -> TextAtlas {
-    // Accurate mode linearises text colours for sRGB targets; web mode
-    // passes sRGB values straight through to non-sRGB targets.
-    let mode = if format.is_srgb() {
-        ColorMode::Accurate
-    } else {
-        ColorMode::Web
-    };
-    TextAtlas::with_color_mode(device, queue, cache, format, mode)
-}
-
-pub(super) fn rasterize(
-    req: glyphon::RasterizeCustomGlyphRequest,
-    metrics: &CellMetrics,
-) -> Option<glyphon::RasterizedCustomGlyph> {
-    let data = procedural::rasterize(req.id, req.width, req.height, metrics)?;
-    Some(glyphon::RasterizedCustomGlyph {
-        data,
-        content_type: glyphon::ContentType::Mask,
-    })
 }
