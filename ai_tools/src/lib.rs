@@ -19,6 +19,7 @@ pub mod policy;
 pub mod policy_table;
 pub mod process;
 pub mod registry;
+pub mod run_tag;
 pub mod secrets;
 pub mod tool;
 pub mod tools;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::cancel::{CancelToken, CANCEL_POLL};
 use crate::error::ToolError;
+use crate::run_tag::{RunTag, RUN_TAG_VAR};
 use crate::secrets;
 
 /// Bytes of each stream kept for the session log: half from the start,
@@ -73,12 +74,14 @@ fn shell_program() -> &'static str {
 }
 
 /// Build the command: `shell -c command` in `cwd`, own process group,
-/// scrubbed environment, stdin closed, stdout/stderr piped.
+/// scrubbed environment carrying the run's `tag`, stdin closed,
+/// stdout/stderr piped.
 pub fn shell_command(
     command: &str,
     cwd: &Path,
     workspace: &Path,
     extra_secrets: &[String],
+    tag: &RunTag,
 ) -> Command {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(shell_program());
@@ -87,6 +90,7 @@ pub fn shell_command(
         .current_dir(cwd)
         .env_clear()
         .envs(secrets::scrubbed_env(extra_secrets, workspace))
+        .env(RUN_TAG_VAR, tag.value())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -167,8 +171,8 @@ fn status_to_ended(status: ExitStatus) -> Ended {
 }
 
 /// Run a shell command to completion, its timeout, or cancel. On timeout
-/// or cancel the whole process group is killed; after a normal exit any
-/// stragglers left in the group are killed too.
+/// or cancel the whole run is killed (its process group and whatever left
+/// the group); after a normal exit any stragglers are killed too.
 pub fn run_foreground(
     command: &str,
     cwd: &Path,
@@ -178,7 +182,8 @@ pub fn run_foreground(
     extra_secrets: &[String],
 ) -> Result<RunResult, ToolError> {
     let start = Instant::now();
-    let mut child = shell_command(command, cwd, workspace, extra_secrets)
+    let tag = RunTag::new();
+    let mut child = shell_command(command, cwd, workspace, extra_secrets, &tag)
         .spawn()
         .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
     let pgid = child.id();
@@ -196,7 +201,7 @@ pub fn run_foreground(
             Ok(Some(status)) => break status_to_ended(status),
             Ok(None) => {}
             Err(e) => {
-                kill_group(pgid);
+                tag.kill(Some(pgid));
                 let _ = child.wait();
                 return Err(ToolError::Failed(format!(
                     "waiting for the command failed: {e}"
@@ -204,18 +209,18 @@ pub fn run_foreground(
             }
         }
         if cancel.is_cancelled() {
-            kill_group(pgid);
+            tag.kill(Some(pgid));
             let _ = child.wait();
             return Err(ToolError::Cancelled);
         }
         if start.elapsed() >= timeout {
-            kill_group(pgid);
+            tag.kill(Some(pgid));
             let _ = child.wait();
             break Ended::TimedOut;
         }
         std::thread::sleep(CANCEL_POLL);
     };
-    kill_group(pgid);
+    tag.kill(Some(pgid));
     let deadline = Instant::now() + PIPE_DRAIN_GRACE;
     for r in readers {
         while !r.is_finished() && Instant::now() < deadline {
@@ -270,11 +275,32 @@ impl BgBuffer {
 struct BgProc {
     command: String,
     child: Child,
+    tag: RunTag,
     buffer: Arc<Mutex<BgBuffer>>,
     read_pos: u64,
     exit: Option<Ended>,
     /// When a poll first saw `exit`; bounds the wait for pipes to drain.
     exited_at: Option<Instant>,
+}
+
+impl BgProc {
+    /// Kills the run and reaps the shell, recording how it ended. Only a
+    /// group whose leader is not yet reaped is signalled (a reaped pid may
+    /// be reused); tagged processes are found whatever became of the shell.
+    fn stop(&mut self) {
+        if self.exit.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.exit = Some(status_to_ended(status));
+            }
+        }
+        let group = self.exit.is_none().then(|| self.child.id());
+        self.tag.kill(group);
+        if self.exit.is_none() {
+            if let Ok(status) = self.child.wait() {
+                self.exit = Some(status_to_ended(status));
+            }
+        }
+    }
 }
 
 /// What a poll saw.
@@ -351,7 +377,8 @@ impl BackgroundTable {
                 "{running} background processes are already running; kill one with shell_kill first"
             )));
         }
-        let mut child = shell_command(command, cwd, workspace, extra_secrets)
+        let tag = RunTag::new();
+        let mut child = shell_command(command, cwd, workspace, extra_secrets, &tag)
             .spawn()
             .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
         let buffer = Arc::new(Mutex::new(BgBuffer::default()));
@@ -368,6 +395,7 @@ impl BackgroundTable {
             BgProc {
                 command: command.to_string(),
                 child,
+                tag,
                 buffer,
                 read_pos: 0,
                 exit: None,
@@ -437,7 +465,8 @@ impl BackgroundTable {
         }
     }
 
-    /// Kill `id`'s process group. Returns its command line.
+    /// Kill `id`: its process group and whatever it started outside the
+    /// group. Returns its command line.
     pub fn kill(&self, id: u64) -> Result<String, ToolError> {
         let mut inner = self.lock()?;
         let proc_ = inner
@@ -449,13 +478,7 @@ impl BackgroundTable {
                 proc_.exit = Some(status_to_ended(status));
             }
         }
-        // Only signal a group we have not reaped: a reaped pid may be reused.
-        if proc_.exit.is_none() {
-            kill_group(proc_.child.id());
-            if let Ok(status) = proc_.child.wait() {
-                proc_.exit = Some(status_to_ended(status));
-            }
-        }
+        proc_.stop();
         Ok(proc_.command.clone())
     }
 
@@ -480,16 +503,14 @@ impl BackgroundTable {
         out
     }
 
-    /// Kill every background process group and forget them.
+    /// Kill every background process (and what each started) and forget
+    /// them.
     pub fn kill_all(&self) {
         let Ok(mut inner) = self.inner.lock() else {
             return;
         };
         for (_, mut p) in inner.procs.drain() {
-            if p.exit.is_none() && matches!(p.child.try_wait(), Ok(None)) {
-                kill_group(p.child.id());
-                let _ = p.child.wait();
-            }
+            p.stop();
         }
     }
 }

@@ -295,6 +295,54 @@ fn background_exit_comes_with_all_of_its_output() {
     }
 }
 
+/// The process group of `pid` (field 5 of /proc/PID/stat).
+fn pgid_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()
+}
+
+#[test]
+fn a_process_that_left_the_group_dies_with_its_command() {
+    let (dir, reg) = setup();
+    let start = Instant::now();
+    reg.run(
+        "shell_exec",
+        &json!({"command": "setsid sleep 300 & echo $! > e.pid; echo $$ > sh.pid"}),
+        &CancelToken::new(),
+    )
+    .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    let pid = read_pid(&dir.path().join("e.pid"));
+    let shell = read_pid(&dir.path().join("sh.pid"));
+    // It did leave the shell's group (a group kill alone misses it)...
+    if let Some(group) = pgid_of(pid) {
+        assert_ne!(group, shell, "setsid did not leave the group");
+    }
+    // ...and it died all the same.
+    assert!(wait_dead(pid), "setsid escapee {pid} outlived its command");
+}
+
+#[test]
+fn shell_kill_reaches_what_left_the_group() {
+    let (dir, reg) = setup();
+    let c = CancelToken::new();
+    reg.run(
+        "shell_bg",
+        &json!({"command": "setsid sleep 300 & echo $! > bg.pid; wait"}),
+        &c,
+    )
+    .unwrap();
+    let pid = read_pid(&dir.path().join("bg.pid"));
+    assert!(alive(pid));
+    reg.run("shell_kill", &json!({"id": 1}), &c).unwrap();
+    assert!(wait_dead(pid), "setsid escapee {pid} outlived shell_kill");
+}
+
 #[test]
 fn background_processes_die_with_the_registry() {
     let (dir, reg) = setup();
