@@ -173,24 +173,20 @@ fn showcase(cols: usize, rows: usize) -> Frame {
         }),
         padding_px: 6,
         lines: vec![
-            StyledLine {
-                spans: vec![
-                    Span {
-                        bold: true,
-                        ..Span::new("koi ", Color::Named(NamedColor::Cyan))
-                    },
-                    Span::new(
-                        "overlay with styled spans",
-                        Color::Named(NamedColor::Foreground),
-                    ),
-                ],
-            },
-            StyledLine {
-                spans: vec![Span {
-                    bg: Some(Color::Named(NamedColor::Red)),
-                    ..Span::new("error banner 错误", Color::Named(NamedColor::BrightWhite))
-                }],
-            },
+            StyledLine::new(vec![
+                Span {
+                    bold: true,
+                    ..Span::new("koi ", Color::Named(NamedColor::Cyan))
+                },
+                Span::new(
+                    "overlay with styled spans",
+                    Color::Named(NamedColor::Foreground),
+                ),
+            ]),
+            StyledLine::new(vec![Span {
+                bg: Some(Color::Named(NamedColor::Red)),
+                ..Span::new("error banner 错误", Color::Named(NamedColor::BrightWhite))
+            }]),
         ],
     });
     f

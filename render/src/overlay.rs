@@ -76,6 +76,32 @@ impl Span {
 pub struct StyledLine {
     /// The spans, in order.
     pub spans: Vec<Span>,
+    /// Leading cells of layout indent: drawn, but not part of the text
+    /// (copying skips them).
+    pub margin: usize,
+    /// Set when the line above was wrapped into this one, so copying can
+    /// join them back; not drawn.
+    pub continues: Option<Break>,
+}
+
+impl StyledLine {
+    /// A line of `spans` that starts a new line of text, with no margin.
+    pub const fn new(spans: Vec<Span>) -> Self {
+        Self {
+            spans,
+            margin: 0,
+            continues: None,
+        }
+    }
+}
+
+/// How the line above was wrapped into this one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Break {
+    /// At a space, which the break replaced (word wrap).
+    Space,
+    /// Inside a word that did not fit (or code, which wraps at the width).
+    Cut,
 }
 
 /// A box above the grid. Text is laid out one character per cell (two for
@@ -166,9 +192,7 @@ mod tests {
         let fg = Color::Named(NamedColor::Foreground);
         let bg = Color::Named(NamedColor::Black);
         let lines = vec![
-            StyledLine {
-                spans: vec![Span::new("ab", fg), Span::new("你xyz", fg)],
-            },
+            StyledLine::new(vec![Span::new("ab", fg), Span::new("你xyz", fg)]),
             StyledLine::default(),
         ];
         let out = layout_cells(&lines, 5, 10, bg);

@@ -183,9 +183,7 @@ fn overlay_box_has_border_fill_and_text_on_top() {
             width_px: 2,
         }),
         padding_px: 4,
-        lines: vec![StyledLine {
-            spans: vec![Span::new("hi 你", Color::Rgb(WHITE))],
-        }],
+        lines: vec![StyledLine::new(vec![Span::new("hi 你", Color::Rgb(WHITE))])],
     });
     let img = render(&mut r, &frame);
     let (x0, y0, x1, y1) = cell_rect(&r, 2, 1, 14);

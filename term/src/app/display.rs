@@ -185,7 +185,7 @@ impl Display {
                 background: Color::Rgb(theme_bg),
                 border: None,
                 padding_px: 0,
-                lines: vec![StyledLine { spans: vec![span] }],
+                lines: vec![StyledLine::new(vec![span])],
             });
         }
         if let Some((layers, _)) = &self.assistant {
@@ -203,12 +203,10 @@ impl Display {
                 background: Color::Rgb(Rgb::new(0x8b, 0x1e, 0x1e)),
                 border: None,
                 padding_px: 0,
-                lines: vec![StyledLine {
-                    spans: vec![Span::new(
-                        format!(" {message}"),
-                        Color::Rgb(Rgb::new(255, 255, 255)),
-                    )],
-                }],
+                lines: vec![StyledLine::new(vec![Span::new(
+                    format!(" {message}"),
+                    Color::Rgb(Rgb::new(255, 255, 255)),
+                )])],
             });
         }
     }

@@ -12,7 +12,7 @@ use super::wrap::{wrap, WrapOpts};
 /// Braille spinner frames, the same look most CLIs use.
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /// The blank line between blocks.
-static BLANK: StyledLine = StyledLine { spans: Vec::new() };
+static BLANK: StyledLine = StyledLine::new(Vec::new());
 /// Cells the body of a block is indented under its label.
 const BODY_INDENT: &str = "  ";
 
@@ -334,6 +334,7 @@ impl Conversation {
                 for mut line in markdown::render(text, inner, pal) {
                     if inner > 0 {
                         line.spans.insert(0, Span::new(BODY_INDENT, pal.fg));
+                        line.margin += BODY_INDENT.len();
                     }
                     out.push(line);
                 }

@@ -356,7 +356,7 @@ impl InputBox {
                 }
             }
             let last = std::mem::take(&mut lay.cur);
-            lay.out.push(StyledLine { spans: last });
+            lay.out.push(StyledLine::new(last));
         }
         (lay.out, cursor)
     }
@@ -375,7 +375,7 @@ struct Layout<'a> {
 impl Layout<'_> {
     fn break_line(&mut self) {
         let done = std::mem::take(&mut self.cur);
-        self.out.push(StyledLine { spans: done });
+        self.out.push(StyledLine::new(done));
         self.cur
             .push(Span::new(" ".repeat(self.indent), self.pal.fg));
         self.w = self.indent;

@@ -149,9 +149,7 @@ fn block_line(line: &str, width: usize, pal: &Palette) -> Vec<StyledLine> {
         return wrap(&spans, width, &WrapOpts::default());
     }
     if is_rule(trimmed) {
-        return vec![StyledLine {
-            spans: vec![Span::new("─".repeat(width), pal.dim)],
-        }];
+        return vec![StyledLine::new(vec![Span::new("─".repeat(width), pal.dim)])];
     }
     if let Some(rest) = trimmed.strip_prefix('>') {
         let bar = [Span::new("│ ", pal.dim)];

@@ -10,16 +10,16 @@
 //! ([`SEMANTIC_ESCAPE_CHARS`]). A wide (CJK) character is two columns and is
 //! selected whole when either of its halves is.
 //!
-//! Copied text is the text as displayed: one line per laid-out line, joined
-//! by `\n`, trailing spaces trimmed. The layout does not record which lines
-//! were soft-wrapped, so a wrapped paragraph copies as several lines (as
-//! copying a wrapped screen region does in most terminals).
+//! Copied text is the text as displayed less the layout: trailing spaces
+//! and the panel's indent margins are dropped, and a line the layout
+//! wrapped into the next joins it again (with the space the wrap replaced),
+//! so a long command or paragraph copies as the one line it is.
 
 use std::ops::Range;
 
 use alacritty_terminal::index::Side;
 use alacritty_terminal::term::SEMANTIC_ESCAPE_CHARS;
-use render::{Span, StyledLine};
+use render::{Break, Span, StyledLine};
 
 use super::style::Palette;
 use super::wrap::char_width;
@@ -93,19 +93,27 @@ impl SelectedRange {
     }
 
     /// The selected text of `lines` (the whole conversation, indexed by
-    /// line): one line each, trailing spaces trimmed, joined by `\n`.
+    /// line): trailing spaces trimmed, wrapped lines joined back, other
+    /// lines joined by `\n`.
     pub fn text(&self, lines: &[StyledLine], width: usize) -> String {
-        let mut out = Vec::new();
+        let mut out = String::new();
         for line in self.start.line..=self.end.line {
             let Some(styled) = lines.get(line) else { break };
-            let cells = LineCells::new(styled);
+            let joins = styled.continues.filter(|_| line > self.start.line);
             let text = match self.columns(line, width) {
-                Some(cols) => cells.text_in(cols),
+                Some(cols) => {
+                    LineCells::new(styled).text_in(cols.start.max(styled.margin)..cols.end)
+                }
                 None => String::new(),
             };
-            out.push(text.trim_end().to_string());
+            match joins {
+                None if line > self.start.line => out.push('\n'),
+                Some(Break::Space) => out.push(' '),
+                _ => {}
+            }
+            out.push_str(text.trim_end());
         }
-        out.join("\n")
+        out
     }
 }
 
@@ -409,7 +417,7 @@ pub fn highlight(line: &StyledLine, cols: Range<usize>, width: usize, pal: &Pale
         }
         spans.push(piece(&blank, " ".repeat(pad_to - col), true));
     }
-    StyledLine { spans }
+    StyledLine { spans, ..*line }
 }
 
 #[cfg(test)]
@@ -417,9 +425,7 @@ mod tests {
     use super::*;
 
     fn line(text: &str) -> StyledLine {
-        StyledLine {
-            spans: vec![Span::new(text, Palette::default().fg)],
-        }
+        StyledLine::new(vec![Span::new(text, Palette::default().fg)])
     }
 
     fn drag(

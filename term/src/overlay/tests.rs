@@ -461,13 +461,13 @@ fn copy_key() -> KeyEvent {
 }
 
 #[test]
-fn drag_across_lines_selects_and_copies_the_text_as_drawn() {
+fn drag_across_lines_selects_and_copies_the_text_without_the_indent() {
     let mut o = answered("alpha beta\ngamma delta\nepsilon zeta");
     let (c0, r0) = cell_of(&mut o, "beta");
     let (c1, r1) = cell_of(&mut o, "epsilon");
     // From the left half of `b` to the right half of the last `n`.
     let text = drag_select(&mut o, (c0, r0, Side::Left), (c1 + 6, r1, Side::Right));
-    assert_eq!(text.as_deref(), Some("beta\n  gamma delta\n  epsilon"));
+    assert_eq!(text.as_deref(), Some("beta\ngamma delta\nepsilon"));
     // Drawn: the rest of the first line, whole middle line (padded to the
     // panel edge), the start of the last.
     let lit = highlighted(&mut o);
@@ -479,7 +479,7 @@ fn drag_across_lines_selects_and_copies_the_text_as_drawn() {
     // Ctrl+Shift+C copies the selection, not the whole answer.
     assert_eq!(
         o.handle_key(&copy_key(), None),
-        OverlayAction::Copy("beta\n  gamma delta\n  epsilon".into())
+        OverlayAction::Copy("beta\ngamma delta\nepsilon".into())
     );
 }
 
@@ -509,11 +509,11 @@ fn double_click_selects_a_word_and_triple_click_a_line() {
     o.press(c + 2, r, Side::Left, SelectionKind::Word);
     o.drag(n + 1, r, Side::Left);
     assert_eq!(o.release().as_deref(), Some("test --lib now"));
-    // Triple click: the whole drawn line, its indent included.
+    // Triple click: the whole line, less the panel's indent.
     o.press(c, r, Side::Right, SelectionKind::Line);
     assert_eq!(
         o.release().as_deref(),
-        Some("  run cargo test --lib now, please"),
+        Some("run cargo test --lib now, please"),
         "inline code is drawn without its backticks"
     );
 }
@@ -599,10 +599,66 @@ fn dragging_past_the_conversation_clamps_to_its_edges() {
     o.drag(0, 0, Side::Left);
     assert_eq!(
         o.release().as_deref(),
-        Some("You\n  q\n\nkoi\n  first line\n  las")
+        Some("You\nq\n\nkoi\nfirst line\nlas")
     );
     // Dragged right, off the panel: to the end of the line.
     o.press(c, r, Side::Left, SelectionKind::Simple);
     o.drag(GRID.0 + 5, r, Side::Left);
     assert_eq!(o.release().as_deref(), Some("last line"));
+}
+
+/// The cell where `first` starts and the cell where `last` ends.
+fn rows_between(o: &mut Overlay, first: &str, last: &str) -> ((usize, usize), (usize, usize)) {
+    let start = cell_of(o, first);
+    let (c, r) = cell_of(o, last);
+    (start, (c + wrap::str_width(last) - 1, r))
+}
+
+#[test]
+fn wrapped_text_copies_as_the_line_it_was() {
+    // A paragraph wider than the panel wraps at spaces; a code line wraps
+    // at the width. Both copy back as one line, without the indents.
+    let long = "word ".repeat(40);
+    let command = format!("echo {}", "x".repeat(150));
+    let mut o = answered(&format!(
+        "{}end\n\n- item {}tail\n\n```sh\n{command}\n```",
+        long,
+        "more ".repeat(30)
+    ));
+    let (from, to) = rows_between(&mut o, "word word", "end");
+    assert!(
+        to.1 > from.1,
+        "the paragraph should wrap:\n{}",
+        o.text_dump()
+    );
+    let text = drag_select(
+        &mut o,
+        (from.0, from.1, Side::Left),
+        (to.0, to.1, Side::Right),
+    );
+    assert_eq!(text.as_deref(), Some(format!("{long}end").as_str()));
+
+    // A list item keeps its bullet, loses its hanging indent.
+    let (from, to) = rows_between(&mut o, "• item", "tail");
+    assert!(to.1 > from.1);
+    let text = drag_select(
+        &mut o,
+        (from.0, from.1, Side::Left),
+        (to.0, to.1, Side::Right),
+    );
+    assert_eq!(
+        text.as_deref(),
+        Some(format!("• item {}tail", "more ".repeat(30)).as_str())
+    );
+
+    // The command is cut mid-word by the wrap: no space is added back.
+    let (c, r) = cell_of(&mut o, "echo xx");
+    let rows = o.text_dump().lines().filter(|l| l.contains("xxx")).count();
+    assert!(rows > 1, "the command should wrap:\n{}", o.text_dump());
+    let text = drag_select(
+        &mut o,
+        (c, r, Side::Left),
+        (GRID.0 + 5, r + rows - 1, Side::Left),
+    );
+    assert_eq!(text.as_deref(), Some(command.as_str()));
 }

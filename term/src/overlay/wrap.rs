@@ -1,7 +1,7 @@
 //! Wrapping styled text to a width in terminal cells: CJK and emoji take two
 //! cells, combining marks none, as the renderer lays them out.
 
-use render::{Span, StyledLine};
+use render::{Break, Span, StyledLine};
 use unicode_width::UnicodeWidthChar;
 
 /// Cells a tab expands to; code is usually indented by four.
@@ -38,6 +38,14 @@ pub struct WrapOpts<'a> {
     pub fill: Option<&'a Span>,
 }
 
+/// One laid-out row before styling: whether it is the paragraph's first,
+/// whether the break before it replaced a space, and its glyphs.
+struct Row {
+    first: bool,
+    at_space: bool,
+    glyphs: Vec<Glyph>,
+}
+
 /// One styled character.
 #[derive(Clone, Copy)]
 struct Glyph {
@@ -69,10 +77,19 @@ pub fn wrap(body: &[Span], width: usize, opts: &WrapOpts<'_>) -> Vec<StyledLine>
             }
         }
     }
-    let mut rows: Vec<(bool, Vec<Glyph>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let mut line: Vec<Glyph> = Vec::new();
     let mut used = 0usize;
     let mut first = true;
+    // Whether the break before the row being filled replaced a space.
+    let mut at_space = false;
+    let push_row = |rows: &mut Vec<Row>, first: bool, at_space: bool, glyphs| {
+        rows.push(Row {
+            first,
+            at_space,
+            glyphs,
+        });
+    };
     let avail = |first: bool| {
         let p = if first {
             opts.first_prefix
@@ -102,8 +119,9 @@ pub fn wrap(body: &[Span], width: usize, opts: &WrapOpts<'_>) -> Vec<StyledLine>
         }
         // Overflow: break the line.
         if !opts.hard && g.ch == ' ' {
-            rows.push((first, std::mem::take(&mut line)));
+            push_row(&mut rows, first, at_space, std::mem::take(&mut line));
             first = false;
+            at_space = true;
             used = 0;
             continue;
         }
@@ -112,85 +130,111 @@ pub fn wrap(body: &[Span], width: usize, opts: &WrapOpts<'_>) -> Vec<StyledLine>
         } else {
             line.iter().rposition(|x| x.ch == ' ')
         };
-        let carry = match split {
+        let (carry, split_at_space) = match split {
             Some(at) if at > 0 => {
                 let tail = line.split_off(at + 1);
                 line.pop();
-                tail
+                (tail, true)
             }
-            _ => Vec::new(),
+            _ => (Vec::new(), false),
         };
-        rows.push((first, std::mem::take(&mut line)));
+        push_row(&mut rows, first, at_space, std::mem::take(&mut line));
         first = false;
+        at_space = split_at_space;
         line = carry;
         used = line.iter().map(|x| x.width).sum();
         if used + g.width > avail(false) {
-            rows.push((false, std::mem::take(&mut line)));
+            push_row(&mut rows, false, at_space, std::mem::take(&mut line));
+            at_space = false;
             used = 0;
         }
         used += g.width;
         line.push(g);
     }
-    rows.push((first, line));
+    push_row(&mut rows, first, at_space, line);
     // A carried word can still be too long for a narrower continuation
     // line; split such rows hard so no line exceeds the width.
-    let mut fitted: Vec<(bool, Vec<Glyph>)> = Vec::with_capacity(rows.len());
-    for (is_first, glyphs) in rows {
-        let mut room = avail(is_first);
+    let mut fitted: Vec<Row> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut room = avail(row.first);
         let mut cur = Vec::new();
         let mut w = 0;
-        let mut head = is_first;
-        for mut g in glyphs {
+        let (mut head, mut space) = (row.first, row.at_space);
+        for mut g in row.glyphs {
             if g.width > avail(false).min(room) {
                 g.ch = NARROW_STANDIN;
                 g.width = 1;
             }
             if w + g.width > room {
-                fitted.push((head, std::mem::take(&mut cur)));
-                head = false;
+                push_row(&mut fitted, head, space, std::mem::take(&mut cur));
+                (head, space) = (false, false);
                 room = avail(false);
                 w = 0;
             }
             w += g.width;
             cur.push(g);
         }
-        fitted.push((head, cur));
+        push_row(&mut fitted, head, space, cur);
     }
     fitted
         .into_iter()
-        .map(|(is_first, glyphs)| {
-            let prefix = if is_first {
-                opts.first_prefix
-            } else {
-                opts.cont_prefix
-            };
-            let (prefix, pw) = prefix_fits(prefix, width);
-            let mut spans: Vec<Span> = prefix.to_vec();
-            let mut cur: Option<(usize, String)> = None;
-            let mut w = pw;
-            for g in &glyphs {
-                w += g.width;
-                match &mut cur {
-                    Some((style, text)) if *style == g.style => text.push(g.ch),
-                    _ => {
-                        if let Some((style, text)) = cur.take() {
-                            spans.push(restyle(&body[style], text));
+        .map(
+            |Row {
+                 first: is_first,
+                 at_space,
+                 glyphs,
+             }| {
+                let prefix = if is_first {
+                    opts.first_prefix
+                } else {
+                    opts.cont_prefix
+                };
+                let (prefix, pw) = prefix_fits(prefix, width);
+                let mut spans: Vec<Span> = prefix.to_vec();
+                let mut cur: Option<(usize, String)> = None;
+                let mut w = pw;
+                for g in &glyphs {
+                    w += g.width;
+                    match &mut cur {
+                        Some((style, text)) if *style == g.style => text.push(g.ch),
+                        _ => {
+                            if let Some((style, text)) = cur.take() {
+                                spans.push(restyle(&body[style], text));
+                            }
+                            cur = Some((g.style, g.ch.to_string()));
                         }
-                        cur = Some((g.style, g.ch.to_string()));
                     }
                 }
-            }
-            if let Some((style, text)) = cur {
-                spans.push(restyle(&body[style], text));
-            }
-            if let Some(fill) = opts.fill {
-                if w < width {
-                    spans.push(restyle(fill, " ".repeat(width - w)));
+                if let Some((style, text)) = cur {
+                    spans.push(restyle(&body[style], text));
                 }
-            }
-            StyledLine { spans }
-        })
+                if let Some(fill) = opts.fill {
+                    if w < width {
+                        spans.push(restyle(fill, " ".repeat(width - w)));
+                    }
+                }
+                StyledLine {
+                    spans,
+                    margin: blank_cells(prefix),
+                    continues: (!is_first).then_some(if at_space {
+                        Break::Space
+                    } else {
+                        Break::Cut
+                    }),
+                }
+            },
+        )
         .collect()
+}
+
+/// Cells of leading blanks in `prefix`: a hanging indent is layout, while
+/// a bullet or a quote bar is part of what the line says.
+fn blank_cells(prefix: &[Span]) -> usize {
+    prefix
+        .iter()
+        .flat_map(|s| s.text.chars())
+        .take_while(|c| *c == ' ')
+        .count()
 }
 
 fn restyle(template: &Span, text: String) -> Span {
