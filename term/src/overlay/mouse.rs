@@ -71,9 +71,11 @@ impl Overlay {
     }
 
     /// The pointer moved to grid cell (`col`, `row`) with the button held;
-    /// true when the selection changed.
+    /// true when the selection (or the view) changed. Past the top or
+    /// bottom edge each move scrolls one line that way, so a drag can
+    /// select more than the panel shows.
     pub fn drag(&mut self, col: usize, row: usize, side: Side) -> bool {
-        let Some(area) = self.conv_area else {
+        let Some(mut area) = self.conv_area else {
             return false;
         };
         let Some(kind) = self
@@ -84,16 +86,36 @@ impl Overlay {
         else {
             return false;
         };
+        let scrolled = self.scroll_toward(&mut area, row);
         let (point, side) = area.point_at(col, row, side);
         let line = self.line_for(kind, point.line, area.cols);
         match &mut self.selection {
             Some(selection) => {
                 let before = selection.range();
                 selection.update(point, side, &line);
-                selection.range() != before
+                scrolled || selection.range() != before
             }
-            None => false,
+            None => scrolled,
         }
+    }
+
+    /// Scrolls one line toward `row` when it lies past the conversation's
+    /// top or bottom and there is more that way; keeps `area` (and the
+    /// stored one, until the next layout) in step. True when it scrolled.
+    fn scroll_toward(&mut self, area: &mut ConvArea, row: usize) -> bool {
+        let older = row < area.row && area.first_line > 0;
+        let newer = row >= area.row + area.rows && self.conversation.scroll_offset() > 0;
+        if older {
+            self.conversation.scroll(1);
+            area.first_line -= 1;
+        } else if newer {
+            self.conversation.scroll(-1);
+            area.first_line += 1;
+        } else {
+            return false;
+        }
+        self.conv_area = Some(*area);
+        true
     }
 
     /// The button was released: the selected text (for the primary

@@ -662,3 +662,42 @@ fn wrapped_text_copies_as_the_line_it_was() {
     );
     assert_eq!(text.as_deref(), Some(command.as_str()));
 }
+
+#[test]
+fn dragging_past_the_top_scrolls_to_select_more() {
+    let answer: Vec<String> = (0..80).map(|i| format!("row{i:02}")).collect();
+    let mut o = answered(&answer.join("\n"));
+    let shown = |o: &mut Overlay| -> usize {
+        let dump = o.text_dump();
+        let first = dump
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("row"))
+            .expect("rows drawn");
+        first.parse().unwrap_or(0)
+    };
+    let top = shown(&mut o);
+    assert!(top > 20, "the answer should not fit: first shown row{top}");
+    let (c, r) = cell_of(&mut o, "row79");
+    o.press(c + 4, r, Side::Right, SelectionKind::Simple);
+    for _ in 0..10 {
+        o.drag(c, 0, Side::Left);
+    }
+    let text = o.release().expect("a selection");
+    assert!(
+        text.starts_with(&format!("row{:02}\n", top - 10)),
+        "{}",
+        &text[..40.min(text.len())]
+    );
+    assert!(text.ends_with("row79"), "{text}");
+    o.layers(GRID.0, GRID.1, &Theme::default());
+    assert_eq!(shown(&mut o), top - 10, "the view followed the drag");
+    // Dragging past the bottom scrolls back down.
+    let (c, r) = cell_of(&mut o, &format!("row{:02}", top - 10));
+    o.press(c, r, Side::Left, SelectionKind::Simple);
+    for _ in 0..4 {
+        o.drag(c, GRID.1 + 3, Side::Left);
+    }
+    o.release();
+    o.layers(GRID.0, GRID.1, &Theme::default());
+    assert_eq!(shown(&mut o), top - 6);
+}
