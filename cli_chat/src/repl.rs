@@ -144,8 +144,11 @@ impl Repl {
                     self.conv.id()
                 ))
             );
-            for note in conversation::notes(&self.conv) {
-                say!("{}", self.style.dim(&note));
+            for line in conversation::recap(&self.conv)
+                .into_iter()
+                .chain(conversation::notes(&self.conv))
+            {
+                say!("{}", self.style.dim(&line));
             }
         }
     }

@@ -135,6 +135,8 @@ fn repl_in_tmux() {
     assert!(screen.contains("75%"), "cached fraction: {screen}");
     t.type_line("/mode plan");
     t.wait_for("mode: plan", 1);
+    t.type_line("/model other-model");
+    t.wait_for("model: other-model", 1);
     t.type_line("/sessions");
     t.wait_for("TITLE", 1);
     t.type_line("/exit");
@@ -154,4 +156,12 @@ fn repl_in_tmux() {
     assert!(last_chat.body_str().contains("hello there"));
     let history = std::fs::read_to_string(home.root().join("data/koi/k_history")).unwrap();
     assert!(history.contains("second question"));
+    drop(t);
+
+    // Back in the same directory, k continues the conversation and says
+    // where it left off.
+    let t = Tmux::start(&home);
+    t.wait_for("continuing session", 1);
+    t.wait_for("you: second question", 1);
+    t.wait_for("  Second answer.", 1);
 }
