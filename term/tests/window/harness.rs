@@ -78,17 +78,60 @@ pub struct Koi {
     pub window: String,
     pub dump: PathBuf,
     stderr_path: PathBuf,
+    /// The file bash touches before each prompt (shell sessions only).
+    prompt_marker: Option<PathBuf>,
 }
 
 impl Koi {
-    /// Start koi running `bash --norc` with `config` as its config file.
+    /// Start koi running `bash --norc` with `config` as its config file,
+    /// and wait for the window and the shell's first prompt.
     pub fn start(x: &Xvfb, dir: &Path, config: &Path, extra: &[&str]) -> Self {
-        let dump = dir.join("dump.txt");
-        let stderr_path = dir.join("stderr.txt");
         // bash touches this before each prompt: typing before the first
         // one could race koi's start-up on a loaded machine.
         let ready = dir.join("prompt-ready");
         let _ = std::fs::remove_file(&ready);
+        let mut koi = Self::spawn(
+            x,
+            dir,
+            config,
+            extra,
+            &["bash", "--norc", "--noprofile"],
+            &[
+                ("PS1", "$ ".to_string()),
+                ("PROMPT_COMMAND", format!(": > '{}'", ready.display())),
+            ],
+        );
+        koi.prompt_marker = Some(ready.clone());
+        let pid = koi.child.id().to_string();
+        let window = x.xdotool(&["search", "--sync", "--onlyvisible", "--pid", &pid]);
+        koi.window = window.lines().next().unwrap_or_default().to_owned();
+        assert!(!koi.window.is_empty(), "koi opened no window");
+        x.xdotool(&["windowfocus", "--sync", &koi.window]);
+        eventually("the shell's first prompt", Duration::from_secs(30), || {
+            ready.exists()
+        });
+        // Give koi a frame to draw it.
+        std::thread::sleep(Duration::from_millis(100));
+        koi
+    }
+
+    /// Start koi running `command` instead of a shell, for tests that only
+    /// watch what a program does to the terminal (nothing is typed, so
+    /// nothing waits for the window).
+    pub fn run(x: &Xvfb, dir: &Path, config: &Path, command: &[&str]) -> Self {
+        Self::spawn(x, dir, config, &[], command, &[])
+    }
+
+    fn spawn(
+        x: &Xvfb,
+        dir: &Path,
+        config: &Path,
+        extra: &[&str],
+        command: &[&str],
+        env: &[(&str, String)],
+    ) -> Self {
+        let dump = dir.join("dump.txt");
+        let stderr_path = dir.join("stderr.txt");
         let mut args: Vec<String> = vec![
             "--config".into(),
             config.display().to_string(),
@@ -96,40 +139,26 @@ impl Koi {
             dump.display().to_string(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
-        args.extend(
-            ["-e", "bash", "--norc", "--noprofile"]
-                .iter()
-                .map(|s| s.to_string()),
-        );
+        args.push("-e".into());
+        args.extend(command.iter().map(|s| s.to_string()));
         let child = Command::new(env!("CARGO_BIN_EXE_koi"))
             .args(&args)
             .env("DISPLAY", &x.display)
             .env("XDG_CONFIG_HOME", dir.join("xdg"))
             .env("XDG_DATA_HOME", dir.join("xdg-data"))
             .env_remove("KOI_API_KEY")
-            .env("PS1", "$ ")
-            .env("PROMPT_COMMAND", format!(": > '{}'", ready.display()))
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
             .spawn()
             .expect("start koi");
-        let pid = child.id().to_string();
-        let window = x.xdotool(&["search", "--sync", "--onlyvisible", "--pid", &pid]);
-        let window = window.lines().next().unwrap_or_default().to_owned();
-        assert!(!window.is_empty(), "koi opened no window");
-        x.xdotool(&["windowfocus", "--sync", &window]);
-        let koi = Self {
+        Self {
             child,
-            window,
+            window: String::new(),
             dump,
             stderr_path,
-        };
-        eventually("the shell's first prompt", Duration::from_secs(30), || {
-            ready.exists()
-        });
-        // Give koi a frame to draw it.
-        std::thread::sleep(Duration::from_millis(100));
-        koi
+            prompt_marker: None,
+        }
     }
 
     pub fn keys(&self, x: &Xvfb, keys: &str) {
@@ -146,6 +175,19 @@ impl Koi {
         x.xdotool(&["windowfocus", "--sync", &self.window]);
         x.xdotool(&["type", "--delay", "15", text]);
         x.xdotool(&["key", "Return"]);
+    }
+
+    /// Type `command` at the shell's prompt and wait until it has run and
+    /// the next prompt is up.
+    pub fn run_command(&self, x: &Xvfb, command: &str) {
+        let marker = self.prompt_marker.as_ref().expect("a shell session");
+        let _ = std::fs::remove_file(marker);
+        self.type_line(x, command);
+        eventually(
+            &format!("{command:?} to finish"),
+            Duration::from_secs(30),
+            || marker.exists(),
+        );
     }
 
     /// The window's inner size in pixels.

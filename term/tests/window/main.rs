@@ -77,26 +77,31 @@ fn resizing_the_window_resizes_the_pty() {
     let config = dir.path().join("koi.toml");
     write_config(&config, "#101418", "");
     let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.type_line(&x, "stty size");
-    std::thread::sleep(Duration::from_millis(500));
-    x.xdotool(&["windowsize", "--sync", &koi.window, "1000", "700"]);
-    std::thread::sleep(Duration::from_millis(700));
-    koi.type_line(&x, "clear; stty size; exit");
-    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
-    let text = std::fs::read_to_string(&dump).unwrap();
-    let size_line = text
-        .lines()
-        .find(|l| l.split(' ').count() == 2 && l.split(' ').all(|n| n.parse::<u32>().is_ok()));
-    let size = size_line.unwrap_or_else(|| panic!("no stty output in:\n{text}"));
-    let (rows, cols): (u32, u32) = {
-        let mut it = size.split(' ').map(|n| n.parse().unwrap());
+    let size_file = dir.path().join("size.txt");
+    let pty_size = || -> (u32, u32) {
+        koi.run_command(&x, &format!("stty size > '{}'", size_file.display()));
+        let text = std::fs::read_to_string(&size_file).unwrap();
+        let mut it = text.split_whitespace().map(|n| n.parse().unwrap());
         (it.next().unwrap(), it.next().unwrap())
+    };
+    assert_eq!(pty_size(), (10, 40), "the configured grid");
+    x.xdotool(&["windowsize", "--sync", &koi.window, "1000", "700"]);
+    // The resize reaches the PTY as soon as koi handles the event.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let (rows, cols) = loop {
+        let (rows, cols) = pty_size();
+        if (rows > 10 && cols > 40) || std::time::Instant::now() > deadline {
+            break (rows, cols);
+        }
+        std::thread::sleep(Duration::from_millis(100));
     };
     assert!(
         rows > 10 && cols > 40,
-        "the PTY still has the old size: {size}"
+        "the PTY still has the old size: {rows} {cols}"
     );
+    koi.type_line(&x, "exit");
+    let (code, stderr, _) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
 }
 
 #[test]
@@ -109,8 +114,12 @@ fn config_edits_apply_while_running_and_bad_ones_keep_the_last_good() {
     write_config(&config, "#102030", "");
     let koi = Koi::start(&x, dir.path(), &config, &[]);
 
-    write_config(&config, "#304050", "");
-    std::thread::sleep(Duration::from_millis(1000));
+    // The edit carries an unknown key, so koi says on stderr when it has
+    // loaded it.
+    write_config(&config, "#304050", "reload_marker_304050 = 1\n");
+    eventually("the live edit", Duration::from_secs(10), || {
+        koi.stderr().contains("reload_marker_304050")
+    });
     // An invalid file: koi keeps #304050 and says why on stderr.
     std::fs::write(&config, "[colors]\nbackground = \"not a colour\"\n").unwrap();
     eventually(

@@ -30,6 +30,24 @@ fn read_overlay(dump: &Path) -> String {
     std::fs::read_to_string(Path::new(&path)).unwrap_or_default()
 }
 
+/// Waits until `n` turns have ended (the engine logs each end before the
+/// panel hears of it), then gives the panel a moment to show it: keys sent
+/// after that reach an idle panel on any machine load.
+fn wait_for_turns(dir: &Path, n: usize) {
+    let sessions = dir.join("xdg-data/koi/sessions");
+    eventually(&format!("{n} finished turns"), MODEL_WAIT, || {
+        let ended: usize = std::fs::read_dir(&sessions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .map(|log| log.matches("\"type\":\"turn_end\"").count())
+            .sum();
+        ended >= n
+    });
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 /// Whatever the model is asked after the scripted turn (titles), answer briefly.
 fn then_title(i: usize, script: &[Reply]) -> Reply {
     script
@@ -50,8 +68,7 @@ fn ask_about_the_screen_and_watch_the_answer_stream() {
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), &server);
     let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.type_line(&x, "echo visible-marker-9431; false");
-    std::thread::sleep(Duration::from_millis(400));
+    koi.run_command(&x, "echo visible-marker-9431; false");
     koi.keys(&x, "ctrl+shift+l");
     koi.type_text(&x, "what failed?");
     koi.keys(&x, "Return");
@@ -59,7 +76,7 @@ fn ask_about_the_screen_and_watch_the_answer_stream() {
         server.wait_for_requests(1, MODEL_WAIT),
         "the engine never asked the model"
     );
-    std::thread::sleep(Duration::from_millis(800));
+    wait_for_turns(dir.path(), 1);
 
     // The visible screen went to the model inside the untrusted-data wrapper.
     let body = server.requests()[0].body_str();
@@ -100,7 +117,7 @@ fn the_panel_is_drawn_over_the_terminal() {
     koi.type_text(&x, "hello");
     koi.keys(&x, "Return");
     assert!(server.wait_for_requests(1, MODEL_WAIT));
-    std::thread::sleep(Duration::from_millis(800));
+    wait_for_turns(dir.path(), 1);
     // Leave with the panel open: the shell exits by itself.
     koi.keys(&x, "Escape");
     koi.type_line(&x, "sleep 1.5; exit");
@@ -169,7 +186,7 @@ fn approval_run(answer_key: &str) -> (FakeProvider, tempfile::TempDir, String) {
         server.wait_for_requests(2, MODEL_WAIT),
         "the model never heard back"
     );
-    std::thread::sleep(Duration::from_millis(500));
+    wait_for_turns(dir.path(), 1);
     koi.keys(&x, "Escape");
     koi.type_line(&x, "exit");
     let (code, stderr, dump) = koi.wait(EXIT_WAIT);
@@ -247,10 +264,15 @@ fn only_the_session_token_opens_the_overlay_from_the_shell() {
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), &server);
 
-    let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.type_line(
+    let koi = Koi::run(
         &x,
-        r"printf '\033]7717;open-overlay;0123456789abcdef\007'; sleep 0.5; exit",
+        dir.path(),
+        &config,
+        &[
+            "sh",
+            "-c",
+            r"printf '\033]7717;open-overlay;0123456789abcdef\007'; sleep 0.5",
+        ],
     );
     let (code, _, dump) = koi.wait(EXIT_WAIT);
     assert_eq!(code, Some(0));
@@ -261,10 +283,15 @@ fn only_the_session_token_opens_the_overlay_from_the_shell() {
 
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), &server);
-    let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.type_line(
+    let koi = Koi::run(
         &x,
-        r#"printf '\033]7717;open-overlay;%s\007' "$KOI_SESSION_TOKEN"; sleep 0.5; exit"#,
+        dir.path(),
+        &config,
+        &[
+            "sh",
+            "-c",
+            r#"printf '\033]7717;open-overlay;%s\007' "$KOI_SESSION_TOKEN"; sleep 0.5"#,
+        ],
     );
     let (code, _, dump) = koi.wait(EXIT_WAIT);
     assert_eq!(code, Some(0));
@@ -321,7 +348,7 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    std::thread::sleep(Duration::from_millis(500));
+    wait_for_turns(dir.path(), 1);
 
     let resume = format!("/resume {id}");
     for line in ["/new", "/sessions", &resume, "/model other-model"] {
@@ -334,7 +361,7 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
     eventually("the second question", MODEL_WAIT, || {
         !requests_with(&server, "question two").is_empty()
     });
-    std::thread::sleep(Duration::from_millis(800));
+    wait_for_turns(dir.path(), 2);
 
     // The resumed conversation went on: same history, the new model.
     let second = &requests_with(&server, "question two")[0];
@@ -388,7 +415,7 @@ fn dragging_over_an_answer_word_selects_and_copies_it() {
     koi.type_text(&x, "which fruit?");
     koi.keys(&x, "Return");
     assert!(server.wait_for_requests(1, MODEL_WAIT));
-    std::thread::sleep(Duration::from_millis(800));
+    wait_for_turns(dir.path(), 1);
 
     // Where the word is drawn on the 100×30 grid: the panel takes the right
     // 45 columns (55..100), its text starts inside the border at column 56,
