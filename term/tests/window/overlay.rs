@@ -56,30 +56,78 @@ fn then_title(i: usize, script: &[Reply]) -> Reply {
         .unwrap_or_else(|| ChatStream::new().text("A title").stop().reply())
 }
 
+/// koi under Xvfb, configured to talk to `server`. Fields drop in order:
+/// koi before its X server.
+struct Scene {
+    koi: Koi,
+    x: Xvfb,
+    dir: tempfile::TempDir,
+    server: FakeProvider,
+}
+
+impl Scene {
+    /// koi with a shell in a fresh directory, talking to `server`; `extra`
+    /// are more koi arguments.
+    fn start(server: FakeProvider, extra: &[&str]) -> Scene {
+        let x = Xvfb::start();
+        let dir = tempfile::tempdir().unwrap();
+        let config = config_for(dir.path(), &server);
+        let koi = Koi::start(&x, dir.path(), &config, extra);
+        Scene {
+            koi,
+            x,
+            dir,
+            server,
+        }
+    }
+
+    /// The same, with a model that answers `script` in order (and briefly
+    /// anything after, such as titles).
+    fn scripted(script: Vec<Reply>) -> Scene {
+        Self::start(
+            FakeProvider::start_with(move |_, i| then_title(i, &script)),
+            &[],
+        )
+    }
+
+    /// Opens the panel and asks `question`; returns once the model has it.
+    fn ask(&self, question: &str) {
+        self.koi.keys(&self.x, "ctrl+shift+l");
+        self.koi.type_text(&self.x, question);
+        self.koi.keys(&self.x, "Return");
+        assert!(
+            self.server.wait_for_requests(1, MODEL_WAIT),
+            "the engine never asked the model"
+        );
+    }
+
+    /// Closes the panel (the turn has ended) and leaves the shell; returns
+    /// the panel's text as koi last drew it, and the model (for its
+    /// requests).
+    fn close_and_exit(self) -> (String, FakeProvider) {
+        self.koi.keys(&self.x, "Escape");
+        self.koi.type_line(&self.x, "exit 0");
+        let (code, stderr, dump) = self.koi.wait(EXIT_WAIT);
+        assert_eq!(code, Some(0), "{stderr}");
+        (read_overlay(&dump), self.server)
+    }
+}
+
 #[test]
 fn ask_about_the_screen_and_watch_the_answer_stream() {
-    let script = vec![ChatStream::new()
+    let scene = Scene::scripted(vec![ChatStream::new()
         .text("The answer ")
         .text("is forty-two.")
         .stop()
-        .reply()];
-    let server = FakeProvider::start_with(move |_, i| then_title(i, &script));
-    let x = Xvfb::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), &server);
-    let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.run_command(&x, "echo visible-marker-9431; false");
-    koi.keys(&x, "ctrl+shift+l");
-    koi.type_text(&x, "what failed?");
-    koi.keys(&x, "Return");
-    assert!(
-        server.wait_for_requests(1, MODEL_WAIT),
-        "the engine never asked the model"
-    );
-    wait_for_turns(dir.path(), 1);
+        .reply()]);
+    scene
+        .koi
+        .run_command(&scene.x, "echo visible-marker-9431; false");
+    scene.ask("what failed?");
+    wait_for_turns(scene.dir.path(), 1);
 
     // The visible screen went to the model inside the untrusted-data wrapper.
-    let body = server.requests()[0].body_str();
+    let body = scene.server.requests()[0].body_str();
     let open = body.find("<untrusted-data kind=").expect("wrapper");
     let marker = body
         .find("visible-marker-9431")
@@ -96,33 +144,22 @@ fn ask_about_the_screen_and_watch_the_answer_stream() {
     );
 
     // Close the panel, leave the shell; the dump has the panel's text.
-    koi.keys(&x, "Escape");
-    koi.type_line(&x, "exit 0");
-    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
-    let overlay = read_overlay(&dump);
+    let (overlay, _) = scene.close_and_exit();
     assert!(overlay.contains("The answer is forty-two."), "{overlay}");
     assert!(overlay.contains("what failed?"), "{overlay}");
 }
 
 #[test]
 fn the_panel_is_drawn_over_the_terminal() {
-    let script = vec![ChatStream::new().text("Drawn answer.").stop().reply()];
-    let server = FakeProvider::start_with(move |_, i| then_title(i, &script));
-    let x = Xvfb::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), &server);
-    let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.keys(&x, "ctrl+shift+l");
-    koi.type_text(&x, "hello");
-    koi.keys(&x, "Return");
-    assert!(server.wait_for_requests(1, MODEL_WAIT));
-    wait_for_turns(dir.path(), 1);
+    let scene = Scene::scripted(vec![ChatStream::new().text("Drawn answer.").stop().reply()]);
+    scene.ask("hello");
+    wait_for_turns(scene.dir.path(), 1);
     // Leave with the panel open: the shell exits by itself.
-    koi.keys(&x, "Escape");
-    koi.type_line(&x, "sleep 1.5; exit");
+    let (koi, x) = (scene.koi, &scene.x);
+    koi.keys(x, "Escape");
+    koi.type_line(x, "sleep 1.5; exit");
     std::thread::sleep(Duration::from_millis(300));
-    koi.keys(&x, "ctrl+shift+l");
+    koi.keys(x, "ctrl+shift+l");
     let (code, stderr, dump) = koi.wait(EXIT_WAIT);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(read_overlay(&dump).starts_with("overlay: open"));
@@ -138,11 +175,8 @@ fn the_panel_is_drawn_over_the_terminal() {
     );
 }
 
-fn write_then_answer(
-    dir: &Path,
-) -> impl Fn(&koi_testkit::RecordedRequest, usize) -> Reply + Send + Sync + 'static {
-    let _ = dir;
-    move |_, i| match i {
+fn write_then_answer() -> impl Fn(&koi_testkit::RecordedRequest, usize) -> Reply + Send + Sync {
+    |_, i| match i {
         0 => ChatStream::new()
             .tool_call(
                 "w1",
@@ -157,41 +191,31 @@ fn write_then_answer(
 }
 
 fn approval_run(answer_key: &str) -> (FakeProvider, tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let server = FakeProvider::start_with(write_then_answer(dir.path()));
-    let x = Xvfb::start();
-    let config = config_for(dir.path(), &server);
-    let work = dir.path().join("work");
+    // Tools work in `work`, created before koi starts.
+    let base = tempfile::tempdir().unwrap();
+    let work = base.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let koi = Koi::start(
-        &x,
-        dir.path(),
-        &config,
+    let scene = Scene::start(
+        FakeProvider::start_with(write_then_answer()),
         &["--working-directory", work.to_str().unwrap()],
     );
-    koi.keys(&x, "ctrl+shift+l");
-    koi.type_text(&x, "write the file");
-    koi.keys(&x, "Return");
-    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    scene.ask("write the file");
     // The dialog appears; typing other keys must not approve anything.
     std::thread::sleep(Duration::from_millis(1000));
-    koi.type_text(&x, "yes");
+    scene.koi.type_text(&scene.x, "yes");
     std::thread::sleep(Duration::from_millis(300));
     assert!(
         !work.join("out.txt").exists(),
         "stray keys approved the write"
     );
-    koi.keys(&x, answer_key);
+    scene.koi.keys(&scene.x, answer_key);
     assert!(
-        server.wait_for_requests(2, MODEL_WAIT),
+        scene.server.wait_for_requests(2, MODEL_WAIT),
         "the model never heard back"
     );
-    wait_for_turns(dir.path(), 1);
-    koi.keys(&x, "Escape");
-    koi.type_line(&x, "exit");
-    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
-    (server, dir, read_overlay(&dump))
+    wait_for_turns(scene.dir.path(), 1);
+    let (overlay, server) = scene.close_and_exit();
+    (server, base, overlay)
 }
 
 #[test]
@@ -233,23 +257,14 @@ fn escape_while_streaming_cancels_the_turn() {
         0 => slow.clone().chunk_delay(Duration::from_millis(700)),
         _ => ChatStream::new().text("A title").stop().reply(),
     });
-    let x = Xvfb::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), &server);
-    let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.keys(&x, "ctrl+shift+l");
-    koi.type_text(&x, "go slowly");
-    koi.keys(&x, "Return");
-    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    let scene = Scene::start(server, &[]);
+    scene.ask("go slowly");
     std::thread::sleep(Duration::from_millis(900));
-    koi.keys(&x, "Escape");
-    std::thread::sleep(Duration::from_millis(600));
-    // Still open after the first Esc (it only cancelled); the second closes.
-    koi.keys(&x, "Escape");
-    koi.type_line(&x, "exit");
-    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
-    let overlay = read_overlay(&dump);
+    scene.koi.keys(&scene.x, "Escape");
+    // The first Esc only cancelled (the turn ends, cancelled); the panel is
+    // still open, and the second Esc closes it.
+    wait_for_turns(scene.dir.path(), 1);
+    let (overlay, _) = scene.close_and_exit();
     assert!(overlay.contains("cancelled"), "{overlay}");
     assert!(
         !overlay.contains("about it"),
@@ -326,14 +341,9 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
         };
         ChatStream::new().text(answer).stop().reply()
     });
-    let x = Xvfb::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), &server);
-    let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.keys(&x, "ctrl+shift+l");
-    koi.type_text(&x, "question one");
-    koi.keys(&x, "Return");
-    assert!(server.wait_for_requests(1, MODEL_WAIT));
+    let scene = Scene::start(server, &[]);
+    scene.ask("question one");
+    let (koi, x, dir, server) = (&scene.koi, &scene.x, &scene.dir, &scene.server);
     let sessions = dir.path().join("xdg-data/koi/sessions");
     eventually("the saved session", MODEL_WAIT, || {
         std::fs::read_dir(&sessions).is_ok_and(|mut d| d.next().is_some())
@@ -352,33 +362,29 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
 
     let resume = format!("/resume {id}");
     for line in ["/new", "/sessions", &resume, "/model other-model"] {
-        koi.type_text(&x, line);
-        koi.keys(&x, "Return");
+        koi.type_text(x, line);
+        koi.keys(x, "Return");
         std::thread::sleep(Duration::from_millis(300));
     }
-    koi.type_text(&x, "question two");
-    koi.keys(&x, "Return");
+    koi.type_text(x, "question two");
+    koi.keys(x, "Return");
     eventually("the second question", MODEL_WAIT, || {
-        !requests_with(&server, "question two").is_empty()
+        !requests_with(server, "question two").is_empty()
     });
     wait_for_turns(dir.path(), 2);
 
     // The resumed conversation went on: same history, the new model.
-    let second = &requests_with(&server, "question two")[0];
+    let second = &requests_with(server, "question two")[0];
     assert_eq!(second["model"], "other-model");
     let history = second["messages"].to_string();
     assert!(history.contains("question one"), "{history}");
     assert!(history.contains("first answer alpha"), "{history}");
-    let first = &requests_with(&server, "question one")[0];
+    let first = &requests_with(server, "question one")[0];
     assert_eq!(first["model"], "test-model");
 
-    koi.keys(&x, "Escape");
-    koi.type_line(&x, "exit 0");
-    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
     // The view: the restored exchange (once: /new cleared the panel and the
     // resume replaced the session list), then what followed, in order.
-    let overlay = read_overlay(&dump);
+    let (overlay, _) = scene.close_and_exit();
     let continuing = format!("continuing session {id}");
     let order: Vec<Option<usize>> = [
         "question one",
@@ -401,21 +407,14 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
 
 #[test]
 fn dragging_over_an_answer_word_selects_and_copies_it() {
-    let script = vec![ChatStream::new()
+    let scene = Scene::scripted(vec![ChatStream::new()
         .text("Copy pine")
         .text("apple now.")
         .stop()
-        .reply()];
-    let server = FakeProvider::start_with(move |_, i| then_title(i, &script));
-    let x = Xvfb::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), &server);
-    let koi = Koi::start(&x, dir.path(), &config, &[]);
-    koi.keys(&x, "ctrl+shift+l");
-    koi.type_text(&x, "which fruit?");
-    koi.keys(&x, "Return");
-    assert!(server.wait_for_requests(1, MODEL_WAIT));
-    wait_for_turns(dir.path(), 1);
+        .reply()]);
+    scene.ask("which fruit?");
+    wait_for_turns(scene.dir.path(), 1);
+    let (koi, x) = (&scene.koi, &scene.x);
 
     // Where the word is drawn on the 100×30 grid: the panel takes the right
     // 45 columns (55..100), its text starts inside the border at column 56,
@@ -424,28 +423,24 @@ fn dragging_over_an_answer_word_selects_and_copies_it() {
     // answer indented by two. The dump checks this below.
     const WORD: &str = "pineapple";
     let (col, row) = (56 + 2 + "Copy ".len(), 3 + 5);
-    let (width, height) = koi.size(&x);
+    let (width, height) = koi.size(x);
     let (cw, ch) = (width / 100, height / 30);
     let y = row as u32 * ch + ch / 2;
     // From the left half of `p` to the right half of the last `e`.
     let from = (col as u32 * cw + 1, y);
     let to = ((col + WORD.len()) as u32 * cw - 2, y);
-    koi.drag(&x, from, to);
+    koi.drag(x, from, to);
     eventually("the drag in the primary selection", MODEL_WAIT, || {
         x.selection("primary") == WORD
     });
-    koi.keys(&x, "ctrl+shift+c");
+    koi.keys(x, "ctrl+shift+c");
     eventually("the copy on the clipboard", MODEL_WAIT, || {
         x.selection("clipboard") == WORD
     });
 
     // The first Esc drops the selection, the second closes the panel.
-    koi.keys(&x, "Escape");
-    koi.keys(&x, "Escape");
-    koi.type_line(&x, "exit");
-    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
-    let overlay = read_overlay(&dump);
+    koi.keys(x, "Escape");
+    let (overlay, _) = scene.close_and_exit();
     assert!(overlay.starts_with("overlay: closed"), "{overlay}");
     // The dump's first line is the state, then one line per row of the
     // panel's text (grid row 1 on, column 56 on): the answer is where the
