@@ -9,6 +9,7 @@ use render::{
     WindowSurface,
 };
 use winit::dpi::{PhysicalPosition, PhysicalSize};
+use winit::raw_window_handle::{HasWindowHandle, RawWindowHandle};
 use winit::window::Window;
 
 use super::mouse::Geometry;
@@ -42,6 +43,9 @@ pub struct Display {
     pub cursor: CursorOptions,
     /// The assistant panel, while it is open.
     pub assistant: Option<AssistantLayers>,
+    /// The window is an X11 one: its input method takes a single point,
+    /// the XIM spot, where the preedit's baseline goes (see `place_ime`).
+    x11: bool,
 }
 
 impl Display {
@@ -55,6 +59,10 @@ impl Display {
         let size = window.inner_size();
         let surface = WindowSurface::new(&gpu, surface, size.width, size.height)?;
         let scale = window.scale_factor();
+        let x11 = matches!(
+            window.window_handle().map(|h| h.as_raw()),
+            Ok(RawWindowHandle::Xlib(_) | RawWindowHandle::Xcb(_))
+        );
         let renderer = Renderer::new(
             &gpu,
             config.font_config(scale),
@@ -76,6 +84,7 @@ impl Display {
                 blinked_off: false,
             },
             assistant: None,
+            x11,
         };
         display.apply_padding();
         Ok(display)
@@ -212,6 +221,13 @@ impl Display {
     }
 
     /// Put the input method's candidate window at the cursor.
+    ///
+    /// On X11 winit passes only the area's position on, as the XIM spot
+    /// location, which input methods read as the text's baseline: they
+    /// open the candidate window there, below the spot. The cell's top
+    /// would put it over the line being typed (and ibus takes a spot of
+    /// 0,0 for "none" and falls back to the window's bottom-left), so the
+    /// spot is the cell's bottom-left, as GTK's XIM module does.
     fn place_ime(&self) {
         let Some(cursor) = self.builder.frame().cursor else {
             return;
@@ -219,7 +235,10 @@ impl Display {
         let (cw, ch) = self.renderer.cell_size();
         let pad = self.renderer.padding();
         let x = pad + cursor.col as u32 * cw;
-        let y = pad + cursor.row as u32 * ch;
+        let mut y = pad + cursor.row as u32 * ch;
+        if self.x11 {
+            y += ch;
+        }
         self.window
             .set_ime_cursor_area(PhysicalPosition::new(x, y), PhysicalSize::new(cw, ch));
     }

@@ -63,6 +63,17 @@ impl Xvfb {
             .expect("timeout and xclip (apt-get install xclip; .ci/run installs it)");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
+
+    /// What the window shows now, read back from the X server with `xwd`.
+    pub fn screenshot(&self, window: &str) -> Image {
+        let out = Command::new("xwd")
+            .args(["-silent", "-nobdrs", "-id", window])
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("xwd (apt-get install x11-apps; .ci/run installs it)");
+        assert!(out.status.success(), "xwd failed: {:?}", out.status);
+        Image::from_xwd(&out.stdout)
+    }
 }
 
 impl Drop for Xvfb {
@@ -86,26 +97,50 @@ impl Koi {
     /// Start koi running `bash --norc` with `config` as its config file,
     /// and wait for the window and the shell's first prompt.
     pub fn start(x: &Xvfb, dir: &Path, config: &Path, extra: &[&str]) -> Self {
+        Self::start_with_env(x, dir, config, extra, &[])
+    }
+
+    /// [`Koi::start`] with more environment for koi and its shell (an input
+    /// method's `XMODIFIERS`, say).
+    pub fn start_with_env(
+        x: &Xvfb,
+        dir: &Path,
+        config: &Path,
+        extra: &[&str],
+        env: &[(&str, String)],
+    ) -> Self {
         // bash touches this before each prompt: typing before the first
         // one could race koi's start-up on a loaded machine.
         let ready = dir.join("prompt-ready");
         let _ = std::fs::remove_file(&ready);
+        let mut env = env.to_vec();
+        env.push(("PS1", "$ ".to_string()));
+        env.push(("PROMPT_COMMAND", format!(": > '{}'", ready.display())));
         let mut koi = Self::spawn(
             x,
             dir,
             config,
             extra,
             &["bash", "--norc", "--noprofile"],
-            &[
-                ("PS1", "$ ".to_string()),
-                ("PROMPT_COMMAND", format!(": > '{}'", ready.display())),
-            ],
+            &env,
         );
         koi.prompt_marker = Some(ready.clone());
         let pid = koi.child.id().to_string();
-        let window = x.xdotool(&["search", "--sync", "--onlyvisible", "--pid", &pid]);
-        koi.window = window.lines().next().unwrap_or_default().to_owned();
-        assert!(!koi.window.is_empty(), "koi opened no window");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        koi.window = loop {
+            let found = x.xdotool(&["search", "--sync", "--onlyvisible", "--pid", &pid]);
+            if let Some(window) = found.lines().next() {
+                break window.to_owned();
+            }
+            // xdotool gives up on an X error when a window it looks at goes
+            // away mid-search (an input method's XIM connection makes and
+            // drops such windows): look again, unless koi is gone.
+            if let Ok(Some(status)) = koi.child.try_wait() {
+                panic!("koi exited ({status}) without a window:\n{}", koi.stderr());
+            }
+            assert!(Instant::now() < deadline, "koi opened no window");
+            std::thread::sleep(Duration::from_millis(50));
+        };
         x.xdotool(&["windowfocus", "--sync", &koi.window]);
         eventually("the shell's first prompt", Duration::from_secs(30), || {
             ready.exists()
@@ -275,6 +310,39 @@ impl Image {
             width: info.width as usize,
             height: info.height as usize,
             channels: info.color_type.samples(),
+            data,
+        }
+    }
+
+    /// Decode an `xwd` dump of a 24/32-bit TrueColor window: a big-endian
+    /// header, the colour map, then pixels in the server's byte order.
+    pub fn from_xwd(bytes: &[u8]) -> Self {
+        let field = |i: usize| {
+            let b = &bytes[i * 4..i * 4 + 4];
+            u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize
+        };
+        let (header_size, width, height) = (field(0), field(4), field(5));
+        let (lsb_first, bits_per_pixel, bytes_per_line) = (field(7) == 0, field(11), field(12));
+        let masks = [field(14), field(15), field(16)];
+        assert_eq!(bits_per_pixel, 32, "a 24-bit screen");
+        let pixels = &bytes[header_size + field(19) * 12..];
+        let mut data = Vec::with_capacity(width * height * 3);
+        for y in 0..height {
+            for x in 0..width {
+                let b = &pixels[y * bytes_per_line + x * 4..][..4];
+                let b = [b[0], b[1], b[2], b[3]];
+                let p = if lsb_first {
+                    u32::from_le_bytes(b)
+                } else {
+                    u32::from_be_bytes(b)
+                } as usize;
+                data.extend(masks.map(|m| ((p & m) >> m.trailing_zeros()) as u8));
+            }
+        }
+        Self {
+            width,
+            height,
+            channels: 3,
             data,
         }
     }
