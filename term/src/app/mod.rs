@@ -50,6 +50,9 @@ pub enum UserEvent {
 
 /// How often the overlay's spinners turn while a turn runs.
 const SPINNER_TICK: Duration = Duration::from_millis(100);
+/// How often a selection held past the panel's edge scrolls a line: about
+/// 20 lines a second, quick to cover a long answer, slow enough to stop.
+const EDGE_SCROLL_TICK: Duration = Duration::from_millis(50);
 
 /// How the window starts.
 pub struct AppOptions {
@@ -103,6 +106,8 @@ struct App {
     captured: Captured,
     next_blink: Option<Instant>,
     next_tick: Option<Instant>,
+    /// When a drag held past the panel's edge scrolls next.
+    next_edge_scroll: Option<Instant>,
     /// When the app started, for `KOI_REPORT_FIRST_FRAME` (benchmarks).
     started: Instant,
     first_frame_reported: bool,
@@ -128,6 +133,7 @@ impl App {
             assistant: Assistant::new(options.config_path.clone(), waker),
             captured: Captured::default(),
             next_tick: None,
+            next_edge_scroll: None,
             options,
             proxy,
             terminal: None,
@@ -577,10 +583,23 @@ impl ApplicationHandler<UserEvent> for App {
         } else {
             self.next_tick = None;
         }
-        let wake = match (self.next_blink, self.next_tick) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        if self.overlay.is_edge_scrolling() {
+            let now = Instant::now();
+            match self.next_edge_scroll {
+                Some(at) if now < at => {}
+                Some(_) => {
+                    self.panel_moved(self.mouse.position);
+                    self.next_edge_scroll = Some(now + EDGE_SCROLL_TICK);
+                }
+                None => self.next_edge_scroll = Some(now + EDGE_SCROLL_TICK),
+            }
+        } else {
+            self.next_edge_scroll = None;
+        }
+        let wake = [self.next_blink, self.next_tick, self.next_edge_scroll]
+            .into_iter()
+            .flatten()
+            .min();
         event_loop.set_control_flow(match wake {
             Some(at) => ControlFlow::WaitUntil(at),
             None => ControlFlow::Wait,

@@ -120,6 +120,8 @@ pub struct Overlay {
     pub(crate) selection: Option<selection::Selection>,
     /// Where the last layout drew the conversation, for the mouse.
     pub(crate) conv_area: Option<mouse::ConvArea>,
+    /// The last drag scrolled the view (the pointer is past an edge).
+    pub(crate) edge_scrolled: bool,
 }
 
 impl Overlay {
@@ -141,6 +143,7 @@ impl Overlay {
             last_theme: render::Theme::default(),
             selection: None,
             conv_area: None,
+            edge_scrolled: false,
         }
     }
 

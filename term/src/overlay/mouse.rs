@@ -87,6 +87,7 @@ impl Overlay {
             return false;
         };
         let scrolled = self.scroll_toward(&mut area, row);
+        self.edge_scrolled = scrolled;
         let (point, side) = area.point_at(col, row, side);
         let line = self.line_for(kind, point.line, area.cols);
         match &mut self.selection {
@@ -129,6 +130,13 @@ impl Overlay {
             self.selection = None;
         }
         text
+    }
+
+    /// Whether a drag is held past the conversation's top or bottom with
+    /// more to scroll that way: the app then repeats the drag on a timer,
+    /// so holding the pointer still keeps scrolling.
+    pub fn is_edge_scrolling(&self) -> bool {
+        self.edge_scrolled && self.is_selecting()
     }
 
     /// Whether a press in the conversation is being dragged.

@@ -682,7 +682,10 @@ fn dragging_past_the_top_scrolls_to_select_more() {
     for _ in 0..10 {
         o.drag(c, 0, Side::Left);
     }
+    // Held there, the app keeps scrolling on a timer.
+    assert!(o.is_edge_scrolling());
     let text = o.release().expect("a selection");
+    assert!(!o.is_edge_scrolling(), "released");
     assert!(
         text.starts_with(&format!("row{:02}\n", top - 10)),
         "{}",
@@ -700,4 +703,16 @@ fn dragging_past_the_top_scrolls_to_select_more() {
     o.release();
     o.layers(GRID.0, GRID.1, &Theme::default());
     assert_eq!(shown(&mut o), top - 6);
+    // Back inside, or at the very top, there is nothing to repeat.
+    let (c, r) = cell_of(&mut o, &format!("row{:02}", top - 3));
+    o.press(c, r, Side::Left, SelectionKind::Simple);
+    o.drag(c, 0, Side::Left);
+    assert!(o.is_edge_scrolling());
+    o.drag(c + 1, r, Side::Left);
+    assert!(!o.is_edge_scrolling(), "inside again");
+    for _ in 0..200 {
+        o.drag(c, 0, Side::Left);
+    }
+    assert!(!o.is_edge_scrolling(), "nothing older to show");
+    o.release();
 }

@@ -241,6 +241,12 @@ impl Koi {
     /// through the midpoint, pausing as a hand would so every motion is
     /// seen.
     pub fn drag(&self, x: &Xvfb, from: (u32, u32), to: (u32, u32)) {
+        self.drag_and_hold(x, from, to, Duration::ZERO);
+    }
+
+    /// The same, holding the button still at `to` for `hold` before
+    /// letting go.
+    pub fn drag_and_hold(&self, x: &Xvfb, from: (u32, u32), to: (u32, u32), hold: Duration) {
         let pause = || std::thread::sleep(Duration::from_millis(120));
         let move_to = |(px, py): (u32, u32)| {
             x.xdotool(&[
@@ -257,6 +263,7 @@ impl Koi {
         pause();
         move_to(((from.0 + to.0) / 2, (from.1 + to.1) / 2));
         move_to(to);
+        std::thread::sleep(hold);
         x.xdotool(&["mouseup", "1"]);
         pause();
     }

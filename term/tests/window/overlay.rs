@@ -453,3 +453,39 @@ fn dragging_over_an_answer_word_selects_and_copies_it() {
         "the layout moved; row {row} is {drawn:?} in:\n{overlay}"
     );
 }
+
+#[test]
+fn holding_a_drag_past_the_panel_top_keeps_scrolling() {
+    let rows: Vec<String> = (0..50).map(|i| format!("line{i:02}")).collect();
+    let scene = Scene::scripted(vec![ChatStream::new()
+        .text(&rows.join("\n"))
+        .stop()
+        .reply()]);
+    scene.ask("count");
+    wait_for_turns(scene.dir.path(), 1);
+    let (koi, x) = (&scene.koi, &scene.x);
+    // The answer is taller than the panel: it shows the end. Drag from the
+    // last line up onto the panel's title row and hold there: the timer
+    // scrolls about 20 lines a second until the top.
+    let (width, height) = koi.size(x);
+    let (cw, ch) = (width / 100, height / 30);
+    let last = (57 * cw + cw / 2 + 6 * cw, 26 * ch + ch / 2);
+    let above = (70 * cw, ch / 2);
+    koi.drag_and_hold(x, last, above, Duration::from_secs(5));
+    eventually("the selection in the primary selection", MODEL_WAIT, || {
+        !x.selection("primary").is_empty()
+    });
+    let selected = x.selection("primary");
+    // Selected from the conversation's first line to where the drag began.
+    assert!(
+        selected.starts_with("You\ncount\n") && selected.contains("\nline00\n"),
+        "the hold did not scroll to the top: {:?}",
+        &selected[..selected.len().min(80)]
+    );
+    assert!(selected.contains("line48"), "{selected}");
+    // The first Esc drops the selection, the second closes the panel.
+    koi.keys(x, "Escape");
+    let (overlay, _) = scene.close_and_exit();
+    // It stays where the drag took it.
+    assert!(overlay.contains("line00"), "{overlay}");
+}
