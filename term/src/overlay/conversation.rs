@@ -328,6 +328,10 @@ impl Conversation {
                 }
                 out
             }
+            // Until its first token an answer shows nothing: reasoning that
+            // streams first then sits above the labelled answer, not under
+            // an empty label.
+            Block::Assistant(text) if text.is_empty() => Vec::new(),
             Block::Assistant(text) => {
                 let mut out = label("koi", pal.accent);
                 let inner = width.saturating_sub(BODY_INDENT.len());
@@ -437,12 +441,15 @@ impl Conversation {
     fn line_refs(&self) -> Vec<&StyledLine> {
         let mut out = Vec::new();
         for (i, cached) in self.cache.iter().enumerate() {
-            if i > 0 && !self.is_compact(i) {
+            // A block with nothing to show (an answer not yet begun) takes
+            // no room, not even its separator.
+            let Some((_, lines)) = cached.as_ref().filter(|(_, l)| !l.is_empty()) else {
+                continue;
+            };
+            if !out.is_empty() && !self.is_compact(i) {
                 out.push(&BLANK);
             }
-            if let Some((_, lines)) = cached {
-                out.extend(lines.iter());
-            }
+            out.extend(lines.iter());
         }
         out
     }
@@ -516,6 +523,23 @@ mod tests {
         c.apply(&StreamMsg::Token("!".into()));
         assert!(c.is_cached(0, 40), "earlier blocks keep their layout");
         assert!(!c.is_cached(1, 40), "the growing block is re-laid");
+    }
+
+    #[test]
+    fn reasoning_first_sits_above_the_labelled_answer() {
+        let mut c = Conversation::new();
+        c.apply(&StreamMsg::AssistantStart);
+        assert!(
+            dump(&mut c, 40).is_empty(),
+            "no label before the first token"
+        );
+        c.apply(&StreamMsg::Reasoning("weigh it".into()));
+        c.apply(&StreamMsg::Token("Answer.".into()));
+        c.apply(&StreamMsg::Done);
+        assert_eq!(
+            dump(&mut c, 40),
+            ["▸ reasoning (8 chars)", "", "koi", "  Answer."]
+        );
     }
 
     #[test]
