@@ -1,10 +1,12 @@
 //! The koi window end to end: a real X server (Xvfb), real keystrokes
-//! (xdotool), a real shell, real wgpu presentation (lavapipe/llvmpipe).
+//! (xdotool), a real shell, real wgpu presentation (lavapipe/llvmpipe);
+//! and a real Wayland compositor (weston, headless).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;
 mod ime;
 mod overlay;
+mod wayland;
 
 use std::path::Path;
 use std::time::Duration;
