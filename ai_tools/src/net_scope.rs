@@ -87,7 +87,21 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
 }
 
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
+    let seg = ip.segments();
+    let first = seg[0];
+    // Addresses that carry an IPv4 one reach it: NAT64 (64:ff9b::/96)
+    // and 6to4 (2002::/16) are only as public as the address inside.
+    let embedded = |hi: u16, lo: u16| {
+        let [a, b] = hi.to_be_bytes();
+        let [c, d] = lo.to_be_bytes();
+        Ipv4Addr::new(a, b, c, d)
+    };
+    if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        return is_public_v4(embedded(seg[6], seg[7]));
+    }
+    if first == 0x2002 {
+        return is_public_v4(embedded(seg[1], seg[2]));
+    }
     !(ip.is_unspecified()
         || ip.is_loopback()
         || ip.is_multicast()
@@ -175,6 +189,8 @@ mod tests {
             "http://[fd00::1]/",
             "http://[fe80::1]/",
             "http://[::ffff:127.0.0.1]/",
+            "http://[64:ff9b::a9fe:a9fe]/", // NAT64 of 169.254.169.254
+            "http://[2002:c0a8:101::1]/",   // 6to4 of 192.168.1.1
             "http://router/",
             "http://2130706433/", // 127.0.0.1 as one number
             "http://0x7f.1/",     // and in hex
@@ -190,6 +206,7 @@ mod tests {
             "https://docs.rs/reqwest",
             "http://93.184.215.14/",
             "http://[2606:4700::1111]/",
+            "http://[64:ff9b::5db8:d70e]/", // NAT64 of 93.184.215.14
             "https://local.example.com/",
         ] {
             assert_eq!(reason(url), None, "{url}");
