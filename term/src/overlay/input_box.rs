@@ -318,6 +318,35 @@ impl InputBox {
     /// to one place), with the preedit at the cursor, and the cursor's
     /// (column, line) within those lines.
     pub fn layout(&self, width: usize, pal: &Palette) -> (Vec<StyledLine>, (usize, usize)) {
+        let (lines, cursor, _) = self.lay_out(width, pal);
+        (lines, cursor)
+    }
+
+    /// Puts the caret where a click on laid-out `line`, cell `col` of a
+    /// `width`-wide layout lands: before the character drawn there, at the
+    /// end of the line when the click is past its text.
+    pub fn place_caret(&mut self, width: usize, line: usize, col: usize) {
+        let (_, _, places) = self.lay_out(width, &Palette::default());
+        let on_line = places.iter().filter(|p| p.line == line);
+        let place = on_line
+            .clone()
+            .rfind(|p| p.col <= col)
+            .or_else(|| on_line.clone().next())
+            .or_else(|| places.last());
+        if let Some(p) = place {
+            self.row = p.row;
+            self.col = p.byte;
+            self.browsing = None;
+        }
+    }
+
+    /// The layout, the cursor cell, and where each character (and each
+    /// line's end) landed, for mapping clicks back to text.
+    fn lay_out(
+        &self,
+        width: usize,
+        pal: &Palette,
+    ) -> (Vec<StyledLine>, (usize, usize), Vec<Place>) {
         let width = width.max(1);
         let indent = if width > str_width(PROMPT) {
             str_width(PROMPT)
@@ -333,6 +362,7 @@ impl InputBox {
             pal,
         };
         let mut cursor = (indent, 0);
+        let mut places = Vec::new();
         for (r, line) in self.lines.iter().enumerate() {
             let prefix = match (indent, r) {
                 (0, _) => "",
@@ -346,8 +376,21 @@ impl InputBox {
                 if at_cursor(i) {
                     cursor = lay.preedit(self.preedit.as_deref());
                 }
-                lay.push(if ch == '\t' { ' ' } else { ch }, false);
+                if let Some((at_line, col)) = lay.push(if ch == '\t' { ' ' } else { ch }, false) {
+                    places.push(Place {
+                        line: at_line,
+                        col,
+                        row: r,
+                        byte: i,
+                    });
+                }
             }
+            places.push(Place {
+                line: lay.out.len(),
+                col: lay.w,
+                row: r,
+                byte: line.len(),
+            });
             if at_cursor(line.len()) {
                 cursor = lay.preedit(self.preedit.as_deref());
                 if lay.w >= width {
@@ -358,8 +401,19 @@ impl InputBox {
             let last = std::mem::take(&mut lay.cur);
             lay.out.push(StyledLine::new(last));
         }
-        (lay.out, cursor)
+        (lay.out, cursor, places)
     }
+}
+
+/// Where one character of the text (or a line's end) was laid out.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    /// Laid-out line and cell it starts at.
+    line: usize,
+    col: usize,
+    /// Text line and byte offset it stands for.
+    row: usize,
+    byte: usize,
 }
 
 /// Hard-wrapping state while the box is laid out.
@@ -381,17 +435,20 @@ impl Layout<'_> {
         self.w = self.indent;
     }
 
-    fn push(&mut self, ch: char, under: bool) {
+    /// Lays out `ch`; returns the (line, cell) it starts at, `None` when
+    /// it cannot be drawn.
+    fn push(&mut self, ch: char, under: bool) -> Option<(usize, usize)> {
         if ch.is_control() {
-            return;
+            return None;
         }
         let cw = char_width(ch);
         if cw > self.width - self.indent {
-            return;
+            return None;
         }
         if self.w + cw > self.width {
             self.break_line();
         }
+        let at = (self.out.len(), self.w);
         match self.cur.last_mut() {
             Some(s) if s.underline == under && s.fg == self.pal.fg => s.text.push(ch),
             _ => self.cur.push(Span {
@@ -400,12 +457,13 @@ impl Layout<'_> {
             }),
         }
         self.w += cw;
+        Some(at)
     }
 
     /// Draws the preedit and returns the cursor cell just after it.
     fn preedit(&mut self, preedit: Option<&str>) -> (usize, usize) {
         for p in preedit.unwrap_or("").chars() {
-            self.push(p, true);
+            let _ = self.push(p, true);
         }
         (self.w, self.out.len())
     }
@@ -514,6 +572,33 @@ mod tests {
             "draft",
             "Up on a non-empty single line does not browse"
         );
+    }
+
+    #[test]
+    fn a_click_places_the_caret_on_what_was_drawn_there() {
+        let pal = Palette::default();
+        let mut b = InputBox::new();
+        typed(&mut b, "abcdef漢字");
+        b.insert("\nsecond");
+        // Laid out 6 wide: "› abcd", "  ef漢", "  字", "  second".
+        b.place_caret(6, 0, 4);
+        assert_eq!(b.cursor(), (0, 2), "on `c`: before it");
+        b.place_caret(6, 1, 4);
+        assert_eq!(b.cursor(), (0, 6), "on 漢's first cell");
+        b.place_caret(6, 1, 5);
+        assert_eq!(b.cursor(), (0, 6), "on 漢's second cell");
+        b.place_caret(6, 2, 5);
+        assert_eq!(b.cursor(), (0, "abcdef漢字".len()), "past the end");
+        b.place_caret(6, 3, 0);
+        assert_eq!(b.cursor(), (1, 0), "left of the text: its start");
+        b.place_caret(6, 9, 3);
+        assert_eq!(b.cursor(), (1, "second".len()), "below: the very end");
+        // Typing goes where the caret is.
+        b.place_caret(6, 0, 3);
+        typed(&mut b, "X");
+        assert_eq!(b.text(), "aXbcdef漢字\nsecond");
+        let (_, cursor) = b.layout(6, &pal);
+        assert_eq!(cursor, (4, 0));
     }
 
     #[test]

@@ -119,7 +119,9 @@ pub struct Overlay {
     /// The mouse selection in the conversation.
     pub(crate) selection: Option<selection::Selection>,
     /// Where the last layout drew the conversation, for the mouse.
-    pub(crate) conv_area: Option<mouse::ConvArea>,
+    pub(crate) conv_area: Option<mouse::TextArea>,
+    /// Where the last layout drew the input box (none under a dialog).
+    pub(crate) input_area: Option<mouse::TextArea>,
     /// The last drag scrolled the view (the pointer is past an edge).
     pub(crate) edge_scrolled: bool,
 }
@@ -143,6 +145,7 @@ impl Overlay {
             last_theme: render::Theme::default(),
             selection: None,
             conv_area: None,
+            input_area: None,
             edge_scrolled: false,
         }
     }

@@ -10,22 +10,23 @@ use super::selection::{Selection, SelectionKind, TextPoint};
 use super::style::Palette;
 use super::Overlay;
 
-/// Where the conversation was drawn by the last layout, in grid cells.
+/// Where the last layout drew a run of laid-out lines (the conversation,
+/// the input box), in grid cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ConvArea {
+pub(crate) struct TextArea {
     /// First grid column of the text.
     pub col: usize,
-    /// First grid row of the conversation.
+    /// First grid row.
     pub row: usize,
-    /// Width in columns (the width the conversation is laid out at).
+    /// Width in columns (the width the lines are laid out at).
     pub cols: usize,
-    /// Rows given to the conversation.
+    /// Rows shown.
     pub rows: usize,
-    /// The conversation line drawn on the first row.
+    /// The laid-out line drawn on the first row.
     pub first_line: usize,
 }
 
-impl ConvArea {
+impl TextArea {
     fn contains(&self, col: usize, row: usize) -> bool {
         (self.col..self.col + self.cols).contains(&col)
             && (self.row..self.row + self.rows).contains(&row)
@@ -61,6 +62,16 @@ impl Overlay {
     /// panel needs a redraw.
     pub fn press(&mut self, col: usize, row: usize, side: Side, kind: SelectionKind) -> bool {
         let had = self.selection.take().is_some();
+        if let Some(area) = self
+            .input_area
+            .filter(|a| self.open && a.contains(col, row))
+        {
+            // In the input box a press puts the caret there.
+            let (point, side) = area.point_at(col, row, side);
+            let col = point.col + usize::from(side == Side::Right);
+            self.input.place_caret(area.cols, point.line, col);
+            return true;
+        }
         let Some(area) = self.conv_area.filter(|a| self.open && a.contains(col, row)) else {
             return had;
         };
@@ -103,7 +114,7 @@ impl Overlay {
     /// Scrolls one line toward `row` when it lies past the conversation's
     /// top or bottom and there is more that way; keeps `area` (and the
     /// stored one, until the next layout) in step. True when it scrolled.
-    fn scroll_toward(&mut self, area: &mut ConvArea, row: usize) -> bool {
+    fn scroll_toward(&mut self, area: &mut TextArea, row: usize) -> bool {
         let older = row < area.row && area.first_line > 0;
         let newer = row >= area.row + area.rows && self.conversation.scroll_offset() > 0;
         if older {

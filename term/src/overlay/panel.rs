@@ -5,7 +5,7 @@
 use render::{Border, OverlayLayer, OverlayRect, Span, StyledLine, Theme};
 
 use super::config::Position;
-use super::mouse::ConvArea;
+use super::mouse::TextArea;
 use super::selection::highlight;
 use super::style::{line_text, Palette};
 use super::wrap::{wrap, WrapOpts};
@@ -181,11 +181,20 @@ impl Overlay {
             Some(a) => {
                 let full = self.approval_lines(a, w, usize::MAX, &pal).len();
                 let plan = self.plan(h, full);
+                self.input_area = None;
                 (plan, self.approval_lines(a, w, plan.bottom, &pal))
             }
             None => {
                 let (lines, (_, line)) = self.input.layout(w, &pal);
                 let plan = self.plan(h, lines.len());
+                let first_line = window_start(lines.len(), plan.bottom, Some(line));
+                self.input_area = Some(TextArea {
+                    col: cc,
+                    row: cr + plan.title + plan.chips + plan.conv,
+                    cols: w,
+                    rows: plan.bottom,
+                    first_line,
+                });
                 (plan, tail_window(lines, plan.bottom, Some(line)))
             }
         };
@@ -220,7 +229,7 @@ impl Overlay {
         }
         let mut conv = self.conversation.view(w, plan.conv, &pal);
         conv.resize(plan.conv, StyledLine::default());
-        let area = ConvArea {
+        let area = TextArea {
             col: cc,
             row: cr + plan.title + plan.chips,
             cols: w,

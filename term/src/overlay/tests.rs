@@ -716,3 +716,20 @@ fn dragging_past_the_top_scrolls_to_select_more() {
     assert!(!o.is_edge_scrolling(), "nothing older to show");
     o.release();
 }
+
+#[test]
+fn a_click_in_the_input_box_moves_the_caret() {
+    let mut o = answered("an answer");
+    type_text(&mut o, "hello world");
+    o.layers(GRID.0, GRID.1, &Theme::default());
+    let (c, r) = cell_of(&mut o, "world");
+    assert!(o.press(c, r, Side::Left, SelectionKind::Simple));
+    assert_eq!(o.input().cursor(), (0, "hello ".len()));
+    assert_eq!(o.release(), None, "a click in the input selects nothing");
+    type_text(&mut o, "big ");
+    assert_eq!(o.input().text(), "hello big world");
+    // On the right half of a cell, the caret goes after that character.
+    let (c, r) = cell_of(&mut o, "big");
+    o.press(c, r, Side::Right, SelectionKind::Simple);
+    assert_eq!(o.input().cursor(), (0, "hello b".len()));
+}
