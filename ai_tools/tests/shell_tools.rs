@@ -295,6 +295,16 @@ fn background_exit_comes_with_all_of_its_output() {
     }
 }
 
+/// Shell code that starts `sleep 300` in a new session, writes its pid to
+/// `file`, and waits until it has left the shell's process group (so the
+/// escape is real by the time the command goes on).
+fn escapee(file: &str) -> String {
+    format!(
+        "setsid sleep 300 & pid=$!; echo $pid > {file}; \
+         until [ \"$(cut -d' ' -f5 /proc/$pid/stat)\" != \"$$\" ]; do sleep 0.01; done"
+    )
+}
+
 /// The process group of `pid` (field 5 of /proc/PID/stat).
 fn pgid_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -312,7 +322,7 @@ fn a_process_that_left_the_group_dies_with_its_command() {
     let start = Instant::now();
     reg.run(
         "shell_exec",
-        &json!({"command": "setsid sleep 300 & echo $! > e.pid; echo $$ > sh.pid"}),
+        &json!({"command": format!("{}; echo $$ > sh.pid", escapee("e.pid"))}),
         &CancelToken::new(),
     )
     .unwrap();
@@ -333,7 +343,7 @@ fn shell_kill_reaches_what_left_the_group() {
     let c = CancelToken::new();
     reg.run(
         "shell_bg",
-        &json!({"command": "setsid sleep 300 & echo $! > bg.pid; wait"}),
+        &json!({"command": format!("{}; wait", escapee("bg.pid"))}),
         &c,
     )
     .unwrap();
