@@ -12,10 +12,11 @@ mod mouse;
 mod overlay_glue;
 mod panel_mouse;
 mod startup;
+mod timers;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use alacritty_terminal::grid::Scroll;
 use parking_lot::Mutex;
@@ -47,12 +48,6 @@ pub enum UserEvent {
     /// The assistant engine sent something.
     Assistant,
 }
-
-/// How often the overlay's spinners turn while a turn runs.
-const SPINNER_TICK: Duration = Duration::from_millis(100);
-/// How often a selection held past the panel's edge scrolls a line: about
-/// 20 lines a second, quick to cover a long answer, slow enough to stop.
-const EDGE_SCROLL_TICK: Duration = Duration::from_millis(50);
 
 /// How the window starts.
 pub struct AppOptions {
@@ -364,22 +359,6 @@ impl App {
         t.display.window.request_redraw();
     }
 
-    fn reset_blink(&mut self) {
-        if let Some(t) = &mut self.terminal {
-            t.display.cursor.blinked_off = false;
-            t.display.window.request_redraw();
-        }
-        self.next_blink = self
-            .config()
-            .cursor
-            .blink
-            .then(|| Instant::now() + self.blink_interval());
-    }
-
-    fn blink_interval(&self) -> Duration {
-        Duration::from_millis(self.config().cursor.blink_interval_ms.clamp(100, 5000))
-    }
-
     fn reload(&mut self, result: Result<Loaded, ConfigError>) {
         match result {
             Ok(loaded) => {
@@ -562,44 +541,7 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        if let Some(at) = self.next_blink {
-            if Instant::now() >= at {
-                if let Some(t) = &mut self.terminal {
-                    t.display.cursor.blinked_off =
-                        !t.display.cursor.blinked_off && t.display.cursor.focused;
-                    t.display.window.request_redraw();
-                }
-                self.next_blink = Some(Instant::now() + self.blink_interval());
-            }
-        }
-        if self.overlay.is_open() && self.overlay.is_busy() {
-            let now = Instant::now();
-            if self.next_tick.is_none_or(|at| now >= at) {
-                if self.overlay.tick() {
-                    self.redraw();
-                }
-                self.next_tick = Some(now + SPINNER_TICK);
-            }
-        } else {
-            self.next_tick = None;
-        }
-        if self.overlay.is_edge_scrolling() {
-            let now = Instant::now();
-            match self.next_edge_scroll {
-                Some(at) if now < at => {}
-                Some(_) => {
-                    self.panel_moved(self.mouse.position);
-                    self.next_edge_scroll = Some(now + EDGE_SCROLL_TICK);
-                }
-                None => self.next_edge_scroll = Some(now + EDGE_SCROLL_TICK),
-            }
-        } else {
-            self.next_edge_scroll = None;
-        }
-        let wake = [self.next_blink, self.next_tick, self.next_edge_scroll]
-            .into_iter()
-            .flatten()
-            .min();
+        let wake = self.run_timers();
         event_loop.set_control_flow(match wake {
             Some(at) => ControlFlow::WaitUntil(at),
             None => ControlFlow::Wait,

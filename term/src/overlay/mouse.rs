@@ -192,3 +192,7 @@ impl Overlay {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+#[path = "mouse_tests.rs"]
+mod tests;

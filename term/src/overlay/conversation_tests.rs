@@ -1,0 +1,133 @@
+//! Unit tests of the conversation view: streaming, tools, reasoning,
+//! scrolling and layout caching.
+
+use super::*;
+use crate::overlay::style::line_text;
+
+fn dump(c: &mut Conversation, width: usize) -> Vec<String> {
+    let pal = Palette::default();
+    c.lines(width, &pal).iter().map(line_text).collect()
+}
+
+#[test]
+fn tokens_stream_into_one_block() {
+    let mut c = Conversation::new();
+    c.push(Block::You {
+        text: "hi".into(),
+        attachments: vec!["screen".into()],
+    });
+    c.apply(&StreamMsg::AssistantStart);
+    for t in ["Hel", "lo **wor", "ld**"] {
+        assert!(c.apply(&StreamMsg::Token(t.into())));
+    }
+    c.apply(&StreamMsg::Done);
+    assert_eq!(c.blocks().len(), 2);
+    assert_eq!(c.latest_answer(), Some("Hello **world**"));
+    assert_eq!(
+        dump(&mut c, 40),
+        ["You", "  hi", "  + screen", "", "koi", "  Hello world"]
+    );
+    assert!(c.is_cached(0, 40) && c.is_cached(1, 40));
+    c.apply(&StreamMsg::Token("!".into()));
+    assert!(c.is_cached(0, 40), "earlier blocks keep their layout");
+    assert!(!c.is_cached(1, 40), "the growing block is re-laid");
+}
+
+#[test]
+fn reasoning_first_sits_above_the_labelled_answer() {
+    let mut c = Conversation::new();
+    c.apply(&StreamMsg::AssistantStart);
+    assert!(
+        dump(&mut c, 40).is_empty(),
+        "no label before the first token"
+    );
+    c.apply(&StreamMsg::Reasoning("weigh it".into()));
+    c.apply(&StreamMsg::Token("Answer.".into()));
+    c.apply(&StreamMsg::Done);
+    assert_eq!(
+        dump(&mut c, 40),
+        ["▸ reasoning (8 chars)", "", "koi", "  Answer."]
+    );
+}
+
+#[test]
+fn tool_start_then_done_or_failed() {
+    let mut c = Conversation::new();
+    c.apply(&StreamMsg::ToolStart {
+        id: "1".into(),
+        name: "read".into(),
+        args_preview: "src/main.rs".into(),
+    });
+    c.apply(&StreamMsg::ToolStart {
+        id: "2".into(),
+        name: "shell".into(),
+        args_preview: "make".into(),
+    });
+    let lines = dump(&mut c, 40);
+    assert!(lines[0].starts_with('⠋') && lines[0].ends_with("read src/main.rs"));
+    assert!(c.tick());
+    assert!(dump(&mut c, 40)[0].starts_with('⠙'), "spinner advances");
+    c.apply(&StreamMsg::ToolDone {
+        id: "1".into(),
+        result_preview: "120 lines".into(),
+    });
+    c.apply(&StreamMsg::ToolFailed {
+        id: "2".into(),
+        error: "denied".into(),
+    });
+    assert_eq!(dump(&mut c, 40), ["✓ read → 120 lines", "✗ shell: denied"]);
+    assert!(!c.tick(), "nothing running, nothing to redraw");
+}
+
+#[test]
+fn errors_cancel_and_reasoning_fold() {
+    let mut c = Conversation::new();
+    c.apply(&StreamMsg::Reasoning("think".into()));
+    c.apply(&StreamMsg::Reasoning("ing".into()));
+    c.apply(&StreamMsg::ToolStart {
+        id: "x".into(),
+        name: "grep".into(),
+        args_preview: String::new(),
+    });
+    c.apply(&StreamMsg::AssistantStart);
+    c.apply(&StreamMsg::Err(EngineError::Network("reset".into())));
+    let lines = dump(&mut c, 60);
+    assert_eq!(lines[0], "▸ reasoning (8 chars)");
+    assert_eq!(lines[1], "✗ grep: interrupted");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("✗ network error: reset")
+    );
+    let pal = Palette::default();
+    let red = c.lines(60, &pal).last().map(|l| l.spans[0].fg);
+    assert_eq!(red, Some(pal.error));
+    c.toggle_reasoning();
+    assert_eq!(&dump(&mut c, 60)[..2], ["▾ reasoning", "  thinking"]);
+    c.apply(&StreamMsg::Err(EngineError::Cancelled));
+    assert_eq!(c.blocks().last(), Some(&Block::Notice("cancelled".into())));
+    assert!(!c.apply(&StreamMsg::Usage {
+        input: 5,
+        cached_input: 1,
+        output: 2
+    }));
+    assert_eq!(c.usage(), Some((5, 1, 2)));
+}
+
+#[test]
+fn scroll_is_clamped_to_content() {
+    let pal = Palette::default();
+    let mut c = Conversation::new();
+    c.apply(&StreamMsg::Token(
+        (0..20).map(|i| format!("l{i}\n")).collect(),
+    ));
+    let bottom = c.view(20, 5, &pal);
+    assert_eq!(line_text(&bottom[4]), "  l19");
+    c.scroll(3);
+    assert_eq!(line_text(&c.view(20, 5, &pal)[4]), "  l16");
+    c.scroll(1000);
+    let top = c.view(20, 5, &pal);
+    assert_eq!(line_text(&top[0]), "koi");
+    assert_eq!(c.scroll_offset(), 16);
+    c.scroll(-1000);
+    assert_eq!(c.scroll_offset(), 0);
+}
