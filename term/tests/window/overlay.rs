@@ -276,45 +276,26 @@ fn escape_while_streaming_cancels_the_turn() {
 fn only_the_session_token_opens_the_overlay_from_the_shell() {
     let server = FakeProvider::start_with(|_, _| ChatStream::new().text("x").stop().reply());
     let x = Xvfb::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), &server);
-
-    let koi = Koi::run(
-        &x,
-        dir.path(),
-        &config,
-        &[
-            "sh",
-            "-c",
-            r"printf '\033]7717;open-overlay;0123456789abcdef\007'; sleep 0.5",
-        ],
-    );
-    let (code, _, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0));
+    // The panel's state after koi ran `script` (which prints and exits).
+    let overlay_after = |script: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config_for(dir.path(), &server);
+        let koi = Koi::run(&x, dir.path(), &config, &["sh", "-c", script]);
+        let (code, _, dump) = koi.wait(EXIT_WAIT);
+        assert_eq!(code, Some(0));
+        eventually("the overlay dump", Duration::from_secs(1), || {
+            !read_overlay(&dump).is_empty()
+        });
+        read_overlay(&dump)
+    };
     assert!(
-        read_overlay(&dump).starts_with("overlay: closed"),
+        overlay_after(r"printf '\033]7717;open-overlay;0123456789abcdef\007'; sleep 0.5")
+            .starts_with("overlay: closed"),
         "a forged token opened the overlay"
     );
-
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), &server);
-    let koi = Koi::run(
-        &x,
-        dir.path(),
-        &config,
-        &[
-            "sh",
-            "-c",
-            r#"printf '\033]7717;open-overlay;%s\007' "$KOI_SESSION_TOKEN"; sleep 0.5"#,
-        ],
-    );
-    let (code, _, dump) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0));
-    eventually("the overlay dump", Duration::from_secs(1), || {
-        !read_overlay(&dump).is_empty()
-    });
     assert!(
-        read_overlay(&dump).starts_with("overlay: open"),
+        overlay_after(r#"printf '\033]7717;open-overlay;%s\007' "$KOI_SESSION_TOKEN"; sleep 0.5"#)
+            .starts_with("overlay: open"),
         "the real token did not open it"
     );
 }
