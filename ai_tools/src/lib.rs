@@ -29,6 +29,7 @@ pub use access::{Access, Footprint};
 pub use cancel::CancelToken;
 pub use error::ToolError;
 pub use mode::{Decision, Mode, ParseModeError};
+pub use policy::Proof;
 pub use output::ToolOutput;
 pub use registry::{Registry, RegistryConfig};
 pub use tool::{Effect, Tool, ToolContext, ToolSpec};

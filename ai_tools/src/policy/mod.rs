@@ -38,6 +38,26 @@ enum Class {
     SideEffect(String),
 }
 
+/// Whether the policy proved a call changes nothing. The OS sandbox a shell
+/// command runs under follows this, not the mode: a proven command runs
+/// read-only even in bypass mode, anything else at most workspace-write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proof {
+    /// Proven read-only: nothing is written, nothing is contacted.
+    ReadOnly,
+    /// Not proven (it may write, connect, or the proof abstained).
+    Unproven,
+}
+
+/// The proof for one call's effect (pure, like [`decide`]).
+pub fn proof(effect: &Effect, ws: &Workspace) -> Proof {
+    match classify(effect, ws) {
+        (Floor::Deny(_), _) => Proof::Unproven,
+        (_, Class::ReadOnly) => Proof::ReadOnly,
+        _ => Proof::Unproven,
+    }
+}
+
 /// Judge one call's effect in `mode`.
 pub fn decide(effect: &Effect, mode: Mode, ws: &Workspace) -> Decision {
     let summary = summarize(effect, ws);
