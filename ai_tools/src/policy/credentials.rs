@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::policy::unicode::fold;
 
 /// Directories whose contents are credentials wherever they appear.
-const SECRET_DIRS: &[&str] = &[
+pub const SECRET_DIRS: &[&str] = &[
     ".ssh", ".aws", ".gnupg", ".gpg", ".kube", ".docker", ".azure",
 ];
 
