@@ -49,6 +49,7 @@ fn policy_table() {
     let mut failures = Vec::new();
     let (mut ro_total, mut ro_allowed) = (0, 0);
     let (mut w_total, mut w_allowed) = (0, 0);
+    let mut unsafe_allowed = 0;
     let started = std::time::Instant::now();
     for row in &rows {
         let got: Vec<Decision> = Mode::ALL
@@ -90,13 +91,20 @@ fn policy_table() {
             }
             _ => {}
         }
+        // Any row the table says must not run unasked, that did.
+        if !want.starts_with('A') && got[0].is_allow() {
+            unsafe_allowed += 1;
+        }
     }
     let per_decision = started.elapsed() / (rows.len() * Mode::ALL.len()) as u32;
-    println!("policy table: {per_decision:?} per decision (debug build)");
     println!(
-        "policy table: {} rows; safe read-only auto-approved in default mode: {ro_allowed}/{ro_total}; \
-         writes auto-approved (default/plan/dont-ask): {w_allowed}/{w_total}",
-        rows.len()
+        "policy table: {} rows; safe read-only auto-approved in default mode: {ro_allowed}/{ro_total} \
+         ({:.1}%); writes auto-approved (default/plan/dont-ask): {w_allowed}/{w_total}; \
+         unsafe auto-approvals: {unsafe_allowed}; {:.0} µs per decision ({} build)",
+        rows.len(),
+        100.0 * ro_allowed as f64 / ro_total.max(1) as f64,
+        per_decision.as_secs_f64() * 1e6,
+        if cfg!(debug_assertions) { "debug" } else { "release" },
     );
     assert!(
         failures.is_empty(),
@@ -105,10 +113,11 @@ fn policy_table() {
         failures.join("\n")
     );
     assert_eq!(w_allowed, 0, "a write was auto-approved");
+    assert_eq!(unsafe_allowed, 0, "a row that must ask was auto-approved");
     // Usability: the proof may abstain on some safe commands (they are in
-    // the table as asks), but the great majority must just run.
+    // the table as asks), but at least 95% must just run.
     assert!(
-        ro_allowed * 10 >= ro_total * 9,
+        ro_allowed * 100 >= ro_total * 95,
         "only {ro_allowed}/{ro_total} safe read-only commands were auto-approved"
     );
 }

@@ -180,7 +180,19 @@ fn step_floor(step: &Step, ws: &Workspace, depth: usize) -> Floor {
         }
     }
     let words: Vec<String> = step.argv.iter().map(|w| fold(w)).collect();
-    verdict.worse(words_floor(&words, ws, &cwd, depth))
+    verdict = verdict.worse(words_floor(&words, ws, &cwd, depth));
+    if matches!(verdict, Floor::Deny(_)) {
+        return verdict;
+    }
+    // A glob names "everything in" a directory whatever it matches today.
+    let written: Vec<String> = step.written.iter().map(|w| fold(w)).collect();
+    let u = wrappers::unwrap(&written);
+    if let Some(first) = written.get(u.start) {
+        if let Some(why) = catastrophic(wrappers::base(first), &written[u.start + 1..], &cwd) {
+            return Floor::Deny(format!("refused: {why}"));
+        }
+    }
+    verdict
 }
 
 /// Judge one command's expanded (and folded) words.

@@ -40,6 +40,9 @@ pub struct Redir {
 pub struct Step {
     /// The whole argv, expanded (wrappers included).
     pub argv: Vec<String>,
+    /// The words as written, before expansion (`rm -rf ~/*` is judged
+    /// by the floor as written too, whatever the glob matches).
+    pub written: Vec<String>,
     /// Why some word's value is unknown (`argv` then shows it as written).
     pub unknown: Option<String>,
     /// The wrappers and where the wrapped command starts.
@@ -264,6 +267,7 @@ impl Walker<'_> {
             wrap,
             unknown: argv.unknown,
             argv: argv.words,
+            written: s.words.iter().map(Word::lossy).collect(),
             assigns,
             redirects,
             cwd: self.cwd.clone(),
