@@ -145,7 +145,7 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
             .unwrap_or_default();
         vec![configured]
     };
-    let registry = policy_cmd::registry_here()?;
+    let registry = policy_cmd::registry_here(cli.common.config.as_deref())?;
     let mut text = String::new();
     for mode in modes {
         let v = policy_cmd::judge(&subject, mode, &registry);
