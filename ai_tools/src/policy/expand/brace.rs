@@ -1,7 +1,8 @@
 //! Brace expansion, bash's first expansion: `a{b,c}d`, nested lists,
 //! sequences `{1..3}`, `{01..10..2}`, `{a..e}`. Only unquoted braces and
 //! commas count; a `{…}` with neither a top-level comma nor a valid
-//! sequence stays literal and the search goes on with the next `{`.
+//! sequence stays literal and the search goes on with the next `{`
+//! (checked against bash by `tests/lexer_vs_bash.rs`).
 
 use super::Piece;
 
@@ -25,19 +26,33 @@ fn is_unquoted(p: &Piece<'_>, c: char) -> bool {
 }
 
 /// Index of the `}` closing the `{` at `open`, with the top-level commas.
+/// As in bash, a `}` at the top level closes only once a comma or a `..`
+/// has been seen; before that it is an ordinary character.
 fn closing(word: &[Piece<'_>], open: usize) -> Option<(usize, Vec<usize>)> {
     let mut depth = 0usize;
     let mut commas = Vec::new();
-    for (j, p) in word.iter().enumerate().skip(open) {
+    let mut seen_separator = false;
+    for j in open + 1..word.len() {
+        let p = &word[j];
         if is_unquoted(p, '{') {
             depth += 1;
         } else if is_unquoted(p, '}') {
-            depth -= 1;
             if depth == 0 {
-                return Some((j, commas));
+                if seen_separator {
+                    return Some((j, commas));
+                }
+            } else {
+                depth -= 1;
             }
-        } else if depth == 1 && is_unquoted(p, ',') {
+        } else if depth == 0 && is_unquoted(p, ',') {
             commas.push(j);
+            seen_separator = true;
+        } else if depth == 0
+            && is_unquoted(p, '.')
+            && word.get(j + 1).is_some_and(|q| is_unquoted(q, '.'))
+            && !word.get(j + 2).is_some_and(|q| is_unquoted(q, '}'))
+        {
+            seen_separator = true;
         }
     }
     None

@@ -86,8 +86,11 @@ pub fn expand_word(word: &Word, ctx: &Ctx<'_>) -> Expanded {
             return out;
         }
     };
+    // bash marks assignment-like words when it parses them; the words
+    // brace expansion makes lose the mark.
+    let unchanged = braced.len() == 1 && braced[0] == pieces;
     for w in braced {
-        let w = tilde(w, ctx, &mut out);
+        let w = tilde(w, unchanged, ctx, &mut out);
         let mut pat: Vec<pathname::PatChar> = Vec::with_capacity(w.len());
         let mut kept = false;
         let mut known = true;
@@ -146,17 +149,22 @@ pub fn pieces(word: &Word) -> Vec<Piece<'_>> {
 
 /// Tilde expansion at the start of the word, and after `=` and `:` in a
 /// word that looks like an assignment (bash does that for arguments too).
-fn tilde<'w>(w: Vec<Piece<'w>>, ctx: &Ctx<'_>, out: &mut Expanded) -> Vec<Piece<'w>> {
+fn tilde<'w>(
+    w: Vec<Piece<'w>>,
+    assignment_ok: bool,
+    ctx: &Ctx<'_>,
+    out: &mut Expanded,
+) -> Vec<Piece<'w>> {
     let mut starts = vec![0usize];
-    if is_assignment_like(&w) {
-        for (i, p) in w.iter().enumerate() {
-            if matches!(p, Piece::Ch('=' | ':', false)) {
-                starts.push(i + 1);
-            }
-        }
-        // Only the first `=` starts a value.
+    if assignment_ok && is_assignment_like(&w) {
+        // After the first `=`, and after every unquoted `:` past it.
         if let Some(eq) = w.iter().position(|p| matches!(p, Piece::Ch('=', false))) {
-            starts.retain(|&s| s == 0 || s > eq);
+            starts.push(eq + 1);
+            for (i, p) in w.iter().enumerate().skip(eq + 1) {
+                if matches!(p, Piece::Ch(':', false)) {
+                    starts.push(i + 1);
+                }
+            }
         }
     }
     let mut result = Vec::with_capacity(w.len());
