@@ -52,7 +52,12 @@ pub enum Proof {
 
 /// The proof for one call's effect (pure, like [`decide`]).
 pub fn proof(effect: &Effect, ws: &Workspace) -> Proof {
-    match classify(effect, ws) {
+    let (floor, class) = classify(effect, ws);
+    proof_of(&floor, &class)
+}
+
+fn proof_of(floor: &Floor, class: &Class) -> Proof {
+    match (floor, class) {
         (Floor::Deny(_), _) => Proof::Unproven,
         (_, Class::ReadOnly) => Proof::ReadOnly,
         _ => Proof::Unproven,
@@ -61,8 +66,20 @@ pub fn proof(effect: &Effect, ws: &Workspace) -> Proof {
 
 /// Judge one call's effect in `mode`.
 pub fn decide(effect: &Effect, mode: Mode, ws: &Workspace) -> Decision {
-    let summary = summarize(effect, ws);
     let (floor, class) = classify(effect, ws);
+    decision(effect, mode, ws, floor, class)
+}
+
+/// [`decide`] and [`proof`] together, from one parse of the command (what
+/// a runner needs per call: whether to run, and under which sandbox).
+pub fn decide_and_prove(effect: &Effect, mode: Mode, ws: &Workspace) -> (Decision, Proof) {
+    let (floor, class) = classify(effect, ws);
+    let proof = proof_of(&floor, &class);
+    (decision(effect, mode, ws, floor, class), proof)
+}
+
+fn decision(effect: &Effect, mode: Mode, ws: &Workspace, floor: Floor, class: Class) -> Decision {
+    let summary = summarize(effect, ws);
     match floor {
         Floor::Deny(reason) => return Decision::Deny { reason },
         Floor::Ask(why) => {
