@@ -303,3 +303,50 @@ pub fn resolve_arg(arg: &str, cwd: &Path) -> PathBuf {
         crate::workspace::normalize(&cwd.join(p))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(cmd: &str, cwd: &Path) -> Walk {
+        walk_text(cmd, cwd, 0)
+    }
+
+    #[test]
+    fn follows_cd_and_marks_where_steps_sit() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir(dir.path().join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        let w = steps("cd sub && ls; cd -; ls", &root);
+        let cwds: Vec<Option<PathBuf>> = w.steps.iter().map(|s| s.cwd.clone()).collect();
+        assert_eq!(cwds[0], Some(root.clone()));
+        assert_eq!(cwds[1], Some(root.join("sub")));
+        assert_eq!(cwds[3], None, "cd - leaves the directory unknown");
+
+        let w = steps("echo $(rm -rf x) | (cat) &", &root);
+        let contexts: Vec<&Context> = w.steps.iter().map(|s| &s.context).collect();
+        assert!(contexts.contains(&&Context::Substitution));
+        assert_eq!(w.substitutions, ["rm -rf x"]);
+        assert!(w.unfollowed.is_some());
+        let rm = w
+            .steps
+            .iter()
+            .find(|s| s.argv.first().map(String::as_str) == Some("rm"))
+            .unwrap_or_else(|| panic!("no rm step"));
+        assert_eq!(rm.argv, ["rm", "-rf", "x"]);
+    }
+
+    #[test]
+    fn expands_and_unwraps_once_for_both_judges() {
+        let root = PathBuf::from("/");
+        let w = steps("timeout 5 find . {-delete,-print} > /dev/null", &root);
+        let s = &w.steps[0];
+        assert_eq!(s.command(), ["find", ".", "-delete", "-print"]);
+        assert_eq!(s.wrap.names, ["timeout"]);
+        assert_eq!(s.written, ["timeout", "5", "find", ".", "{-delete,-print}"]);
+        assert_eq!(s.redirects[0].target.words, ["/dev/null"]);
+        let w = steps("cat $X", &root);
+        assert!(w.steps[0].unknown.is_some());
+        assert!(steps("echo 'unterminated", &root).unparsed.len() == 1);
+    }
+}

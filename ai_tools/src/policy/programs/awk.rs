@@ -38,8 +38,9 @@ pub const DECLS: &[Decl] = &[
     },
 ];
 
-/// Words that run commands or read from them.
-const FORBIDDEN_WORDS: &[&str] = &["system", "getline"];
+/// Words that run commands or read from them, and the arrays that change
+/// which files awk reads (`ARGV[1]=".env"`) or expose the environment.
+const FORBIDDEN_WORDS: &[&str] = &["system", "getline", "ARGV", "ARGC", "ENVIRON"];
 
 fn awk_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
     let mut programs = p.values("source");
@@ -86,7 +87,9 @@ pub fn check_program(program: &str) -> Result<(), String> {
     for t in &toks {
         match t {
             Tok::Word(w) if FORBIDDEN_WORDS.contains(&w.as_str()) => {
-                return Err(format!("the program uses {w}, which can run commands"));
+                return Err(format!(
+                    "the program uses {w}, which can run commands or read other files"
+                ));
             }
             Tok::Word(w) if w == "print" || w == "printf" => print_depth = Some(depth),
             Tok::Op(o) if o == "|" || o == "|&" => {
@@ -283,6 +286,8 @@ mod tests {
             "{y=x-- / 2; z=1 / 3}",
             "{ print $1 |& \"cat\" }",
             "{ f = \"system\"; @f(\"id\") }",
+            "BEGIN { ARGV[1] = \".env\"; ARGC = 2 } { print }",
+            "BEGIN { print ENVIRON[\"HOME\"] }",
         ] {
             assert!(check_program(bad).is_err(), "{bad}");
         }

@@ -370,7 +370,8 @@ fn command_lookup_only(p: &Parsed<'_>, _: &mut Judgement) -> Result<(), String> 
 }
 
 /// Builtins whose arguments are never options or paths the checker need
-/// look at: `echo` prints any word, `printf -v` only sets a variable.
+/// look at: `echo` prints any word (`printf -v`, which sets a shell
+/// variable such as PATH, is refused before this list is consulted).
 pub const FREE_ARGS: &[&str] = &["echo", "printf", "true", "false", ":", "expr"];
 
 /// Builtins whose arguments are an expression over files (metadata only).

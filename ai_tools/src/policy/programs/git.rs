@@ -283,6 +283,17 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
     }
     let ops: Vec<&str> = parsed.operands().collect();
     j.paths.extend(ops.iter().map(|o| (o.to_string(), role)));
+    // `git grep --no-index/--untracked` searches files git does not track
+    // (a .env among them): a recursive content read of the directory.
+    if sub == "grep" && (parsed.has("no-index") || parsed.has("untracked")) {
+        j.walk = Some(super::Walk {
+            roots: vec![".".into()],
+            content: true,
+            hidden: true,
+            ignore_files: !parsed.has("no-exclude-standard"),
+            follow: false,
+        });
+    }
     subcommand_rules(sub, &parsed, &ops)
 }
 

@@ -166,6 +166,11 @@ const CUSTOM: &[(&str, Custom)] = &[("find", find::judge), ("ps", misc::ps), ("x
 /// Judge a read-only program's arguments: `Err(why)` when they may change
 /// something or the model cannot tell.
 pub fn judge(name: &str, args: &[String]) -> Result<Judgement, String> {
+    if name == "printf" && args.first().is_some_and(|a| a.starts_with("-v")) {
+        return Err(
+            "printf -v sets a shell variable, which can change what later commands run".into(),
+        );
+    }
     if coreutils::FREE_ARGS.contains(&name) {
         return Ok(Judgement::default());
     }

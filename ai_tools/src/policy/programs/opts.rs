@@ -272,12 +272,15 @@ impl Options {
         let mut out = Parsed::default();
         let mut i = 0;
         let mut only_operands = false;
+        // GNU getopt stops permuting when POSIXLY_CORRECT is set: options
+        // after an operand are then operands.
+        let permute = self.style.permute && std::env::var_os("POSIXLY_CORRECT").is_none();
         while i < args.len() {
             let a = &args[i];
             i += 1;
             if only_operands || a == "-" || !a.starts_with('-') {
                 out.items.push(Item::Operand(a.clone()));
-                if !self.style.permute {
+                if !permute {
                     only_operands = true;
                 }
                 continue;
