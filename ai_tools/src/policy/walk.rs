@@ -278,11 +278,17 @@ impl Walker<'_> {
         self.out.steps.push(step);
     }
 
-    /// `cd DIR` changes where the following commands run.
+    /// `cd DIR` (and `pushd DIR`) changes where the following commands run.
     fn follow_cd(&mut self, step: &Step) {
         let cmd = step.command();
-        if cmd.first().map(String::as_str) != Some("cd") {
-            return;
+        match cmd.first().map(String::as_str) {
+            Some("cd" | "pushd") => {}
+            // Back to a directory the checker did not record.
+            Some("popd") => {
+                self.cwd = None;
+                return;
+            }
+            _ => return,
         }
         let target = cmd[1..].iter().find(|a| !a.starts_with('-') || *a == "-");
         self.cwd = match (target.map(String::as_str), &self.cwd) {

@@ -307,9 +307,10 @@ pub fn unwrap(argv: &[String]) -> Unwrapped {
             out.start = argv.len();
             return out;
         }
-        if i >= args.len() {
+        if i >= args.len() && w.kind != Kind::Escalates {
             // Nothing to run: the wrapper is the program (`env` prints the
-            // environment); its command-line options still count.
+            // environment); its command-line options still count. (`sudo
+            // -i` with nothing after it still escalates.)
             let strings = std::mem::take(&mut out.shell_strings);
             out = before;
             out.shell_strings.extend(strings);
@@ -319,7 +320,7 @@ pub fn unwrap(argv: &[String]) -> Unwrapped {
             // watch runs its arguments joined, through `sh -c`.
             out.shell_strings.push(args[i..].join(" "));
         }
-        out.start = out.start + 1 + i;
+        out.start = (out.start + 1 + i).min(argv.len());
     }
     out
 }
@@ -367,6 +368,10 @@ mod tests {
         assert_eq!(un("command -v ls").0, ["command", "-v", "ls"]);
         assert_eq!(un("env -- rm x").0, ["rm", "x"]);
         assert!(un("su -c id").0.is_empty());
+        let argv: Vec<String> = ["sudo", "-i"].iter().map(|s| s.to_string()).collect();
+        assert!(unwrap(&argv).escalates);
+        let argv: Vec<String> = ["env"].iter().map(|s| s.to_string()).collect();
+        assert!(unwrap(&argv).names.is_empty());
         let argv: Vec<String> = ["su", "-c", "rm -rf /"]
             .iter()
             .map(|s| s.to_string())
