@@ -83,7 +83,8 @@ fn sub_opts(sub: &str) -> Option<(String, PathRole)> {
         }
         "log" | "whatchanged" | "reflog" => "",
         "show" => "",
-        "shortlog" | "rev-list" => "e email w? group= summary numbered committer",
+        "shortlog" => "e email w? group= s summary n numbered c committer",
+        "rev-list" => "",
         "diff" | "diff-tree" | "diff-files" | "diff-index" => {
             "cached staged no-index merge-base \
             r root 1 2 3 base ours theirs 0 stdin no-commit-id always m"
@@ -170,15 +171,18 @@ fn sub_opts(sub: &str) -> Option<(String, PathRole)> {
         "stash" | "worktree" | "notes" => "porcelain v verbose z",
         _ => return None,
     };
-    let mut list = own.to_string();
+    // The shared lists come first: a subcommand's own short letters
+    // (shortlog's -n is --numbered) override theirs.
+    let mut list = String::new();
     if LOG_LIKE.contains(&sub) || sub == "shortlog" || sub == "rev-list" || sub == "stash" {
-        list.push(' ');
         list.push_str(REV_OPTS);
+        list.push(' ');
     }
     if LOG_LIKE.contains(&sub) || sub.starts_with("diff") || sub == "stash" {
-        list.push(' ');
         list.push_str(DIFF_OPTS);
+        list.push(' ');
     }
+    list.push_str(own);
     Some((list, PathRole::Meta))
 }
 
@@ -337,7 +341,9 @@ fn subcommand_rules(sub: &str, p: &Parsed<'_>, ops: &[&str]) -> Result<(), Strin
             .iter()
             .any(|o| p.has(o));
             let new_style = matches!(ops.first().copied(), Some("get" | "list"));
-            if reads || new_style {
+            // `git config user.name` (one name, no value) reads it.
+            let one_name = ops.len() == 1 && ops[0].contains('.');
+            if reads || new_style || one_name {
                 Ok(())
             } else {
                 Err("git config without --get/--list changes the configuration".into())
@@ -394,6 +400,8 @@ mod tests {
             "config --get user.name",
             "config --list",
             "config get user.name",
+            "config user.email",
+            "shortlog -sn",
             "stash list",
             "grep -n main",
             "rev-parse --show-toplevel",
