@@ -1,5 +1,5 @@
 //! Places a recursive read must not enter or contain: `/proc` and `/sys`
-//! (every process's environment and memory), the credential directories
+//! (every process's environment and memory), `/dev`, the credential directories
 //! in the home directory, koi's own config and data directories, and any
 //! path a front end registered (the file `--config` named).
 
@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::policy::credentials::SECRET_DIRS;
 use crate::workspace::{canonicalize_lenient, Workspace};
 
-/// Kernel views of every process: environments, memory, keys.
-const KERNEL_DIRS: &[&str] = &["/proc", "/sys"];
+/// Kernel views of every process (environments, memory, keys) and the
+/// device nodes (`grep -r -D read x /dev` would read the disks).
+const KERNEL_DIRS: &[&str] = &["/proc", "/sys", "/dev"];
 
 /// koi's own directories, computed as koi's config module does
 /// (`$XDG_CONFIG_HOME/koi`, `$XDG_DATA_HOME/koi`) and at the usual
