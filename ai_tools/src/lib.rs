@@ -21,8 +21,10 @@ pub mod process;
 pub mod registry;
 pub mod run_tag;
 pub mod secrets;
+pub mod terminal_text;
 pub mod tool;
 pub mod tools;
+pub mod unicode_fold;
 pub mod workspace;
 
 pub use access::{Access, Footprint};

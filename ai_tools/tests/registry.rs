@@ -284,13 +284,13 @@ impl ai_tools::Tool for Panics {
 fn a_panicking_tool_fails_its_call_and_the_registry_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = RegistryConfig::new(Workspace::new(dir.path()).unwrap());
-    let tools: Vec<Box<dyn ai_tools::Tool>> = vec![
-        Box::new(Panics),
-        Box::new(ai_tools::tools::fs_list::FsList),
-    ];
+    let tools: Vec<Box<dyn ai_tools::Tool>> =
+        vec![Box::new(Panics), Box::new(ai_tools::tools::fs_list::FsList)];
     let reg = Registry::with_tools(cfg, tools);
     for _ in 0..2 {
-        let e = reg.run("panics", &json!({}), &CancelToken::new()).unwrap_err();
+        let e = reg
+            .run("panics", &json!({}), &CancelToken::new())
+            .unwrap_err();
         assert!(matches!(e, ToolError::Panicked(_)), "{e:?}");
         assert!(
             e.to_string()

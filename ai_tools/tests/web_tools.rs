@@ -246,7 +246,8 @@ fn a_get_with_a_body_or_a_method_override_is_not_a_read() {
     let read = ["allow", "allow", "allow", "allow", "allow"];
     let write = ["ask", "ask", "deny", "deny", "allow"];
     for method in ["GET", "get", "HEAD"] {
-        let plain = json!({"method": method, "url": url, "headers": {"Accept": "application/json"}});
+        let plain =
+            json!({"method": method, "url": url, "headers": {"Accept": "application/json"}});
         assert_eq!(decisions(&reg, &plain), read, "{plain}");
         assert_eq!(
             decisions(&reg, &json!({"method": method, "url": url, "body": ""})),
@@ -266,7 +267,8 @@ fn a_get_with_a_body_or_a_method_override_is_not_a_read() {
         }
     }
     // The prompt names what the request would really do.
-    let args = json!({"method": "GET", "url": url, "headers": {"X-HTTP-Method-Override": "delete"}});
+    let args =
+        json!({"method": "GET", "url": url, "headers": {"X-HTTP-Method-Override": "delete"}});
     match reg.decide("http_request", &args, Mode::Default) {
         Decision::Ask { summary, .. } => assert!(
             summary.contains("DELETE (a GET with X-HTTP-Method-Override: delete)"),

@@ -171,6 +171,7 @@ pub fn error_kind(e: &EngineError) -> &'static str {
         EngineError::RoundLimit { .. } => "round_limit",
         EngineError::Config(_) => "config",
         EngineError::Session(_) => "session",
+        EngineError::Internal(_) => "internal",
     }
 }
 

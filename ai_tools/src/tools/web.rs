@@ -65,8 +65,11 @@ struct Response {
 }
 
 /// Headers many servers and frameworks obey to run a GET as another method.
-const METHOD_OVERRIDE_HEADERS: [&str; 3] =
-    ["x-http-method-override", "x-http-method", "x-method-override"];
+const METHOD_OVERRIDE_HEADERS: [&str; 3] = [
+    "x-http-method-override",
+    "x-http-method",
+    "x-method-override",
+];
 
 /// Why a GET or HEAD is not a plain read, as the method the approval
 /// prompt names: a body (a GET with a body is read by some servers as a
