@@ -19,13 +19,42 @@ use crate::tools::bounded_file::SpecialKind;
 /// Files the walker reads in each directory it enters.
 const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 
-/// The first ignore file in `dir` that is not a regular file.
+/// What `path` is if opening and reading it could block: a FIFO, device
+/// or socket (a directory just fails to read).
+fn blocking_kind(path: &Path) -> Option<SpecialKind> {
+    let meta = std::fs::metadata(path).ok()?;
+    SpecialKind::of(meta.file_type()).filter(|k| *k != SpecialKind::Directory)
+}
+
+/// The first ignore file in `dir` that could block the walker.
 fn unreadable_ignore_file(dir: &Path) -> Option<(PathBuf, SpecialKind)> {
     IGNORE_FILES.iter().find_map(|name| {
         let path = dir.join(name);
-        let meta = std::fs::metadata(&path).ok()?;
-        SpecialKind::of(meta.file_type()).map(|kind| (path, kind))
+        blocking_kind(&path).map(|kind| (path, kind))
     })
+}
+
+/// Git's own config and ignore files outside any repository, which the
+/// walker reads to find the global excludes file.
+fn global_git_files() -> Vec<PathBuf> {
+    let mut files = vec![PathBuf::from("/etc/gitconfig")];
+    if let Some(home) = dirs::home_dir() {
+        files.push(home.join(".gitconfig"));
+    }
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|x| !x.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".config")));
+    if let Some(xdg) = xdg {
+        files.push(xdg.join("git/config"));
+        files.push(xdg.join("git/ignore"));
+    }
+    for var in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"] {
+        if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
+            files.push(PathBuf::from(p));
+        }
+    }
+    files
 }
 
 /// What a walk left out because it could not be read safely.
@@ -33,7 +62,7 @@ fn unreadable_ignore_file(dir: &Path) -> Option<(PathBuf, SpecialKind)> {
 pub struct Skipped {
     /// FIFOs, devices and sockets.
     special: AtomicUsize,
-    /// Directories not entered because an ignore file in them is special.
+    /// Directories not entered because an ignore file in them could block.
     dirs: Mutex<Vec<PathBuf>>,
 }
 
@@ -79,6 +108,11 @@ pub fn safe_walker(root: &Path, shown: &str) -> Result<(WalkBuilder, Arc<Skipped
     let skipped = Arc::new(Skipped::default());
     let seen = Arc::clone(&skipped);
     let mut builder = WalkBuilder::new(root);
+    // Without the global excludes rather than hung on reading them.
+    let global_ok = !global_git_files()
+        .iter()
+        .any(|p| blocking_kind(p).is_some());
+    builder.git_global(global_ok);
     builder.require_git(false).filter_entry(move |entry| {
         let Some(ft) = entry.file_type() else {
             return true;
