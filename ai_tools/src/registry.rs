@@ -165,7 +165,11 @@ impl Registry {
         if let Decision::Deny { reason } = policy::decide(&effect, Mode::Bypass, &self.workspace) {
             return Err(ToolError::Refused(reason));
         }
-        let mut out = tool.run(args, &self.context(cancel.clone()))?;
+        let ctx = self.context(cancel.clone());
+        // A bug in one tool fails that call, not the turn or the process.
+        // Tools hold no state across calls that a panic could leave torn.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.run(args, &ctx)));
+        let mut out = ran.map_err(|payload| ToolError::Panicked(panic_message(&*payload)))??;
         let budget = tool.output_budget();
         if out.for_model.chars().count() > budget {
             out.for_model = crate::output::head_tail(&out.for_model, budget);
@@ -182,6 +186,17 @@ impl Registry {
 impl Drop for Registry {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// The text a panic carried (`panic!("…")` gives a `&str` or a `String`).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "no message".to_string()
     }
 }
 

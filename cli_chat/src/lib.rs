@@ -74,10 +74,18 @@ pub fn run(cli: Cli) -> Result<Exit> {
     }
 }
 
+/// Prints a report on stdout. Reports quote outside text (session titles
+/// the model wrote, paths), so on a terminal control characters are shown
+/// escaped; a pipe gets the exact bytes.
 fn print(text: &str) -> Result<Exit> {
     let mut out = std::io::stdout().lock();
+    let shown = if out.is_terminal() {
+        ai_tools::terminal_text::escape_controls(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     // A closed pipe (`k sessions | head -1`) is not an error worth a message.
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    let _ = out.write_all(shown.as_bytes()).and_then(|()| out.flush());
     Ok(Exit::Done)
 }
 

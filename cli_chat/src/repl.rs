@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use ai_chat_engine::{Conversation, Engine, Message, SlashCommand, UserInput};
+use ai_tools::terminal_text::escape_controls;
 use ai_tools::Mode;
 use anyhow::{Context, Result};
 use rustyline::error::ReadlineError;
@@ -148,7 +149,7 @@ impl Repl {
                 .into_iter()
                 .chain(conversation::notes(&self.conv))
             {
-                say!("{}", self.style.dim(&line));
+                say!("{}", self.style.dim(&escape_controls(&line)));
             }
         }
     }
