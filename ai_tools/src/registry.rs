@@ -11,7 +11,7 @@ use crate::mode::{Decision, Mode};
 use crate::output::ToolOutput;
 use crate::policy;
 use crate::process::BackgroundTable;
-use crate::sandbox::{Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus};
+use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::tool::{Effect, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
@@ -51,6 +51,8 @@ pub struct Registry {
     sandbox: SandboxConfig,
     /// `sandbox.writable`, shared with every run's plan.
     writable: Arc<Vec<PathBuf>>,
+    /// What the kernel offers (probed once per process unless pinned).
+    support: Support,
 }
 
 impl std::fmt::Debug for Registry {
@@ -81,7 +83,15 @@ impl Registry {
             background: BackgroundTable::new(),
             writable: Arc::new(config.sandbox.writable.clone()),
             sandbox: config.sandbox,
+            support: sandbox::support().clone(),
         }
+    }
+
+    /// Pins what the kernel is taken to offer, instead of the probe's
+    /// answer: for tests of the unavailable path on a kernel that has it.
+    pub fn with_sandbox_support(mut self, support: Support) -> Self {
+        self.support = support;
+        self
     }
 
     /// The workspace this registry works in.
@@ -177,7 +187,7 @@ impl Registry {
 
     /// What the sandbox does in this registry, for status lines.
     pub fn sandbox_status(&self) -> SandboxStatus {
-        SandboxStatus::of(self.sandbox.mode)
+        SandboxStatus::with_support(self.sandbox.mode, &self.support)
     }
 
     /// How a call would be sandboxed if it ran now: `None` for a call that
@@ -193,7 +203,7 @@ impl Registry {
     /// whatever the mode.
     fn plan(&self, effect: &Effect) -> RunSandbox {
         let level = Level::for_proof(policy::proof(effect, &self.workspace));
-        RunSandbox::plan(&self.sandbox, &self.writable, level)
+        RunSandbox::plan(self.sandbox_status(), &self.writable, level)
     }
 
     /// What a call touches, for running independent calls in parallel.
@@ -213,7 +223,7 @@ impl Registry {
             secret_env_vars: Arc::clone(&self.secret_env_vars),
             background: self.background.clone(),
             memory_path: self.memory_path.clone(),
-            sandbox: RunSandbox::plan(&self.sandbox, &self.writable, Level::ReadOnly),
+            sandbox: RunSandbox::plan(self.sandbox_status(), &self.writable, Level::ReadOnly),
         }
     }
 

@@ -168,8 +168,13 @@ pub enum SandboxStatus {
 impl SandboxStatus {
     /// The status for `mode` on this kernel.
     pub fn of(mode: SandboxMode) -> SandboxStatus {
+        Self::with_support(mode, support())
+    }
+
+    /// The status for `mode` where the kernel offers `support`.
+    pub fn with_support(mode: SandboxMode, support: &Support) -> SandboxStatus {
         let required = mode == SandboxMode::Require;
-        match (mode, support()) {
+        match (mode, support) {
             (SandboxMode::Off, _) => SandboxStatus::Off,
             (_, Support::Available { landlock_abi }) => SandboxStatus::Active {
                 landlock_abi: *landlock_abi,
@@ -225,9 +230,9 @@ pub enum RunSandbox {
 }
 
 impl RunSandbox {
-    /// The plan for a call at `level` with `config`'s settings.
-    pub fn plan(config: &SandboxConfig, writable: &Arc<Vec<PathBuf>>, level: Level) -> Self {
-        match SandboxStatus::of(config.mode) {
+    /// The plan for a call at `level` where the sandbox is in `status`.
+    pub fn plan(status: SandboxStatus, writable: &Arc<Vec<PathBuf>>, level: Level) -> Self {
+        match status {
             SandboxStatus::Active { landlock_abi, .. } => RunSandbox::Confined {
                 level,
                 landlock_abi,
