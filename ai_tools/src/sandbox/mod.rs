@@ -194,13 +194,13 @@ impl SandboxStatus {
 }
 
 impl fmt::Display for SandboxStatus {
-    /// One short label: `sandbox: landlock v7 + seccomp`, `sandbox: off`,
+    /// One short label: `sandbox: landlock v7`, `sandbox: off`,
     /// `sandbox unavailable: <why>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SandboxStatus::Off => f.write_str("sandbox: off"),
             SandboxStatus::Active { landlock_abi, .. } => {
-                write!(f, "sandbox: landlock v{landlock_abi} + seccomp")
+                write!(f, "sandbox: landlock v{landlock_abi}")
             }
             SandboxStatus::Unavailable { why, required } => {
                 write!(f, "sandbox unavailable: {why}")?;
@@ -477,7 +477,7 @@ mod tests {
             landlock_abi: 7,
             required: false,
         };
-        assert_eq!(a.to_string(), "sandbox: landlock v7 + seccomp");
+        assert_eq!(a.to_string(), "sandbox: landlock v7");
         let u = SandboxStatus::Unavailable {
             why: "no Landlock".into(),
             required: true,
