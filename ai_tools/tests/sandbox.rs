@@ -399,3 +399,66 @@ fn require_asks_where_the_kernel_cannot_sandbox() {
     );
     assert!(dir.join("unsandboxed").exists());
 }
+
+/// Landlock alone, without the seccomp filter: its own TCP rule and its
+/// scopes refuse a connection, an abstract socket and a signal, so the
+/// two layers each hold where the other would be missing.
+#[test]
+fn landlock_alone_refuses_tcp_abstract_sockets_and_signals() {
+    use ai_tools::sandbox::rules;
+    use ai_tools::spawn::{spawn, Confinement};
+    let Some(abi) = landlock_abi("landlock_alone_refuses_tcp_abstract_sockets_and_signals") else {
+        return;
+    };
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let abstract_name = unique("koi-landlock-only");
+    let abstract_listener = {
+        use std::os::linux::net::SocketAddrExt;
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(&abstract_name).unwrap();
+        UnixListener::bind_addr(&addr).unwrap()
+    };
+    abstract_listener.set_nonblocking(true).unwrap();
+    let mut outside = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let script = format!(
+        "echo hi > /dev/tcp/127.0.0.1/{port}; echo \"tcp=$?\"; {unix}; echo \"abstract=$?\"; \
+         kill -0 {pid}; echo \"signal=$?\"",
+        port = tcp.local_addr().unwrap().port(),
+        unix = perl_unix_connect(&format!("\\0{abstract_name}")),
+        pid = outside.id(),
+    );
+    let mut cmd = std::process::Command::new("/bin/bash");
+    cmd.args(["-c", &script])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let ruleset = rules::ruleset(Level::ReadOnly, &[]).unwrap();
+    let child = spawn(cmd, Confinement::new(Some(ruleset), None)).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    if abi >= 4 {
+        assert!(text.contains("tcp=1"), "{text}");
+        assert!(
+            !tcp_connected(&tcp),
+            "Landlock let a TCP connection through"
+        );
+    } else {
+        eprintln!("SKIPPED the TCP part: Landlock ABI {abi} has no network rules (4 is needed)");
+    }
+    if abi >= 6 {
+        assert!(
+            text.contains("abstract=") && !text.contains("abstract=0"),
+            "{text}"
+        );
+        assert!(!unix_connected(&abstract_listener));
+        assert!(text.contains("signal=1"), "{text}");
+    } else {
+        eprintln!("SKIPPED the scope part: Landlock ABI {abi} has no scopes (6 is needed)");
+    }
+    assert!(outside.try_wait().unwrap().is_none());
+    outside.kill().unwrap();
+    outside.wait().unwrap();
+}
