@@ -18,6 +18,7 @@
 pub mod probe;
 #[cfg(target_os = "linux")]
 pub mod rules;
+#[cfg(target_os = "linux")]
 pub mod seccomp;
 
 use std::fmt;
