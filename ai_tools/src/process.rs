@@ -77,7 +77,8 @@ fn shell_program() -> &'static str {
 
 /// Build the command: `shell -c command` in `cwd`, own process group,
 /// scrubbed environment carrying the run's `tag`, stdin closed,
-/// stdout/stderr piped. [`start_shell`] spawns it.
+/// stdout/stderr piped. Spawn it through [`crate::spawn::spawn`], never
+/// directly, so it dies with koi.
 pub fn shell_command(
     command: &str,
     cwd: &Path,

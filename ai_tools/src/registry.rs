@@ -157,13 +157,13 @@ impl Registry {
     /// An Allow of a shell command that cannot be sandboxed, under
     /// `sandbox = "require"`, becomes what the mode does with an Ask.
     fn require_sandbox(&self, effect: &Effect, decision: Decision, mode: Mode) -> Decision {
+        let Effect::Shell { command, .. } = effect else {
+            return decision;
+        };
         let SandboxStatus::Unavailable { why, .. } = self.sandbox_status() else {
             return decision;
         };
-        if self.sandbox.mode != SandboxMode::Require
-            || !matches!(effect, Effect::Shell { .. })
-            || !decision.is_allow()
-        {
+        if self.sandbox.mode != SandboxMode::Require || !decision.is_allow() {
             return decision;
         }
         let detail = format!("the sandbox is required but unavailable ({why})");
@@ -174,12 +174,7 @@ impl Registry {
                 ),
             },
             _ => Decision::Ask {
-                summary: match effect {
-                    Effect::Shell { command, .. } => {
-                        crate::policy::unicode::visible(command)
-                    }
-                    _ => String::new(),
-                },
+                summary: policy::unicode::visible(command),
                 detail,
             },
         }
