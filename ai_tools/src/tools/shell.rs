@@ -142,7 +142,9 @@ impl Tool for ShellExec {
         "Run a shell command (bash -c) in the workspace and wait for it. stdin is closed; secrets are \
          removed from the environment; default timeout 60 s (max 600), after which the whole process \
          group is killed. Output shows the exit code, stdout and stderr (long output keeps the head and \
-         tail). Read-only commands (ls, cat, grep, git status/log/diff, …) run without approval."
+         tail). Read-only commands (ls, cat, grep, git status/log/diff, …) run without approval, where the OS \
+         allows inside a read-only sandbox (no writes outside $TMPDIR, no network); approved commands may \
+         write in the workspace."
     }
 
     fn input_schema(&self) -> serde_json::Value {
