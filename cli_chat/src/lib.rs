@@ -138,13 +138,13 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
         check.args.as_deref(),
         &check.command,
     )?;
+    let settings = Settings::load(&cli.common)?;
     let modes: Vec<Mode> = if check.all_modes {
         Mode::ALL.to_vec()
     } else if let Some(m) = cli.common.mode {
         vec![m]
     } else {
         // The mode the user configured (a terminal session's mode).
-        let settings = Settings::load(&cli.common)?;
         let configured = settings
             .ai
             .approval_mode
@@ -153,7 +153,7 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
             .unwrap_or_default();
         vec![configured]
     };
-    let registry = policy_cmd::registry_here()?;
+    let registry = policy_cmd::registry_here(settings.ai.sandbox_config())?;
     let mut text = String::new();
     for mode in modes {
         let v = policy_cmd::judge(&subject, mode, &registry);

@@ -256,11 +256,12 @@ impl Repl {
             format!("{:.0}%", 100.0 * t.cached_input as f64 / t.input as f64)
         };
         format!(
-            "model: {} via {} ({})\nmode: {}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
+            "model: {} via {} ({})\nmode: {}\n{}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
             self.engine.model(),
             cfg.provider,
             if cfg.base_url.is_empty() { "offline" } else { &cfg.base_url },
             self.engine.mode(),
+            ai_tools::SandboxStatus::of(cfg.sandbox.mode),
             self.conv.id(),
             self.conv
                 .title()

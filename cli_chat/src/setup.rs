@@ -107,6 +107,7 @@ pub fn build_engine(resolved: ResolvedConfig, mode: Mode, front: Front) -> Resul
         .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?;
     let mut tools = RegistryConfig::new(ws);
     tools.secret_env_vars = resolved.key_env_vars.clone();
+    tools.sandbox = resolved.sandbox.clone();
     tools.memory_path = ai_chat_engine::config::config_dir().map(|d| d.join("MEMORY.md"));
     let options = EngineOptions {
         mode: Some(mode),

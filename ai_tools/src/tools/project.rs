@@ -8,6 +8,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::process::{run_foreground, Ended};
+use crate::sandbox::Level;
 use crate::tool::{Effect, Tool, ToolContext};
 use crate::tools::bounded_file::read_regular;
 use crate::tools::walk::safe_walker;
@@ -185,6 +186,8 @@ impl Tool for ProjectSummary {
                 GIT_TIMEOUT,
                 &ctx.cancel,
                 &ctx.secret_env_vars,
+                // A fixed command this tool knows changes nothing.
+                &ctx.sandbox.at(Level::ReadOnly),
             ) {
                 Ok(r) if r.ended == Ended::Exited(0) => {
                     let status: String = r.stdout.chars().take(MAX_STATUS_CHARS).collect();
