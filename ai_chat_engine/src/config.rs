@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use ai_tools::sandbox::{expand_tilde, SandboxConfig, SandboxMode};
 use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
@@ -75,6 +76,11 @@ pub struct AiConfig {
     pub approval_mode: Option<String>,
     /// Seconds to wait for an approval before denying.
     pub approval_timeout_secs: Option<u64>,
+    /// The OS sandbox under shell commands: `auto`, `off` or `require`.
+    pub sandbox: Option<String>,
+    /// Paths an approved command may write besides the workspace (`~`
+    /// expanded); replaces the default build caches.
+    pub sandbox_writable: Option<Vec<String>>,
 }
 
 impl fmt::Debug for AiConfig {
@@ -88,6 +94,8 @@ impl fmt::Debug for AiConfig {
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
             .field("approval_mode", &self.approval_mode)
             .field("approval_timeout_secs", &self.approval_timeout_secs)
+            .field("sandbox", &self.sandbox)
+            .field("sandbox_writable", &self.sandbox_writable)
             .finish()
     }
 }
@@ -179,6 +187,17 @@ impl AiConfig {
             m.parse::<Mode>()
                 .map_err(|e| ConfigError::Invalid(format!("approval_mode: {e}")))?;
         }
+        if let Some(m) = &self.sandbox {
+            m.parse::<SandboxMode>()
+                .map_err(|e| ConfigError::Invalid(format!("sandbox: {e}")))?;
+        }
+        for p in self.sandbox_writable.iter().flatten() {
+            if !expand_tilde(p).is_absolute() {
+                return Err(ConfigError::Invalid(format!(
+                    "sandbox_writable: {p:?} must be an absolute path or start with ~/"
+                )));
+            }
+        }
         if let Some(url) = &self.base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(ConfigError::Invalid(format!(
@@ -187,6 +206,18 @@ impl AiConfig {
             }
         }
         Ok(())
+    }
+
+    /// The sandbox settings (no environment or probing involved).
+    pub fn sandbox_config(&self) -> SandboxConfig {
+        let mut cfg = SandboxConfig::default();
+        if let Some(mode) = self.sandbox.as_deref().and_then(|m| m.parse().ok()) {
+            cfg.mode = mode;
+        }
+        if let Some(paths) = &self.sandbox_writable {
+            cfg.writable = paths.iter().map(|p| expand_tilde(p)).collect();
+        }
+        cfg
     }
 
     /// True when nothing that picks a model was set.
@@ -271,7 +302,25 @@ impl AiConfig {
                 DEFAULT_APPROVAL_TIMEOUT
             }
         };
+        let sandbox = self.sandbox_config();
+        let src = |set: bool| if set { Source::Config } else { Source::Default };
+        sources.push(Provenance::new(
+            "sandbox",
+            sandbox.mode.as_str(),
+            src(self.sandbox.is_some()),
+        ));
+        let writable: Vec<String> = sandbox
+            .writable
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        sources.push(Provenance::new(
+            "sandbox_writable",
+            &writable.join(", "),
+            src(self.sandbox_writable.is_some()),
+        ));
         ResolvedConfig {
+            sandbox,
             provider,
             base_url,
             model,
@@ -438,6 +487,8 @@ pub struct ResolvedConfig {
     pub approval_mode: Mode,
     /// How long an approval waits.
     pub approval_timeout: Duration,
+    /// How shell commands are sandboxed; front ends hand it to the registry.
+    pub sandbox: SandboxConfig,
     /// Where each value came from, in display order.
     pub sources: Vec<Provenance>,
 }
@@ -485,6 +536,39 @@ mod tests {
             AiConfig::from_toml_str("[ai]\nprovider = \"gpt\"", Path::new("k.toml")).unwrap_err();
         assert!(e.to_string().contains("k.toml"), "{e}");
         assert!(AiConfig::from_toml_str("[ai\n", Path::new("k.toml")).is_err());
+    }
+
+    #[test]
+    fn sandbox_settings_are_validated_and_expanded() {
+        let path = Path::new("k.toml");
+        let e = AiConfig::from_toml_str("[ai]\nsandbox = \"strict\"", path).unwrap_err();
+        assert!(
+            e.to_string().contains("sandbox") && e.to_string().contains("strict"),
+            "{e}"
+        );
+        let e =
+            AiConfig::from_toml_str("[ai]\nsandbox_writable = [\"rel/dir\"]", path).unwrap_err();
+        assert!(e.to_string().contains("sandbox_writable"), "{e}");
+        let cfg = AiConfig::from_toml_str(
+            "[ai]\nsandbox = \"require\"\nsandbox_writable = [\"~/.m2\", \"/opt/cache\"]",
+            path,
+        )
+        .unwrap();
+        let r = cfg.resolve_with(&no_env, false);
+        assert_eq!(r.sandbox.mode, SandboxMode::Require);
+        let home = dirs::home_dir().unwrap_or_default();
+        assert_eq!(
+            r.sandbox.writable,
+            vec![home.join(".m2"), PathBuf::from("/opt/cache")]
+        );
+        let shown = r.sources.iter().find(|p| p.key == "sandbox").unwrap();
+        assert_eq!(
+            (shown.value.as_str(), &shown.source),
+            ("require", &Source::Config)
+        );
+        // Unset: auto, with the build caches.
+        let r = AiConfig::default().resolve_with(&no_env, false);
+        assert_eq!(r.sandbox, SandboxConfig::default());
     }
 
     #[test]

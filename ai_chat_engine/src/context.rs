@@ -58,6 +58,16 @@ pub fn tool_result_view(tool: &str, for_model: &str) -> String {
     untrusted("tool-output", tool, &clip_for_model(for_model))
 }
 
+/// A failed tool call's error as shown to the model: the message can
+/// quote outside text (a file name, a server's reply), so it is wrapped as
+/// untrusted data too.
+pub fn tool_error_view(tool: &str, message: &str) -> String {
+    format!(
+        "error: the call failed; the tool's message follows.\n{}",
+        untrusted("tool-error", tool, &clip_for_model(message))
+    )
+}
+
 /// History after a summary: the environment message (if first), the
 /// summary, then `messages[keep_from..]`.
 pub fn apply_summary(messages: &[Message], summary: &str, keep_from: usize) -> Vec<Message> {

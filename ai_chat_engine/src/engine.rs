@@ -1,10 +1,13 @@
 //! The engine: built once from config and a tool registry, it runs each
 //! submitted turn on its own thread and streams [`StreamMsg`]s back.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ai_tools::registry::panic_message;
 use ai_tools::{CancelToken, Mode, Registry, ToolSpec};
 use crossbeam_channel::{Receiver, Sender};
 
@@ -133,10 +136,20 @@ pub(crate) struct Emitter {
     tx: Sender<StreamMsg>,
     waker: Option<Waker>,
     cancel: CancelToken,
+    /// The turn's terminal message (Done or Err) was sent.
+    ended: AtomicBool,
 }
 
 impl Emitter {
+    /// Whether the turn's terminal message was sent.
+    pub fn ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
+    }
+
     pub fn send(&self, msg: StreamMsg) {
+        if msg.is_terminal() {
+            self.ended.store(true, Ordering::SeqCst);
+        }
         if self.tx.send(msg).is_err() {
             // Nobody is listening any more: stop working for no one.
             self.cancel.cancel();
@@ -336,6 +349,7 @@ impl Engine {
             tx,
             waker: self.core.opts.waker.clone(),
             cancel: token.clone(),
+            ended: AtomicBool::new(false),
         };
         let core = Arc::clone(&self.core);
         let conv = conversation.clone();
@@ -371,13 +385,28 @@ fn turn_thread(
             Err(false) => return em.send(StreamMsg::Err(EngineError::Busy)),
         }
     }
-    ensure_log(core, conv);
-    let want_title = crate::agent_loop::run_turn(core, conv, input, &em, cancel);
+    // A panic below (a bug) must still end the stream with one Err and
+    // leave the conversation free, or every later submit would be Busy.
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        ensure_log(core, conv);
+        crate::agent_loop::run_turn(core, conv, input, &em, cancel)
+    }));
+    let want_title = ran.unwrap_or_else(|payload| {
+        conv.end();
+        if !em.ended() {
+            em.send(StreamMsg::Err(EngineError::Internal(panic_message(
+                &*payload,
+            ))));
+        }
+        false
+    });
     // Close the stream first: a consumer reading to the end is not kept
     // waiting for the title.
     drop(em);
     if want_title {
-        crate::agent_loop::make_title(core, conv);
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            crate::agent_loop::make_title(core, conv)
+        }));
         conv.end();
     }
 }

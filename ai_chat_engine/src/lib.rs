@@ -41,6 +41,7 @@ pub mod slash;
 pub mod sse;
 pub mod stream_msg;
 pub mod transcript;
+pub mod untrusted;
 
 mod agent_loop;
 mod conversation;

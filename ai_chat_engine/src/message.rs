@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::untrusted::untrusted;
+
 /// What an attachment holds; decides its label for the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -164,20 +166,6 @@ pub enum Role {
     Assistant,
     /// A tool result.
     Tool,
-}
-
-/// Escapes anything that could close the untrusted-data wrapper early.
-fn neutralise(content: &str) -> String {
-    content.replace("</untrusted-data", "<\\/untrusted-data")
-}
-
-/// Wraps outside content so the model reads it as data, not instructions.
-pub fn untrusted(kind: &str, label: &str, content: &str) -> String {
-    let label = label.replace(['"', '\n', '\r'], " ");
-    format!(
-        "<untrusted-data kind=\"{kind}\" label=\"{label}\">\n{}\n</untrusted-data>",
-        neutralise(content)
-    )
 }
 
 fn render_user(text: &str, attachments: &[Attachment]) -> String {

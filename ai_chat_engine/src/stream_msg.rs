@@ -139,4 +139,8 @@ pub enum EngineError {
     /// The session log could not be written.
     #[error("session log: {0}")]
     Session(String),
+    /// A bug in koi stopped the turn (a panic); the conversation is free
+    /// for the next turn.
+    #[error("internal error, the turn was stopped: {0}")]
+    Internal(String),
 }

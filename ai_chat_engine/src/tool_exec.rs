@@ -7,7 +7,7 @@ use ai_tools::{CancelToken, Decision, ToolError, ToolOutput};
 use crossbeam_channel::RecvTimeoutError;
 
 use crate::budgets::{CANCEL_POLL, PREVIEW_CHARS};
-use crate::context::tool_result_view;
+use crate::context::{tool_error_view, tool_result_view};
 use crate::conversation::Conversation;
 use crate::engine::{Core, Emitter};
 use crate::message::{Message, ToolCall};
@@ -342,7 +342,7 @@ impl Step<'_> {
                     id: call.id.clone(),
                     error: msg.clone(),
                 });
-                Settled::failed(format!("error: {msg}"))
+                Settled::failed(tool_error_view(&call.name, &msg))
             }
         });
     }

@@ -41,6 +41,18 @@ pub enum ToolError {
     /// A path could not be used (outside the workspace, not found, …).
     #[error("{0}")]
     Path(String),
+    /// The path is a FIFO, device, socket or directory: file tools read
+    /// only regular files, since the others can block or never end.
+    #[error("{path} is {kind}, not a regular file; file tools read only regular files")]
+    NotRegularFile {
+        /// Workspace-relative path.
+        path: String,
+        /// What it is instead.
+        kind: crate::tools::bounded_file::SpecialKind,
+    },
+    /// The tool panicked; the call failed but the turn goes on.
+    #[error("the tool panicked: {0}. This is a bug in koi; the call did not complete")]
+    Panicked(String),
     /// An I/O error on a named path.
     #[error("{path}: {source}")]
     Io {

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use crate::cancel::{CancelToken, CANCEL_POLL};
 use crate::error::ToolError;
 use crate::run_tag::{RunTag, RUN_TAG_VAR};
+use crate::sandbox::{self, Level, RunDir, RunSandbox};
 use crate::secrets;
+use crate::spawn;
 
 /// Bytes of each stream kept for the session log: half from the start,
 /// half from the end. Enough for any build log worth reading, small enough
@@ -75,7 +77,8 @@ fn shell_program() -> &'static str {
 
 /// Build the command: `shell -c command` in `cwd`, own process group,
 /// scrubbed environment carrying the run's `tag`, stdin closed,
-/// stdout/stderr piped.
+/// stdout/stderr piped. Spawn it through [`crate::spawn::spawn`], never
+/// directly, so it dies with koi.
 pub fn shell_command(
     command: &str,
     cwd: &Path,
@@ -96,6 +99,35 @@ pub fn shell_command(
         .stderr(Stdio::piped())
         .process_group(0);
     cmd
+}
+
+/// A started shell: the child, and its temp dir (removed when the run is
+/// dropped) when sandboxed.
+struct Started {
+    child: Child,
+    run_dir: Option<RunDir>,
+}
+
+/// Build the run's confinement in this thread, then spawn the shell from
+/// the spawner thread (see [`crate::spawn`]).
+fn start_shell(
+    command: &str,
+    cwd: &Path,
+    workspace: &Path,
+    extra_secrets: &[String],
+    tag: &RunTag,
+    plan: &RunSandbox,
+) -> Result<Started, ToolError> {
+    let prepared = sandbox::prepare(plan, workspace, tag)
+        .map_err(|e| ToolError::Failed(format!("could not sandbox the command: {e}")))?;
+    let mut cmd = shell_command(command, cwd, workspace, extra_secrets, tag);
+    cmd.envs(prepared.env);
+    let child = spawn::spawn(cmd, prepared.confinement)
+        .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
+    Ok(Started {
+        child,
+        run_dir: prepared.run_dir,
+    })
 }
 
 /// Kill a whole process group.
@@ -170,9 +202,10 @@ fn status_to_ended(status: ExitStatus) -> Ended {
     }
 }
 
-/// Run a shell command to completion, its timeout, or cancel. On timeout
-/// or cancel the whole run is killed (its process group and whatever left
-/// the group); after a normal exit any stragglers are killed too.
+/// Run a shell command to completion, its timeout, or cancel, confined as
+/// `sandbox` says. On timeout or cancel the whole run is killed (its
+/// process group and whatever left the group); after a normal exit any
+/// stragglers are killed too.
 pub fn run_foreground(
     command: &str,
     cwd: &Path,
@@ -180,12 +213,15 @@ pub fn run_foreground(
     timeout: Duration,
     cancel: &CancelToken,
     extra_secrets: &[String],
+    sandbox: &RunSandbox,
 ) -> Result<RunResult, ToolError> {
     let start = Instant::now();
     let tag = RunTag::new();
-    let mut child = shell_command(command, cwd, workspace, extra_secrets, &tag)
-        .spawn()
-        .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
+    // `_run_dir` lives to the end of this function: after the kill below.
+    let Started {
+        mut child,
+        run_dir: _run_dir,
+    } = start_shell(command, cwd, workspace, extra_secrets, &tag, sandbox)?;
     let pgid = child.id();
     let out = Arc::new(Mutex::new(Capture::default()));
     let err = Arc::new(Mutex::new(Capture::default()));
@@ -276,6 +312,10 @@ struct BgProc {
     command: String,
     child: Child,
     tag: RunTag,
+    /// The sandbox level it runs at (`None`: unconfined).
+    level: Option<Level>,
+    /// Its temp dir, removed when the entry is dropped.
+    _run_dir: Option<RunDir>,
     buffer: Arc<Mutex<BgBuffer>>,
     read_pos: u64,
     exit: Option<Ended>,
@@ -314,6 +354,8 @@ pub struct BgPoll {
     pub missed: u64,
     /// `None` while running.
     pub exit: Option<Ended>,
+    /// The sandbox level it runs at (`None`: unconfined).
+    pub level: Option<Level>,
 }
 
 /// Background processes started by `shell_bg`, shared by every clone.
@@ -362,13 +404,15 @@ impl BackgroundTable {
             .map_err(|_| ToolError::Failed("the background table is unavailable".into()))
     }
 
-    /// Start a command in the background; returns its id.
+    /// Start a command in the background, confined as `sandbox` says;
+    /// returns its id.
     pub fn start(
         &self,
         command: &str,
         cwd: &Path,
         workspace: &Path,
         extra_secrets: &[String],
+        sandbox: &RunSandbox,
     ) -> Result<u64, ToolError> {
         let mut inner = self.lock()?;
         let running = inner.procs.values().filter(|p| p.exit.is_none()).count();
@@ -378,9 +422,8 @@ impl BackgroundTable {
             )));
         }
         let tag = RunTag::new();
-        let mut child = shell_command(command, cwd, workspace, extra_secrets, &tag)
-            .spawn()
-            .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
+        let Started { mut child, run_dir } =
+            start_shell(command, cwd, workspace, extra_secrets, &tag, sandbox)?;
         let buffer = Arc::new(Mutex::new(BgBuffer::default()));
         if let Some(s) = child.stdout.take() {
             pump(s, Arc::clone(&buffer));
@@ -396,6 +439,8 @@ impl BackgroundTable {
                 command: command.to_string(),
                 child,
                 tag,
+                level: sandbox.level(),
+                _run_dir: run_dir,
                 buffer,
                 read_pos: 0,
                 exit: None,
@@ -458,6 +503,7 @@ impl BackgroundTable {
                         // Exit is reported once the output is complete, so
                         // a poll never says "exited" while bytes are in flight.
                         exit: proc_.exit.filter(|_| drained),
+                        level: proc_.level,
                     });
                 }
             }

@@ -11,6 +11,7 @@ use crate::mode::{Decision, Mode};
 use crate::output::ToolOutput;
 use crate::policy;
 use crate::process::BackgroundTable;
+use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::tool::{Effect, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
@@ -24,6 +25,8 @@ pub struct RegistryConfig {
     pub secret_env_vars: Vec<String>,
     /// The user's MEMORY.md for `memory_read`, if any.
     pub memory_path: Option<PathBuf>,
+    /// How shell commands are sandboxed (`[ai] sandbox`, `sandbox_writable`).
+    pub sandbox: SandboxConfig,
 }
 
 impl RegistryConfig {
@@ -33,6 +36,7 @@ impl RegistryConfig {
             workspace,
             secret_env_vars: Vec::new(),
             memory_path: None,
+            sandbox: SandboxConfig::default(),
         }
     }
 }
@@ -44,6 +48,11 @@ pub struct Registry {
     secret_env_vars: Arc<Vec<String>>,
     memory_path: Option<PathBuf>,
     background: BackgroundTable,
+    sandbox: SandboxConfig,
+    /// `sandbox.writable`, shared with every run's plan.
+    writable: Arc<Vec<PathBuf>>,
+    /// What the kernel offers (probed once per process unless pinned).
+    support: Support,
 }
 
 impl std::fmt::Debug for Registry {
@@ -72,7 +81,17 @@ impl Registry {
             secret_env_vars: Arc::new(config.secret_env_vars),
             memory_path: config.memory_path,
             background: BackgroundTable::new(),
+            writable: Arc::new(config.sandbox.writable.clone()),
+            sandbox: config.sandbox,
+            support: sandbox::support().clone(),
         }
+    }
+
+    /// Pins what the kernel is taken to offer, instead of the probe's
+    /// answer: for tests of the unavailable path on a kernel that has it.
+    pub fn with_sandbox_support(mut self, support: Support) -> Self {
+        self.support = support;
+        self
     }
 
     /// The workspace this registry works in.
@@ -108,10 +127,14 @@ impl Registry {
 
     /// The approval policy for one call in `mode` (pure: runs nothing).
     /// Unknown tools and bad arguments are denied with a reason the model
-    /// can read.
+    /// can read. With `sandbox = "require"` on a kernel that cannot
+    /// sandbox, a shell command the policy would allow asks instead.
     pub fn decide(&self, name: &str, args: &serde_json::Value, mode: Mode) -> Decision {
         let decision = match self.effect(name, args) {
-            Ok(effect) => policy::decide(&effect, mode, &self.workspace),
+            Ok(effect) => {
+                let d = policy::decide(&effect, mode, &self.workspace);
+                self.require_sandbox(&effect, d, mode)
+            }
             Err(e) => Decision::Deny {
                 reason: e.to_string(),
             },
@@ -131,6 +154,53 @@ impl Registry {
         }
     }
 
+    /// An Allow of a shell command that cannot be sandboxed, under
+    /// `sandbox = "require"`, becomes what the mode does with an Ask.
+    fn require_sandbox(&self, effect: &Effect, decision: Decision, mode: Mode) -> Decision {
+        let Effect::Shell { command, .. } = effect else {
+            return decision;
+        };
+        let SandboxStatus::Unavailable { why, .. } = self.sandbox_status() else {
+            return decision;
+        };
+        if self.sandbox.mode != SandboxMode::Require || !decision.is_allow() {
+            return decision;
+        }
+        let detail = format!("the sandbox is required but unavailable ({why})");
+        match mode {
+            Mode::Plan | Mode::DontAsk => Decision::Deny {
+                reason: format!(
+                    "{detail}, and {mode} mode cannot ask; set [ai] sandbox = \"auto\" to run it unsandboxed"
+                ),
+            },
+            _ => Decision::Ask {
+                summary: policy::unicode::visible(command),
+                detail,
+            },
+        }
+    }
+
+    /// What the sandbox does in this registry, for status lines.
+    pub fn sandbox_status(&self) -> SandboxStatus {
+        SandboxStatus::with_support(self.sandbox.mode, &self.support)
+    }
+
+    /// How a call would be sandboxed if it ran now: `None` for a call that
+    /// starts no process (or whose arguments are unusable).
+    pub fn sandbox_for(&self, name: &str, args: &serde_json::Value) -> Option<RunSandbox> {
+        match self.effect(name, args).ok()? {
+            effect @ Effect::Shell { .. } => Some(self.plan(&effect)),
+            _ => None,
+        }
+    }
+
+    /// The sandbox plan for a call: the level follows the policy's proof,
+    /// whatever the mode.
+    fn plan(&self, effect: &Effect) -> RunSandbox {
+        let level = Level::for_proof(policy::proof(effect, &self.workspace));
+        RunSandbox::plan(self.sandbox_status(), &self.writable, level)
+    }
+
     /// What a call touches, for running independent calls in parallel.
     pub fn footprint(&self, name: &str, args: &serde_json::Value) -> Footprint {
         match self.effect(name, args) {
@@ -139,7 +209,8 @@ impl Registry {
         }
     }
 
-    /// The context a call runs with.
+    /// The context a call runs with. Any process it starts runs
+    /// read-only; [`Registry::run`] sets the level each call earns.
     pub fn context(&self, cancel: CancelToken) -> ToolContext {
         ToolContext {
             workspace: self.workspace.clone(),
@@ -147,11 +218,14 @@ impl Registry {
             secret_env_vars: Arc::clone(&self.secret_env_vars),
             background: self.background.clone(),
             memory_path: self.memory_path.clone(),
+            sandbox: RunSandbox::plan(self.sandbox_status(), &self.writable, Level::ReadOnly),
         }
     }
 
     /// Run a call (after approval). The floor is checked again here, so a
-    /// call the floor denies never runs whatever the caller decided.
+    /// call the floor denies never runs whatever the caller decided. The
+    /// sandbox level is the policy's proof, judged now: proven read-only
+    /// runs read-only, anything else workspace-write.
     pub fn run(
         &self,
         name: &str,
@@ -165,7 +239,12 @@ impl Registry {
         if let Decision::Deny { reason } = policy::decide(&effect, Mode::Bypass, &self.workspace) {
             return Err(ToolError::Refused(reason));
         }
-        let mut out = tool.run(args, &self.context(cancel.clone()))?;
+        let mut ctx = self.context(cancel.clone());
+        ctx.sandbox = self.plan(&effect);
+        // A bug in one tool fails that call, not the turn or the process.
+        // Tools hold no state across calls that a panic could leave torn.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.run(args, &ctx)));
+        let mut out = ran.map_err(|payload| ToolError::Panicked(panic_message(&*payload)))??;
         let budget = tool.output_budget();
         if out.for_model.chars().count() > budget {
             out.for_model = crate::output::head_tail(&out.for_model, budget);
@@ -182,6 +261,17 @@ impl Registry {
 impl Drop for Registry {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// The text a panic carried (`panic!("…")` gives a `&str` or a `String`).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "no message".to_string()
     }
 }
 

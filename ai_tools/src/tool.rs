@@ -10,6 +10,7 @@ use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::process::BackgroundTable;
+use crate::sandbox::RunSandbox;
 use crate::workspace::Workspace;
 
 /// Output budget of a tool that does not declare its own: about 4,000
@@ -77,6 +78,9 @@ pub struct ToolContext {
     pub background: BackgroundTable,
     /// The user's MEMORY.md, if configured.
     pub memory_path: Option<PathBuf>,
+    /// How a process this call starts is confined (set per call by the
+    /// registry from the policy's proof).
+    pub sandbox: RunSandbox,
 }
 
 /// One tool. Implementations are small typed structs; the registry holds

@@ -8,6 +8,9 @@ use std::os::unix::fs::PermissionsExt;
 use ai_tools::{CancelToken, Decision, Mode, Registry, RegistryConfig, ToolError, Workspace};
 use serde_json::json;
 
+#[path = "fs_tools/special.rs"]
+mod special;
+
 fn setup() -> (tempfile::TempDir, Registry) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("ws/src")).unwrap();

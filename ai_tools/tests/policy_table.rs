@@ -158,3 +158,38 @@ fn policy_table() {
         "only {ro_allowed}/{ro_total} safe read-only commands were auto-approved"
     );
 }
+
+/// The second layer follows the first: every shell row the policy allows
+/// in default mode without asking is one it proved read-only, so it runs
+/// under the read-only sandbox.
+#[test]
+fn allowed_shell_rows_run_read_only() {
+    use ai_tools::sandbox::Support;
+    use ai_tools::Level;
+    let fx = fixture();
+    // Pinned, so the mapping is checked on any kernel.
+    let reg = Registry::standard(RegistryConfig::new(fx.ws.clone()))
+        .with_sandbox_support(Support::Available { landlock_abi: 7 });
+    let rows = policy_table::load().unwrap();
+    let (mut checked, mut wrong) = (0, Vec::new());
+    for row in &rows {
+        let Call::Command(command) = row.call(&fx.out) else {
+            continue;
+        };
+        if !policy::check_command_in(&command, Mode::Default, &fx.ws).is_allow() {
+            continue;
+        }
+        checked += 1;
+        let args = serde_json::json!({ "command": command });
+        let level = reg.sandbox_for("shell_exec", &args).and_then(|p| p.level());
+        if level != Some(Level::ReadOnly) {
+            wrong.push(format!(
+                "line {}: {command:?} would run {level:?}",
+                row.line
+            ));
+        }
+    }
+    println!("policy table: {checked} shell rows allowed in default mode, all run read-only");
+    assert!(checked >= 50, "only {checked} allowed shell rows");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

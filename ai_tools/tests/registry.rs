@@ -249,3 +249,54 @@ fn modes_and_decisions_serialise_for_json_output() {
         json!({"decision": "allow"})
     );
 }
+
+/// A tool with a bug: it panics when run.
+struct Panics;
+
+impl ai_tools::Tool for Panics {
+    fn name(&self) -> &'static str {
+        "panics"
+    }
+    fn description(&self) -> &'static str {
+        "always panics"
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+    fn effect(
+        &self,
+        _args: &serde_json::Value,
+        _ws: &Workspace,
+    ) -> Result<ai_tools::Effect, ToolError> {
+        Ok(ai_tools::Effect::Read(Vec::new()))
+    }
+    fn run(
+        &self,
+        _args: &serde_json::Value,
+        _ctx: &ai_tools::ToolContext,
+    ) -> Result<ai_tools::ToolOutput, ToolError> {
+        let v: Vec<u8> = Vec::new();
+        panic!("index {} out of range", v.len() + 3)
+    }
+}
+
+#[test]
+fn a_panicking_tool_fails_its_call_and_the_registry_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = RegistryConfig::new(Workspace::new(dir.path()).unwrap());
+    let tools: Vec<Box<dyn ai_tools::Tool>> =
+        vec![Box::new(Panics), Box::new(ai_tools::tools::fs_list::FsList)];
+    let reg = Registry::with_tools(cfg, tools);
+    for _ in 0..2 {
+        let e = reg
+            .run("panics", &json!({}), &CancelToken::new())
+            .unwrap_err();
+        assert!(matches!(e, ToolError::Panicked(_)), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("the tool panicked: index 3 out of range"),
+            "{e}"
+        );
+    }
+    assert!(reg.run("fs_list", &json!({}), &CancelToken::new()).is_ok());
+}

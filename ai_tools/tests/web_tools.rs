@@ -223,3 +223,64 @@ fn bad_urls_are_rejected() {
         .unwrap_err();
     assert!(err.to_string().contains("request failed"), "{err}");
 }
+
+/// What each mode decides for a call, in [`Mode::ALL`]'s order, as
+/// `allow`, `ask` or `deny`.
+fn decisions(reg: &Registry, args: &serde_json::Value) -> Vec<&'static str> {
+    Mode::ALL
+        .iter()
+        .map(|m| match reg.decide("http_request", args, *m) {
+            Decision::Allow => "allow",
+            Decision::Ask { .. } => "ask",
+            Decision::Deny { .. } => "deny",
+        })
+        .collect()
+}
+
+#[test]
+fn a_get_with_a_body_or_a_method_override_is_not_a_read() {
+    let (_dir, reg) = registry();
+    // A public URL, so that only the method decides (a local one asks anyway).
+    let url = "https://api.example.com/items/7";
+    // Mode::ALL: default, accept-edits, plan, dont-ask, bypass.
+    let read = ["allow", "allow", "allow", "allow", "allow"];
+    let write = ["ask", "ask", "deny", "deny", "allow"];
+    for method in ["GET", "get", "HEAD"] {
+        let plain =
+            json!({"method": method, "url": url, "headers": {"Accept": "application/json"}});
+        assert_eq!(decisions(&reg, &plain), read, "{plain}");
+        assert_eq!(
+            decisions(&reg, &json!({"method": method, "url": url, "body": ""})),
+            read
+        );
+        let with_body = json!({"method": method, "url": url, "body": "{\"delete\":true}"});
+        assert_eq!(decisions(&reg, &with_body), write, "{with_body}");
+        for header in [
+            "X-HTTP-Method-Override",
+            "x-http-method-override",
+            "X-HTTP-METHOD",
+            "x-method-override",
+            " X-Method-Override ",
+        ] {
+            let args = json!({"method": method, "url": url, "headers": {header: "DELETE"}});
+            assert_eq!(decisions(&reg, &args), write, "{args}");
+        }
+    }
+    // The prompt names what the request would really do.
+    let args =
+        json!({"method": "GET", "url": url, "headers": {"X-HTTP-Method-Override": "delete"}});
+    match reg.decide("http_request", &args, Mode::Default) {
+        Decision::Ask { summary, .. } => assert!(
+            summary.contains("DELETE (a GET with X-HTTP-Method-Override: delete)"),
+            "{summary}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    match reg.decide("http_request", &args, Mode::Plan) {
+        Decision::Deny { reason } => assert!(reason.contains("DELETE"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    // Other methods were writes already.
+    let post = json!({"method": "POST", "url": url});
+    assert_eq!(decisions(&reg, &post), write);
+}

@@ -7,6 +7,8 @@ use rustyline::config::{Behavior, Config};
 use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 
+use ai_tools::terminal_text::escape_controls;
+
 use crate::json_events::DecidedBy;
 use crate::render::Style;
 
@@ -73,9 +75,17 @@ pub fn is_yes(answer: &str) -> bool {
 
 /// The request as shown on the terminal: the summary, then the detail
 /// (a diff gets its added and removed lines coloured).
+/// Control characters in either (a file's content in a diff, say) are
+/// shown escaped, so they cannot repaint the prompt they sit in.
 pub fn render_request(summary: &str, detail: &str, style: Style) -> String {
-    let mut s = format!("\n{} {}\n", style.yellow("approval needed:"), summary);
+    let mut s = format!(
+        "\n{} {}\n",
+        style.yellow("approval needed:"),
+        escape_controls(summary)
+    );
     for line in detail.lines() {
+        let line = escape_controls(line);
+        let line = line.as_ref();
         let shown = if line.starts_with('+') && !line.starts_with("+++") {
             style.green(line)
         } else if line.starts_with('-') && !line.starts_with("---") {
@@ -111,5 +121,15 @@ mod tests {
             r,
             "\napproval needed: edit a.txt\n  --- a\n  +++ b\n  -old\n  +new\n"
         );
+        let r = render_request(
+            "edit \x1b]52;c;eA==\x07a.txt",
+            "+\x1b[2J\x1b[Hfake prompt\u{9b}0m",
+            Style::plain(),
+        );
+        assert!(
+            !r.contains('\x1b') && !r.contains('\x07') && !r.contains('\u{9b}'),
+            "{r}"
+        );
+        assert!(r.contains("+␛[2J␛[Hfake prompt\\x9b0m"), "{r}");
     }
 }

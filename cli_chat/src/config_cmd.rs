@@ -58,6 +58,11 @@ pub fn report(settings: &Settings, resolved: &ResolvedConfig, mode: Mode, why: &
         source: "derived".into(),
     });
     values.push(Row {
+        key: "sandbox_state".into(),
+        value: ai_tools::SandboxStatus::of(resolved.sandbox.mode).to_string(),
+        source: "this kernel".into(),
+    });
+    values.push(Row {
         key: "k_mode".into(),
         value: mode.to_string(),
         source: why.into(),

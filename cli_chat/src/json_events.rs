@@ -112,6 +112,25 @@ pub enum Event {
     },
 }
 
+/// `json` with DEL and the C1 controls written as `\u` escapes. JSON
+/// escapes only U+0000..U+001F itself, yet a terminal showing the line
+/// could act on an 8-bit CSI (U+009B). They can only occur inside JSON
+/// strings, so the line parses to exactly the same values.
+fn escape_high_controls(json: &str) -> String {
+    if !json.chars().any(|c| ('\u{7f}'..='\u{9f}').contains(&c)) {
+        return json.to_string();
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A line: `{"v":1,"type":…,…}`.
 #[derive(Serialize)]
 struct Line<'a> {
@@ -129,12 +148,13 @@ impl Event {
         };
         // Serialising plain strings and integers cannot fail; keep a valid
         // line even if it somehow did.
-        serde_json::to_string(&line).unwrap_or_else(|e| {
+        let json = serde_json::to_string(&line).unwrap_or_else(|e| {
             format!(
                 r#"{{"v":{SCHEMA_VERSION},"type":"error","kind":"internal","message":{}}}"#,
                 serde_json::Value::String(e.to_string())
             )
-        })
+        });
+        escape_high_controls(&json)
     }
 
     /// The `error` event for an engine error.
@@ -171,6 +191,7 @@ pub fn error_kind(e: &EngineError) -> &'static str {
         EngineError::RoundLimit { .. } => "round_limit",
         EngineError::Config(_) => "config",
         EngineError::Session(_) => "session",
+        EngineError::Internal(_) => "internal",
     }
 }
 
@@ -178,6 +199,15 @@ pub fn error_kind(e: &EngineError) -> &'static str {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn no_control_character_is_left_raw_and_the_text_round_trips() {
+        let text: String = (0u32..0x100).filter_map(char::from_u32).collect();
+        let l = Event::Token { text: text.clone() }.to_line();
+        assert!(!l.chars().any(char::is_control), "{l:?}");
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        assert_eq!(v["text"], text.as_str());
+    }
 
     #[test]
     fn lines_carry_version_and_type() {

@@ -74,10 +74,18 @@ pub fn run(cli: Cli) -> Result<Exit> {
     }
 }
 
+/// Prints a report on stdout. Reports quote outside text (session titles
+/// the model wrote, paths), so on a terminal control characters are shown
+/// escaped; a pipe gets the exact bytes.
 fn print(text: &str) -> Result<Exit> {
     let mut out = std::io::stdout().lock();
+    let shown = if out.is_terminal() {
+        ai_tools::terminal_text::escape_controls(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     // A closed pipe (`k sessions | head -1`) is not an error worth a message.
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    let _ = out.write_all(shown.as_bytes()).and_then(|()| out.flush());
     Ok(Exit::Done)
 }
 
@@ -130,13 +138,13 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
         check.args.as_deref(),
         &check.command,
     )?;
+    let settings = Settings::load(&cli.common)?;
     let modes: Vec<Mode> = if check.all_modes {
         Mode::ALL.to_vec()
     } else if let Some(m) = cli.common.mode {
         vec![m]
     } else {
         // The mode the user configured (a terminal session's mode).
-        let settings = Settings::load(&cli.common)?;
         let configured = settings
             .ai
             .approval_mode
@@ -145,7 +153,8 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
             .unwrap_or_default();
         vec![configured]
     };
-    let registry = policy_cmd::registry_here(cli.common.config.as_deref())?;
+    let registry =
+        policy_cmd::registry_here(settings.ai.sandbox_config(), cli.common.config.as_deref())?;
     let mut text = String::new();
     for mode in modes {
         let v = policy_cmd::judge(&subject, mode, &registry);

@@ -2,6 +2,7 @@
 
 use std::io::{self, IsTerminal, Read};
 
+use ai_tools::terminal_text::escape_controls;
 use anyhow::{bail, Context, Result};
 
 use crate::approval::{Approver, NoTty, TtyApprover};
@@ -47,11 +48,8 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
     let mut output: Box<dyn Output> = if cli.common.json {
         Box::new(JsonOutput::new(stdout.lock()))
     } else {
-        Box::new(TextOutput::new(
-            stdout.lock(),
-            io::stderr(),
-            Style::for_stderr(),
-        ))
+        let raw = !stdout.is_terminal();
+        Box::new(TextOutput::new(stdout.lock(), io::stderr(), Style::for_stderr()).raw_answer(raw))
     };
     let mut approver: Box<dyn Approver> = if can_ask {
         Box::new(TtyApprover::open())
@@ -70,7 +68,7 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
     }
     if !cli.common.json && resumed {
         for note in conversation::notes(&conv) {
-            say!("{}", Style::for_stderr().dim(&note));
+            say!("{}", Style::for_stderr().dim(&escape_controls(&note)));
         }
     }
     // From here on Ctrl+C cancels the turn instead of killing `k`.

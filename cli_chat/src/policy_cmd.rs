@@ -1,7 +1,7 @@
 //! `k policy check`: what the approval policy decides for a command or a
 //! tool call, and why, without running anything.
 
-use ai_tools::{policy, Decision, Mode, Registry, RegistryConfig, Workspace};
+use ai_tools::{Decision, Mode, Registry, RegistryConfig, SandboxConfig, Workspace};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
@@ -71,13 +71,23 @@ pub struct Verdict {
     pub summary: Option<String>,
     /// Why (empty for `allow` of a proven read-only call).
     pub reason: String,
+    /// For a shell command that would run (allowed, or once approved):
+    /// the sandbox it runs under (`read-only`, `workspace-write`,
+    /// `none (unavailable: …)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 /// Judges `subject` in `mode` with the current directory as workspace.
 pub fn judge(subject: &Subject, mode: Mode, registry: &Registry) -> Verdict {
-    let d = match subject {
-        Subject::Command(cmd) => policy::check_command_in(cmd, mode, registry.workspace()),
-        Subject::Tool { name, args } => registry.decide(name, args, mode),
+    let (name, args) = match subject {
+        Subject::Command(cmd) => ("shell_exec", serde_json::json!({ "command": cmd })),
+        Subject::Tool { name, args } => (name.as_str(), args.clone()),
+    };
+    let d = registry.decide(name, &args, mode);
+    let sandbox = match d {
+        Decision::Deny { .. } => None,
+        _ => registry.sandbox_for(name, &args).map(|s| s.to_string()),
     };
     let (summary, reason) = match &d {
         Decision::Allow => (None, "allowed in this mode".to_string()),
@@ -89,17 +99,24 @@ pub fn judge(subject: &Subject, mode: Mode, registry: &Registry) -> Verdict {
         decision: d.label().to_string(),
         summary,
         reason,
+        sandbox,
     }
 }
 
-/// The registry `decide` needs, rooted at the current directory, with the
-/// file `--config` named protected as the chat would protect it.
-pub fn registry_here(config_file: Option<&std::path::Path>) -> Result<Registry> {
+/// The registry `decide` needs, rooted at the current directory, with
+/// the configured sandbox, and the file `--config` named protected as the
+/// chat would protect it.
+pub fn registry_here(
+    sandbox: SandboxConfig,
+    config_file: Option<&std::path::Path>,
+) -> Result<Registry> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let ws = Workspace::new(&cwd)
         .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?
         .with_protected(config_file.map(std::path::Path::to_path_buf));
-    Ok(Registry::standard(RegistryConfig::new(ws)))
+    let mut config = RegistryConfig::new(ws);
+    config.sandbox = sandbox;
+    Ok(Registry::standard(config))
 }
 
 impl Verdict {
@@ -113,6 +130,9 @@ impl Verdict {
         s.push('\n');
         if let Some(sum) = &self.summary {
             s.push_str(&format!("  would ask: {sum}\n"));
+        }
+        if let Some(sandbox) = &self.sandbox {
+            s.push_str(&format!("  sandbox: {sandbox}\n"));
         }
         s
     }

@@ -1,7 +1,10 @@
 //! Where a turn's events go: text for people (answer on stdout, activity on
 //! stderr) or JSON lines for programs.
 
+use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
+
+use ai_tools::terminal_text::escape_controls;
 
 use crate::json_events::{DecidedBy, Event};
 
@@ -82,10 +85,16 @@ impl Style {
 }
 
 /// Text for people: answer tokens on `out`, everything else short lines on `err`.
+/// What the model or a tool says is shown with its control characters
+/// escaped (see [`escape_controls`]), so it cannot move the cursor, clear
+/// the screen or set the clipboard; only the answer on a `out` that is
+/// not a terminal ([`TextOutput::raw_answer`]) keeps its exact bytes.
 pub struct TextOutput<O: Write, E: Write> {
     out: O,
     err: E,
     style: Style,
+    /// Answer tokens go to `out` byte for byte (a pipe or a file).
+    raw_answer: bool,
     /// The answer stream has text not yet ended by a newline.
     out_mid_line: bool,
     /// Any answer text was written this turn.
@@ -101,10 +110,19 @@ impl<O: Write, E: Write> TextOutput<O, E> {
             out,
             err,
             style,
+            raw_answer: false,
             out_mid_line: false,
             wrote_answer: false,
             err_mid_line: false,
         }
+    }
+
+    /// Whether answer tokens keep their exact bytes: for an `out` that is
+    /// not a terminal, where a program reads them and no terminal acts on
+    /// them.
+    pub fn raw_answer(mut self, raw: bool) -> Self {
+        self.raw_answer = raw;
+        self
     }
 
     fn end_answer_line(&mut self) -> io::Result<()> {
@@ -145,7 +163,12 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
             }
             Event::Token { text } => {
                 self.end_reasoning_line();
-                self.out.write_all(text.as_bytes())?;
+                let shown = if self.raw_answer {
+                    Cow::Borrowed(text.as_str())
+                } else {
+                    escape_controls(text)
+                };
+                self.out.write_all(shown.as_bytes())?;
                 self.out.flush()?;
                 if !text.is_empty() {
                     self.wrote_answer = true;
@@ -154,7 +177,7 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 Ok(())
             }
             Event::Reasoning { text } => {
-                let shown = self.style.dim(text);
+                let shown = self.style.dim(&escape_controls(text));
                 let _ = self.err.write_all(shown.as_bytes());
                 let _ = self.err.flush();
                 if !text.is_empty() {
@@ -166,10 +189,10 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 name, args_preview, ..
             } => {
                 let line = format!("→ {name} {}", describe_args(args_preview));
-                self.note(&self.style.dim(line.trim_end()))
+                self.note(&self.style.dim(escape_controls(line.trim_end()).as_ref()))
             }
             Event::ToolDone { preview, .. } => {
-                let line = self.style.dim(&format!("← {preview}"));
+                let line = self.style.dim(&format!("← {}", escape_controls(preview)));
                 self.note(&line)
             }
             Event::ToolFailed { error, .. } => {
@@ -218,13 +241,12 @@ pub fn describe_args(args_preview: &str) -> String {
     }
 }
 
-/// First line of `s`, control characters made harmless, at most
+/// First line of `s`, control characters shown escaped, at most
 /// [`MAX_ERROR_LINE_CHARS`] characters.
 pub fn one_line(s: &str) -> String {
     let first = s.lines().next().unwrap_or("");
-    let mut out: String = first
+    let mut out: String = escape_controls(first)
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
         .take(MAX_ERROR_LINE_CHARS)
         .collect();
     if first.chars().count() > MAX_ERROR_LINE_CHARS || s.lines().nth(1).is_some() {
@@ -278,7 +300,7 @@ mod tests {
 
     #[test]
     fn one_line_is_short_and_clean() {
-        assert_eq!(one_line("a\x1bb\nsecond"), "a b…");
+        assert_eq!(one_line("a\x1bb\nsecond"), "a␛b…");
         assert_eq!(one_line(&"x".repeat(500)).chars().count(), 201);
         assert_eq!(describe_args(r#"{"command":"ls -la"}"#), "ls -la");
         assert_eq!(describe_args("{}"), "");

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use ai_chat_engine::{Conversation, Engine, Message, SlashCommand, UserInput};
+use ai_tools::terminal_text::escape_controls;
 use ai_tools::Mode;
 use anyhow::{Context, Result};
 use rustyline::error::ReadlineError;
@@ -148,7 +149,7 @@ impl Repl {
                 .into_iter()
                 .chain(conversation::notes(&self.conv))
             {
-                say!("{}", self.style.dim(&line));
+                say!("{}", self.style.dim(&escape_controls(&line)));
             }
         }
     }
@@ -255,11 +256,12 @@ impl Repl {
             format!("{:.0}%", 100.0 * t.cached_input as f64 / t.input as f64)
         };
         format!(
-            "model: {} via {} ({})\nmode: {}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
+            "model: {} via {} ({})\nmode: {}\n{}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
             self.engine.model(),
             cfg.provider,
             if cfg.base_url.is_empty() { "offline" } else { &cfg.base_url },
             self.engine.mode(),
+            ai_tools::SandboxStatus::of(cfg.sandbox.mode),
             self.conv.id(),
             self.conv
                 .title()

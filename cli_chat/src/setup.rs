@@ -115,6 +115,7 @@ pub fn build_engine(
         .with_protected(config_file.map(std::path::Path::to_path_buf));
     let mut tools = RegistryConfig::new(ws);
     tools.secret_env_vars = resolved.key_env_vars.clone();
+    tools.sandbox = resolved.sandbox.clone();
     tools.memory_path = ai_chat_engine::config::config_dir().map(|d| d.join("MEMORY.md"));
     let options = EngineOptions {
         mode: Some(mode),

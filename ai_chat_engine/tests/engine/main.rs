@@ -10,6 +10,7 @@ mod cancel_approval;
 mod common;
 mod dialects;
 mod failures;
+mod panics;
 mod robustness;
 mod sessions;
 mod turns;

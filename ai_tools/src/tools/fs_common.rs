@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
+use crate::tools::bounded_file::{read_regular, Bounded};
 use crate::workspace::{canonicalize_lenient, Workspace};
 
 /// Largest file the file tools load. Source files are far smaller; this
@@ -66,8 +68,14 @@ impl FileTarget {
     }
 
     /// The file's bytes, or `None` if it does not exist (see [`read_existing`]).
-    pub fn read(&self) -> Result<Option<Vec<u8>>, ToolError> {
-        read_existing(&self.path, &self.shown)
+    pub fn read(&self, cancel: &CancelToken) -> Result<Option<Vec<u8>>, ToolError> {
+        read_existing(&self.path, &self.shown, cancel)
+    }
+
+    /// At most [`MAX_FILE_BYTES`] of the file, saying whether it had more;
+    /// `None` if it does not exist. For reads, where a cut view is useful.
+    pub fn read_bounded(&self, cancel: &CancelToken) -> Result<Option<Bounded>, ToolError> {
+        read_regular(&self.path, MAX_FILE_BYTES, cancel, &self.shown)
     }
 }
 
@@ -97,20 +105,26 @@ pub fn change_output(shown: &str, old: &str, new: &str, verb: &str) -> ToolOutpu
     }
 }
 
-/// Read a file's bytes, or `None` if it does not exist.
-pub fn read_existing(path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => Err(ToolError::Path(format!("{shown} is a directory"))),
-        Ok(m) if m.len() > MAX_FILE_BYTES => Err(ToolError::Path(format!(
-            "{shown} is {} bytes, more than the {MAX_FILE_BYTES}-byte limit for file tools",
-            m.len()
-        ))),
-        Ok(_) => std::fs::read(path)
-            .map(Some)
-            .map_err(|e| ToolError::io(shown, e)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ToolError::io(shown, e)),
+/// A regular file's whole content, or `None` if it does not exist. A file
+/// past [`MAX_FILE_BYTES`] (counted while reading, not taken from its
+/// size) is an error: edits need all of it.
+pub fn read_existing(
+    path: &Path,
+    shown: &str,
+    cancel: &CancelToken,
+) -> Result<Option<Vec<u8>>, ToolError> {
+    match read_regular(path, MAX_FILE_BYTES, cancel, shown)? {
+        None => Ok(None),
+        Some(Bounded { cut: true, .. }) => Err(too_large(shown)),
+        Some(Bounded { bytes, .. }) => Ok(Some(bytes)),
     }
+}
+
+/// The error for a file too large for the file tools.
+pub fn too_large(shown: &str) -> ToolError {
+    ToolError::Path(format!(
+        "{shown} is more than {MAX_FILE_BYTES} bytes, the limit for file tools"
+    ))
 }
 
 /// The current revision (or [`ABSENT`]) must equal `expected`.

@@ -8,6 +8,7 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext};
 use crate::tools::fs_common::FileTarget;
+use crate::tools::walk::safe_walker;
 use crate::workspace::Workspace;
 
 /// Entries listed per directory; a node_modules-sized directory is
@@ -149,8 +150,8 @@ impl Tool for FileTree {
         let mut out = format!("{shown}/\n");
         let mut shown_count = 0usize;
         let mut skipped = 0usize;
-        let walker = ignore::WalkBuilder::new(&root)
-            .require_git(false)
+        let (mut walker, unsafe_skipped) = safe_walker(&root, &shown)?;
+        let walker = walker
             .max_depth(Some(depth))
             .sort_by_file_name(|a, b| a.cmp(b))
             .build();
@@ -180,6 +181,7 @@ impl Tool for FileTree {
                 "[… {skipped} more entries not shown; narrow the path or depth]\n"
             ));
         }
+        out.push_str(&unsafe_skipped.note(&ctx.workspace));
         Ok(ToolOutput::same(
             out,
             format!("tree {shown} → {} entries", shown_count + skipped),

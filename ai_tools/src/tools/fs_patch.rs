@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
@@ -105,7 +106,10 @@ impl Tool for FsPatch {
     fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
         let a: Args = parse_args(self.name(), args).ok()?;
         let file = FileTarget::new(ws, &a.path);
-        let current = file.read().ok()?;
+        let current = match file.read(&CancelToken::new()) {
+            Ok(current) => current,
+            Err(e) => return Some(format!("(this edit will fail: {e})")),
+        };
         let old = lossy_text(current.as_deref());
         match apply(&old, &a.edits, a.append.as_deref(), &file.shown) {
             Ok(new) => Some(diff_preview(&old, &new, &file.shown)),
@@ -122,7 +126,7 @@ impl Tool for FsPatch {
             });
         }
         let FileTarget { path, shown, .. } = FileTarget::new(&ctx.workspace, &a.path);
-        let current = read_existing(&path, &shown)?;
+        let current = read_existing(&path, &shown, &ctx.cancel)?;
         if a.expected_revision.trim() == ABSENT && current.is_none() && a.edits.is_empty() {
             // Appending to a file that does not exist yet creates it.
             let new = a.append.clone().unwrap_or_default();

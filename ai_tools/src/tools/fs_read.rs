@@ -6,7 +6,8 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
-use crate::tools::fs_common::{revision_of, FileTarget};
+use crate::tools::bounded_file::Bounded;
+use crate::tools::fs_common::{revision_of, FileTarget, MAX_FILE_BYTES};
 use crate::workspace::Workspace;
 
 /// Lines returned per call: a screenful of context that keeps several
@@ -63,18 +64,26 @@ impl Tool for FsRead {
         let a: Args = parse_args(self.name(), args)?;
         let file = FileTarget::new(&ctx.workspace, &a.path);
         let shown = file.shown.as_str();
-        let bytes = file
-            .read()?
+        let Bounded { bytes, cut } = file
+            .read_bounded(&ctx.cancel)?
             .ok_or_else(|| ToolError::Path(format!("{shown} does not exist")))?;
-        let revision = revision_of(&bytes);
+        // A cut file has no revision: it could not be edited anyway.
+        let revision = if cut {
+            "none, too large to edit".to_string()
+        } else {
+            revision_of(&bytes)
+        };
         if bytes.iter().take(8192).any(|b| *b == 0) {
-            let text = format!(
-                "{shown} is a binary file ({} bytes, revision {revision}); not shown.",
-                bytes.len()
-            );
+            let size = if cut {
+                format!("more than {} bytes", bytes.len())
+            } else {
+                format!("{} bytes", bytes.len())
+            };
+            let text =
+                format!("{shown} is a binary file ({size}, revision {revision}); not shown.");
             return Ok(ToolOutput::same(
                 text,
-                format!("read {shown} → binary, {} bytes", bytes.len()),
+                format!("read {shown} → binary, {size}"),
             ));
         }
         let text = String::from_utf8_lossy(&bytes);
@@ -124,6 +133,11 @@ impl Tool for FsRead {
                 "[{} more lines; continue with start_line={}]\n",
                 total - end,
                 end + 1
+            ));
+        }
+        if cut {
+            out.push_str(&format!(
+                "[only the first {MAX_FILE_BYTES} bytes of the file were read; line counts cover that part]\n"
             ));
         }
         if cut_line {

@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
@@ -68,18 +69,20 @@ impl Tool for FsWrite {
     fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
         let a: WriteArgs = parse_args(self.name(), args).ok()?;
         let file = FileTarget::new(ws, &a.path);
-        let current = file.read().ok()?;
-        Some(diff_preview(
-            &lossy_text(current.as_deref()),
-            &a.content,
-            &file.shown,
-        ))
+        match file.read(&CancelToken::new()) {
+            Ok(current) => Some(diff_preview(
+                &lossy_text(current.as_deref()),
+                &a.content,
+                &file.shown,
+            )),
+            Err(e) => Some(format!("(this write will fail: {e})")),
+        }
     }
 
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: WriteArgs = parse_args(self.name(), args)?;
         let file = FileTarget::new(&ctx.workspace, &a.path);
-        let current = file.read()?;
+        let current = file.read(&ctx.cancel)?;
         check_revision(current.as_deref(), &a.expected_revision, &file.shown)?;
         atomic_write(&file.path, a.content.as_bytes(), &file.shown)?;
         let verb = if current.is_some() {
@@ -129,7 +132,10 @@ impl Tool for FsDelete {
     fn approval_preview(&self, args: &serde_json::Value, ws: &Workspace) -> Option<String> {
         let a: DeleteArgs = parse_args(self.name(), args).ok()?;
         let file = FileTarget::new(ws, &a.path);
-        let bytes = file.read().ok()??;
+        let bytes = match file.read(&CancelToken::new()) {
+            Ok(bytes) => bytes?,
+            Err(e) => return Some(format!("(this delete will fail: {e})")),
+        };
         Some(format!(
             "deletes {} ({} lines, {} bytes)",
             file.shown,
@@ -145,7 +151,7 @@ impl Tool for FsDelete {
             path: target,
             shown,
         } = FileTarget::new(&ctx.workspace, &a.path);
-        let Some(bytes) = read_existing(&target, &shown)? else {
+        let Some(bytes) = read_existing(&target, &shown, &ctx.cancel)? else {
             return Err(ToolError::Path(format!("{shown} does not exist")));
         };
         if let Some(expected) = &a.expected_revision {

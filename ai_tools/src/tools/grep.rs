@@ -12,7 +12,9 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::policy::credentials::credential_reason;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
-use crate::tools::fs_common::resolve;
+use crate::tools::bounded_file::{is_cancelled_error, open_regular, BoundedReader};
+use crate::tools::fs_common::{resolve, MAX_FILE_BYTES};
+use crate::tools::walk::safe_walker;
 use crate::workspace::Workspace;
 
 /// Matching lines returned; beyond this the model should narrow the search.
@@ -84,8 +86,7 @@ impl Tool for GrepSearch {
                 tool: "grep_search",
                 message: format!("bad pattern: {e}"),
             })?;
-        let mut walker = ignore::WalkBuilder::new(&root);
-        walker.require_git(false);
+        let (mut walker, skipped) = safe_walker(&root, &ctx.workspace.display(&root))?;
         walker.sort_by_file_name(|x, y| x.cmp(y));
         if let Some(glob) = &a.glob {
             let mut ob = ignore::overrides::OverrideBuilder::new(&root);
@@ -107,12 +108,20 @@ impl Tool for GrepSearch {
         let mut total_matches = 0usize;
         let mut files_with_matches = 0usize;
         let mut skipped_credentials = 0usize;
+        let mut cut_files = 0usize;
         for entry in walker.build() {
             if ctx.cancel.is_cancelled() {
                 return Err(ToolError::Cancelled);
             }
             let Ok(entry) = entry else { continue };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            let Some(ft) = entry.file_type() else {
+                continue;
+            };
+            if !ft.is_file() {
+                if !ft.is_dir() && !ft.is_symlink() {
+                    // The root itself (the walk's filter sees only what is under it).
+                    skipped.special_file();
+                }
                 continue;
             }
             let path = entry.path();
@@ -124,10 +133,22 @@ impl Tool for GrepSearch {
                 skipped_credentials += 1;
                 continue;
             }
+            let file = match open_regular(path, &shown) {
+                Ok(Some(f)) => f,
+                Ok(None) => continue,
+                Err(ToolError::NotRegularFile { .. }) => {
+                    skipped.special_file();
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            if file.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
+                cut_files += 1;
+            }
             let mut in_file = 0usize;
-            let result = searcher.search_path(
+            let result = searcher.search_reader(
                 &matcher,
-                path,
+                BoundedReader::new(file, MAX_FILE_BYTES, &ctx.cancel),
                 sinks::UTF8(|lnum, line| {
                     in_file += 1;
                     if in_file <= MAX_MATCHES_PER_FILE && lines.len() < MAX_MATCHES {
@@ -137,6 +158,11 @@ impl Tool for GrepSearch {
                     Ok(true)
                 }),
             );
+            if let Err(e) = &result {
+                if is_cancelled_error(e) {
+                    return Err(ToolError::Cancelled);
+                }
+            }
             if result.is_ok() && in_file > 0 {
                 files_with_matches += 1;
                 total_matches += in_file;
@@ -160,6 +186,12 @@ impl Tool for GrepSearch {
                 "[{skipped_credentials} credential files were not searched]\n"
             ));
         }
+        if cut_files > 0 {
+            out.push_str(&format!(
+                "[{cut_files} files larger than {MAX_FILE_BYTES} bytes were searched only in their first {MAX_FILE_BYTES} bytes]\n"
+            ));
+        }
+        out.push_str(&skipped.note(&ctx.workspace));
         let preview = format!(
             "grep {} → {total_matches} matches in {files_with_matches} files",
             a.pattern

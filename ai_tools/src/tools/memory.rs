@@ -5,6 +5,8 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
 use crate::tool::{Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tools::bounded_file::read_regular;
+use crate::tools::fs_common::MAX_FILE_BYTES;
 use crate::workspace::Workspace;
 
 /// Characters of memory shown; a memory file longer than this should be
@@ -42,8 +44,10 @@ impl Tool for MemoryRead {
                 "memory → none".into(),
             ));
         };
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
+        let shown = path.display().to_string();
+        match read_regular(path, MAX_FILE_BYTES, &ctx.cancel, &shown)? {
+            Some(b) => {
+                let text = String::from_utf8_lossy(&b.bytes).into_owned();
                 let lines = text.lines().count();
                 Ok(ToolOutput {
                     for_model: head_tail(&text, MAX_MEMORY_CHARS),
@@ -52,11 +56,10 @@ impl Tool for MemoryRead {
                     diff: None,
                 })
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ToolOutput::same(
+            None => Ok(ToolOutput::same(
                 "the memory file is empty (it does not exist yet)".into(),
                 "memory → empty".into(),
             )),
-            Err(e) => Err(ToolError::io(path.display(), e)),
         }
     }
 }

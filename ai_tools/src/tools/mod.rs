@@ -1,5 +1,6 @@
 //! The standard tools, one module per family.
 
+pub mod bounded_file;
 pub mod fs_common;
 pub mod fs_list;
 pub mod fs_patch;
@@ -9,6 +10,7 @@ pub mod grep;
 pub mod memory;
 pub mod project;
 pub mod shell;
+pub mod walk;
 pub mod web;
 
 use crate::tool::Tool;

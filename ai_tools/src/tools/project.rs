@@ -8,7 +8,10 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::process::{run_foreground, Ended};
+use crate::sandbox::Level;
 use crate::tool::{Effect, Tool, ToolContext};
+use crate::tools::bounded_file::read_regular;
+use crate::tools::walk::safe_walker;
 use crate::workspace::Workspace;
 
 /// Files counted for the language mix; enough to characterise a project
@@ -17,6 +20,9 @@ pub const MAX_FILES_SCANNED: usize = 20_000;
 
 /// README lines shown.
 pub const README_LINES: usize = 40;
+
+/// Bytes of the README read: 40 lines of even a wide README fit.
+pub const README_BYTES: u64 = 64 * 1024;
 
 /// Characters of `git status` shown.
 pub const MAX_STATUS_CHARS: usize = 3_000;
@@ -99,7 +105,8 @@ impl Tool for ProjectSummary {
         let mut langs: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut manifests = Vec::new();
         let mut scanned = 0usize;
-        for entry in ignore::WalkBuilder::new(root).require_git(false).build() {
+        let (walker, skipped) = safe_walker(root, &ctx.workspace.display(root))?;
+        for entry in walker.build() {
             if ctx.cancel.is_cancelled() {
                 return Err(ToolError::Cancelled);
             }
@@ -158,7 +165,9 @@ impl Tool for ProjectSummary {
         .map(|n| root.join(n))
         .find(|p| p.is_file());
         if let Some(p) = readme {
-            if let Ok(text) = std::fs::read_to_string(&p) {
+            let shown = ctx.workspace.display(&p);
+            if let Ok(Some(b)) = read_regular(&p, README_BYTES, &ctx.cancel, &shown) {
+                let text = String::from_utf8_lossy(&b.bytes);
                 out.push_str(&format!(
                     "\n{} (first {README_LINES} lines):\n",
                     ctx.workspace.display(&p)
@@ -177,6 +186,8 @@ impl Tool for ProjectSummary {
                 GIT_TIMEOUT,
                 &ctx.cancel,
                 &ctx.secret_env_vars,
+                // A fixed command this tool knows changes nothing.
+                &ctx.sandbox.at(Level::ReadOnly),
             ) {
                 Ok(r) if r.ended == Ended::Exited(0) => {
                     let status: String = r.stdout.chars().take(MAX_STATUS_CHARS).collect();
@@ -191,6 +202,7 @@ impl Tool for ProjectSummary {
         } else {
             out.push_str("\nnot a git repository\n");
         }
+        out.push_str(&skipped.note(&ctx.workspace));
         let top = by_count.first().map_or("no code", |(l, _)| *l);
         Ok(ToolOutput::same(
             out,

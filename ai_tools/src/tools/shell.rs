@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
 use crate::process::{run_foreground, Ended};
+use crate::sandbox;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::resolve;
 use crate::workspace::Workspace;
@@ -105,6 +106,18 @@ pub fn budget_streams(stdout: &str, stderr: &str, total: usize) -> (String, Stri
     (head_tail(stdout, out_budget), head_tail(stderr, err_budget))
 }
 
+/// Appends the sandbox's note, on its own line, to each text.
+fn add_note(note: Option<&str>, texts: [&mut String; 2]) {
+    let Some(note) = note else { return };
+    for s in texts {
+        if !s.is_empty() && !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str(note);
+        s.push('\n');
+    }
+}
+
 fn describe_end(ended: Ended, timeout: Duration) -> String {
     match ended {
         Ended::Exited(code) => format!("exit code: {code}"),
@@ -129,7 +142,9 @@ impl Tool for ShellExec {
         "Run a shell command (bash -c) in the workspace and wait for it. stdin is closed; secrets are \
          removed from the environment; default timeout 60 s (max 600), after which the whole process \
          group is killed. Output shows the exit code, stdout and stderr (long output keeps the head and \
-         tail). Read-only commands (ls, cat, grep, git status/log/diff, …) run without approval."
+         tail). Read-only commands (ls, cat, grep, git status/log/diff, …) run without approval, where the OS \
+         allows inside a read-only sandbox (no writes outside $TMPDIR, no network); approved commands may \
+         write in the workspace."
     }
 
     fn input_schema(&self) -> serde_json::Value {
@@ -168,6 +183,7 @@ impl Tool for ShellExec {
             timeout,
             &ctx.cancel,
             &ctx.secret_env_vars,
+            &ctx.sandbox,
         )?;
         let status = describe_end(r.ended, timeout);
         let (out, err) = budget_streams(&r.stdout, &r.stderr, MAX_SHELL_CHARS);
@@ -188,6 +204,10 @@ impl Tool for ShellExec {
             for_model.push_str(&format!("{}[stderr]\n{err}", sep(&for_model)));
             full.push_str(&format!("{}[stderr]\n{}", sep(&full), r.stderr));
         }
+        add_note(
+            sandbox::refusal_note(ctx.sandbox.level(), &r.stderr),
+            [&mut for_model, &mut full],
+        );
         let lines = r.stdout.lines().count() + r.stderr.lines().count();
         let short_status = match r.ended {
             Ended::Exited(c) => format!("exit {c}"),
@@ -235,9 +255,13 @@ impl Tool for ShellBg {
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: BgArgs = parse_args(self.name(), args)?;
         let cwd = run_dir(&ctx.workspace, &a.cwd)?;
-        let id =
-            ctx.background
-                .start(&a.command, &cwd, ctx.workspace.root(), &ctx.secret_env_vars)?;
+        let id = ctx.background.start(
+            &a.command,
+            &cwd,
+            ctx.workspace.root(),
+            &ctx.secret_env_vars,
+            &ctx.sandbox,
+        )?;
         Ok(ToolOutput::same(
             format!("started background process {id}: {}\nUse shell_poll with id {id} to read its output.", a.command),
             format!("bg {id}: {}", first_line(&a.command)),
@@ -294,8 +318,12 @@ impl Tool for ShellPoll {
                 p.missed
             ));
         }
-        let full = format!("{text}{}", p.output);
+        let mut full = format!("{text}{}", p.output);
         text.push_str(&head_tail(&p.output, MAX_SHELL_CHARS));
+        add_note(
+            sandbox::refusal_note(p.level, &p.output),
+            [&mut text, &mut full],
+        );
         Ok(ToolOutput {
             for_model: text,
             full,

@@ -12,6 +12,7 @@ use crate::cancel::{CancelToken, CANCEL_POLL};
 use crate::error::ToolError;
 use crate::net_scope::{self, Reach};
 use crate::output::{head_tail, ToolOutput};
+use crate::policy::unicode::visible;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::workspace::Workspace;
 
@@ -61,6 +62,40 @@ struct Response {
     content_type: String,
     body: Vec<u8>,
     truncated: bool,
+}
+
+/// Headers many servers and frameworks obey to run a GET as another method.
+const METHOD_OVERRIDE_HEADERS: [&str; 3] = [
+    "x-http-method-override",
+    "x-http-method",
+    "x-method-override",
+];
+
+/// Why a GET or HEAD is not a plain read, as the method the approval
+/// prompt names: a body (a GET with a body is read by some servers as a
+/// command) or a method-override header. `None` for a plain read.
+fn not_a_read(
+    method: &str,
+    headers: &BTreeMap<String, String>,
+    body: Option<&str>,
+) -> Option<String> {
+    let overridden = headers.iter().find(|(name, _)| {
+        METHOD_OVERRIDE_HEADERS
+            .iter()
+            .any(|h| name.trim().eq_ignore_ascii_case(h))
+    });
+    if let Some((name, value)) = overridden {
+        return Some(format!(
+            "{} (a {method} with {}: {})",
+            visible(value.trim()).to_ascii_uppercase(),
+            visible(name.trim()),
+            visible(value.trim())
+        ));
+    }
+    match body {
+        Some(b) if !b.is_empty() => Some(format!("{method} with a body")),
+        _ => None,
+    }
 }
 
 fn check_url(url: &str) -> Result<reqwest::Url, ToolError> {
@@ -333,10 +368,12 @@ impl Tool for HttpRequest {
         let a: RequestArgs = parse_args(self.name(), args)?;
         check_url(&a.url)?;
         let method = a.method.to_ascii_uppercase();
-        if matches!(method.as_str(), "GET" | "HEAD") {
-            Ok(Effect::NetworkRead { url: a.url })
-        } else {
-            Ok(Effect::NetworkWrite { method, url: a.url })
+        if !matches!(method.as_str(), "GET" | "HEAD") {
+            return Ok(Effect::NetworkWrite { method, url: a.url });
+        }
+        match not_a_read(&method, &a.headers, a.body.as_deref()) {
+            Some(method) => Ok(Effect::NetworkWrite { method, url: a.url }),
+            None => Ok(Effect::NetworkRead { url: a.url }),
         }
     }
 

@@ -6,6 +6,7 @@
 mod approval;
 mod bench;
 mod common;
+mod escapes;
 mod oneshot;
 mod policy;
 mod repl;

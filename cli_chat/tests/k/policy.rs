@@ -145,3 +145,76 @@ fn policy_check_protects_the_config_file() {
         judge(false, &search)
     );
 }
+
+#[test]
+fn policy_check_and_config_name_the_sandbox() {
+    use ai_tools::sandbox::{support, Support};
+    let home = Home::new(None);
+    let (read_only, write) = match support() {
+        Support::Available { .. } => ("read-only".to_string(), "workspace-write".to_string()),
+        Support::Unavailable(why) => {
+            let none = format!("none (unavailable: {why})");
+            (none.clone(), none)
+        }
+    };
+    let sandbox_of = |command: &str| {
+        let run = home.run(
+            &[
+                "policy", "check", "--mode", "default", "--json", "--", command,
+            ],
+            None,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.events()[0]["verdict"]["sandbox"].clone()
+    };
+    assert_eq!(sandbox_of("ls -la"), read_only.as_str());
+    assert_eq!(sandbox_of("touch made"), write.as_str());
+    // Text says it too.
+    let run = home.run(&["policy", "check", "--", "cat", "README.md"], None);
+    assert!(
+        run.stdout.contains(&format!("sandbox: {read_only}")),
+        "{}",
+        run.stdout
+    );
+    // Denied: it never runs, so no sandbox is named.
+    let run = home.run(
+        &[
+            "policy",
+            "check",
+            "--mode",
+            "plan",
+            "--json",
+            "--",
+            "rm -rf build",
+        ],
+        None,
+    );
+    assert!(
+        run.events()[0]["verdict"].get("sandbox").is_none(),
+        "{}",
+        run.stdout
+    );
+
+    // Off in the config: commands run unsandboxed, and both say so.
+    home.write_config("[ai]\nsandbox = \"off\"\n");
+    assert_eq!(sandbox_of("ls -la"), "none (off)");
+    let run = home.run(&["config"], None);
+    let state = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("sandbox_state"))
+        .unwrap_or_default();
+    assert!(state.contains("sandbox: off"), "{}", run.stdout);
+    let mode = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("sandbox "))
+        .unwrap_or_default();
+    assert!(mode.contains("off") && mode.contains("(config)"), "{mode}");
+
+    // A bad value is a clear error.
+    home.write_config("[ai]\nsandbox = \"maybe\"\n");
+    let run = home.run(&["config"], None);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("sandbox"), "{}", run.stderr);
+}

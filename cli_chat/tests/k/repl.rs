@@ -133,6 +133,11 @@ fn repl_in_tmux() {
     let screen = t.screen();
     assert!(screen.contains("model: fake-model"), "{screen}");
     assert!(screen.contains("75%"), "cached fraction: {screen}");
+    // The sandbox line: active here, or why not.
+    assert!(
+        screen.contains("sandbox: landlock v") || screen.contains("sandbox unavailable: "),
+        "{screen}"
+    );
     t.type_line("/mode plan");
     t.wait_for("mode: plan", 1);
     t.type_line("/model other-model");

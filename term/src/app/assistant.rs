@@ -54,6 +54,13 @@ impl Assistant {
         Some(format!("{}{demo} · {}", engine.model(), engine.mode()))
     }
 
+    /// The sandbox label (`sandbox: landlock v7`, `sandbox:
+    /// off`, `sandbox unavailable: …`), once the engine exists.
+    pub fn sandbox_label(&self) -> Option<String> {
+        let engine = self.engine.as_ref()?;
+        Some(ai_tools::SandboxStatus::of(engine.config().sandbox.mode).to_string())
+    }
+
     /// The engine, built on first use for `workspace`.
     fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
         if self.engine.is_none() {
@@ -68,6 +75,7 @@ impl Assistant {
                 .with_protected(self.config_path.clone());
             let mut tools = RegistryConfig::new(workspace);
             tools.secret_env_vars = resolved.key_env_vars.clone();
+            tools.sandbox = resolved.sandbox.clone();
             let options = EngineOptions {
                 waker: Some(self.waker.clone()),
                 ..EngineOptions::default()

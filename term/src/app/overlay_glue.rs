@@ -153,6 +153,11 @@ impl Ctx<'_> {
                     .assistant
                     .describe()
                     .unwrap_or_else(|| "not started yet".into());
+                let sandbox = self
+                    .assistant
+                    .sandbox_label()
+                    .map(|s| format!(" · {s}"))
+                    .unwrap_or_default();
                 let usage = self.overlay.conversation().usage().map_or(
                     String::new(),
                     |(input, cached, output)| {
@@ -160,7 +165,7 @@ impl Ctx<'_> {
                         format!(" · tokens in {input} ({pct}% cached) out {output}")
                     },
                 );
-                self.overlay.notice(format!("{status}{usage}"));
+                self.overlay.notice(format!("{status}{sandbox}{usage}"));
             }
             SlashCommand::Model(Some(name)) => {
                 match self.assistant.set_model(&name, &self.workspace) {
@@ -213,6 +218,9 @@ impl Ctx<'_> {
         if let Some(status) = self.assistant.describe() {
             let (model, mode) = status.split_once(" · ").unwrap_or((status.as_str(), ""));
             self.overlay.set_status(model, mode);
+        }
+        if let Some(label) = self.assistant.sandbox_label() {
+            self.overlay.set_sandbox(&label);
         }
     }
 }

@@ -113,6 +113,8 @@ pub struct Overlay {
     pub(crate) cancel_sent: bool,
     pub(crate) model: String,
     pub(crate) mode: String,
+    /// The sandbox label shown in the title (empty until known).
+    pub(crate) sandbox: String,
     /// The last grid and theme drawn, for [`Overlay::text_dump`].
     pub(crate) last_grid: (usize, usize),
     pub(crate) last_theme: render::Theme,
@@ -141,6 +143,7 @@ impl Overlay {
             cancel_sent: false,
             model: String::new(),
             mode: String::new(),
+            sandbox: String::new(),
             last_grid: (panel::FALLBACK_GRID.0, panel::FALLBACK_GRID.1),
             last_theme: render::Theme::default(),
             selection: None,
@@ -178,6 +181,11 @@ impl Overlay {
     pub fn set_status(&mut self, model: &str, mode: &str) {
         self.model = model.to_string();
         self.mode = mode.to_string();
+    }
+
+    /// The sandbox label for the title line.
+    pub fn set_sandbox(&mut self, label: &str) {
+        self.sandbox = label.to_string();
     }
 
     /// The context offered with the next message (captured on open).

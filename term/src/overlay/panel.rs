@@ -208,6 +208,10 @@ impl Overlay {
             if self.busy {
                 title.push_str(&format!(" · {} working", self.conversation.spinner_frame()));
             }
+            // Last: on a narrow panel it is what gets cut, not the spinner.
+            if !self.sandbox.is_empty() {
+                title.push_str(&format!(" · {}", self.sandbox));
+            }
             let span = Span {
                 bold: true,
                 ..Span::new(title, pal.accent)

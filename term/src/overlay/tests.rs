@@ -394,3 +394,25 @@ fn random_keys_never_panic_and_always_fit() {
         }
     }
 }
+
+#[test]
+fn the_title_names_the_sandbox_after_the_spinner() {
+    let mut o = open_overlay();
+    o.set_sandbox("sandbox: landlock v7");
+    o.layers(120, 30, &Theme::default());
+    let dump = o.text_dump();
+    assert!(
+        dump.contains("koi assistant · qwen · ask · sandbox: landlock v7"),
+        "{dump}"
+    );
+    type_text(&mut o, "hi");
+    o.handle_key(&key(Key::Enter), None);
+    o.layers(120, 30, &Theme::default());
+    let dump = o.text_dump();
+    let title = dump
+        .lines()
+        .find(|l| l.contains("koi assistant"))
+        .unwrap_or("");
+    let (working, sandbox) = (title.find("working"), title.find("sandbox:"));
+    assert!(working.is_some() && working < sandbox, "{title}");
+}

@@ -1,0 +1,511 @@
+//! The OS sandbox under every shell command: the second layer under the
+//! policy. The level follows the policy's proof, not the mode:
+//! - [`Level::ReadOnly`] for a command the policy proved read-only (in
+//!   every mode, bypass included): the whole tree readable, nothing
+//!   writable but `/dev/null`, `/dev/tty` and a private temp dir; no
+//!   sockets at all, no metadata changes, no signals or abstract unix
+//!   sockets outside the run. A proof that is wrong changes nothing.
+//! - [`Level::WorkspaceWrite`] for anything else that runs (approved, or
+//!   allowed by the mode): the workspace, the temp dir and the configured
+//!   extra paths writable, the rest read-only; the network open.
+//!
+//! Landlock rules the files ([`rules`]), seccomp what Landlock does not
+//! cover ([`seccomp`]); both are built in the parent and applied by the
+//! child in [`crate::spawn`]. Where the kernel lacks either, koi says so
+//! (the status label) and runs commands as before; with
+//! [`SandboxMode::Require`] such a command asks first instead.
+
+pub mod probe;
+#[cfg(target_os = "linux")]
+pub mod rules;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::run_tag::RunTag;
+use crate::spawn::Confinement;
+pub use probe::{support, Support};
+
+/// `[ai] sandbox`: whether shell commands run sandboxed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Sandbox where the kernel can; elsewhere run as before and say so.
+    #[default]
+    Auto,
+    /// Never sandbox.
+    Off,
+    /// Sandbox, and where the kernel cannot, ask before every command.
+    Require,
+}
+
+impl SandboxMode {
+    /// The config spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Auto => "auto",
+            SandboxMode::Off => "off",
+            SandboxMode::Require => "require",
+        }
+    }
+}
+
+impl fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A `sandbox` value that is none of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown sandbox mode {0:?} (use auto, off or require)")]
+pub struct ParseSandboxModeError(String);
+
+impl std::str::FromStr for SandboxMode {
+    type Err = ParseSandboxModeError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(SandboxMode::Auto),
+            "off" => Ok(SandboxMode::Off),
+            "require" => Ok(SandboxMode::Require),
+            other => Err(ParseSandboxModeError(other.to_string())),
+        }
+    }
+}
+
+/// How much a sandboxed command may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Proven read-only: writes only to its temp dir, no network.
+    ReadOnly,
+    /// Approved: writes in the workspace and the extra paths; network open.
+    WorkspaceWrite,
+}
+
+impl Level {
+    /// The level for a call the policy proved (or did not prove) read-only.
+    pub fn for_proof(proof: crate::policy::Proof) -> Level {
+        match proof {
+            crate::policy::Proof::ReadOnly => Level::ReadOnly,
+            crate::policy::Proof::Unproven => Level::WorkspaceWrite,
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::ReadOnly => "read-only",
+            Level::WorkspaceWrite => "workspace-write",
+        })
+    }
+}
+
+/// Build caches an approved `cargo build` or `npm install` writes to,
+/// relative to the home directory (each used only if it exists).
+pub const DEFAULT_WRITABLE: [&str; 4] = [".cache", ".cargo", ".npm", ".rustup"];
+
+/// The sandbox settings a registry is built with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// `auto`, `off` or `require`.
+    pub mode: SandboxMode,
+    /// Paths an approved command may write besides the workspace and its
+    /// temp dir (absolute, `~` already expanded).
+    pub writable: Vec<PathBuf>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            mode: SandboxMode::Auto,
+            writable: default_writable(),
+        }
+    }
+}
+
+/// [`DEFAULT_WRITABLE`] under the home directory.
+pub fn default_writable() -> Vec<PathBuf> {
+    dirs::home_dir()
+        .map(|home| DEFAULT_WRITABLE.iter().map(|d| home.join(d)).collect())
+        .unwrap_or_default()
+}
+
+/// `~` or `~/x` expanded against the home directory; other paths as given.
+pub fn expand_tilde(path: &str) -> PathBuf {
+    let home = dirs::home_dir();
+    match (path.strip_prefix('~'), home) {
+        (Some(""), Some(h)) => h,
+        (Some(rest), Some(h)) if rest.starts_with('/') => h.join(&rest[1..]),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// What the sandbox does in this process, for `k config`, `/status` and
+/// the overlay header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxStatus {
+    /// Switched off in the config.
+    Off,
+    /// Active with this Landlock ABI (and seccomp).
+    Active {
+        /// The kernel's Landlock ABI.
+        landlock_abi: i32,
+        /// Whether `require` was asked for.
+        required: bool,
+    },
+    /// Wanted but the kernel cannot: commands run unsandboxed (`auto`) or
+    /// ask first (`require`).
+    Unavailable {
+        /// What is missing.
+        why: String,
+        /// Whether `require` was asked for.
+        required: bool,
+    },
+}
+
+impl SandboxStatus {
+    /// The status for `mode` on this kernel.
+    pub fn of(mode: SandboxMode) -> SandboxStatus {
+        Self::with_support(mode, support())
+    }
+
+    /// The status for `mode` where the kernel offers `support`.
+    pub fn with_support(mode: SandboxMode, support: &Support) -> SandboxStatus {
+        let required = mode == SandboxMode::Require;
+        match (mode, support) {
+            (SandboxMode::Off, _) => SandboxStatus::Off,
+            (_, Support::Available { landlock_abi }) => SandboxStatus::Active {
+                landlock_abi: *landlock_abi,
+                required,
+            },
+            (_, Support::Unavailable(why)) => SandboxStatus::Unavailable {
+                why: why.clone(),
+                required,
+            },
+        }
+    }
+
+    /// Whether commands are sandboxed.
+    pub fn is_active(&self) -> bool {
+        matches!(self, SandboxStatus::Active { .. })
+    }
+}
+
+impl fmt::Display for SandboxStatus {
+    /// One short label: `sandbox: landlock v7`, `sandbox: off`,
+    /// `sandbox unavailable: <why>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SandboxStatus::Off => f.write_str("sandbox: off"),
+            SandboxStatus::Active { landlock_abi, .. } => {
+                write!(f, "sandbox: landlock v{landlock_abi}")
+            }
+            SandboxStatus::Unavailable { why, required } => {
+                write!(f, "sandbox unavailable: {why}")?;
+                if *required {
+                    f.write_str(" (sandbox = \"require\": every command asks)")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// How one run is confined, decided by the registry per call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunSandbox {
+    /// Run as koi always did (sandbox off or unavailable).
+    Unconfined(SandboxStatus),
+    /// Run confined at this level.
+    Confined {
+        /// The level.
+        level: Level,
+        /// The kernel's Landlock ABI.
+        landlock_abi: i32,
+        /// Extra writable paths (workspace-write only).
+        writable: Arc<Vec<PathBuf>>,
+    },
+}
+
+impl RunSandbox {
+    /// The plan for a call at `level` where the sandbox is in `status`.
+    pub fn plan(status: SandboxStatus, writable: &Arc<Vec<PathBuf>>, level: Level) -> Self {
+        match status {
+            SandboxStatus::Active { landlock_abi, .. } => RunSandbox::Confined {
+                level,
+                landlock_abi,
+                writable: Arc::clone(writable),
+            },
+            other => RunSandbox::Unconfined(other),
+        }
+    }
+
+    /// The same plan at another level (a tool that knows its own command
+    /// is read-only, such as `project_summary`'s `git status`).
+    pub fn at(&self, level: Level) -> Self {
+        match self {
+            RunSandbox::Confined {
+                landlock_abi,
+                writable,
+                ..
+            } => RunSandbox::Confined {
+                level,
+                landlock_abi: *landlock_abi,
+                writable: Arc::clone(writable),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// The level, when confined.
+    pub fn level(&self) -> Option<Level> {
+        match self {
+            RunSandbox::Confined { level, .. } => Some(*level),
+            RunSandbox::Unconfined(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for RunSandbox {
+    /// `read-only`, `workspace-write`, `none (off)`, `none (unavailable: …)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunSandbox::Confined { level, .. } => write!(f, "{level}"),
+            RunSandbox::Unconfined(SandboxStatus::Unavailable { why, .. }) => {
+                write!(f, "none (unavailable: {why})")
+            }
+            RunSandbox::Unconfined(_) => f.write_str("none (off)"),
+        }
+    }
+}
+
+/// A run's private temp dir, removed when the run is over.
+#[derive(Debug)]
+pub struct RunDir(PathBuf);
+
+impl RunDir {
+    /// Creates `koi-run-TAG` (mode 0700) in the system temp dir.
+    pub fn create(tag: &RunTag) -> std::io::Result<RunDir> {
+        use std::os::unix::fs::DirBuilderExt;
+        let path = std::env::temp_dir().join(format!("koi-run-{}", tag.value()));
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        // Canonical, so the Landlock rule and TMPDIR name the same place.
+        let path = path.canonicalize()?;
+        Ok(RunDir(path))
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Why a run could not be confined as planned.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// The temp dir could not be made.
+    #[error("cannot create the run's temp dir: {0}")]
+    RunDir(std::io::Error),
+    /// The Landlock ruleset could not be built.
+    #[error("{0}")]
+    Rules(String),
+    /// No seccomp program for this CPU.
+    #[error("no seccomp filter for this CPU architecture")]
+    Filter,
+}
+
+/// Everything a confined run needs from the parent: what the child
+/// applies, its temp dir (kept alive for the run) and extra environment.
+#[derive(Debug)]
+pub struct Prepared {
+    /// Moved into the spawn.
+    pub confinement: Confinement,
+    /// Removed when dropped; `None` when unconfined.
+    pub run_dir: Option<RunDir>,
+    /// Variables the command gets on top of the scrubbed environment.
+    pub env: Vec<(&'static str, std::ffi::OsString)>,
+}
+
+/// Builds the confinement for `plan` in the parent. `workspace` is
+/// writable at [`Level::WorkspaceWrite`].
+pub fn prepare(
+    plan: &RunSandbox,
+    workspace: &Path,
+    tag: &RunTag,
+) -> Result<Prepared, PrepareError> {
+    let RunSandbox::Confined {
+        level,
+        landlock_abi,
+        writable,
+    } = plan
+    else {
+        return Ok(Prepared {
+            confinement: Confinement::none(),
+            run_dir: None,
+            env: Vec::new(),
+        });
+    };
+    let run_dir = RunDir::create(tag).map_err(PrepareError::RunDir)?;
+    let mut env = vec![("TMPDIR", run_dir.path().as_os_str().to_owned())];
+    if *level == Level::ReadOnly {
+        // `git status` refreshes the index and takes index.lock unless told
+        // its locks are optional; read-only, that write would fail.
+        env.push(("GIT_OPTIONAL_LOCKS", "0".into()));
+    }
+    let confinement = confine(*level, *landlock_abi, workspace, writable, run_dir.path())?;
+    Ok(Prepared {
+        confinement,
+        run_dir: Some(run_dir),
+        env,
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn confine(
+    level: Level,
+    landlock_abi: i32,
+    workspace: &Path,
+    extra: &[PathBuf],
+    run_dir: &Path,
+) -> Result<Confinement, PrepareError> {
+    let mut dirs = vec![run_dir.to_path_buf()];
+    if level == Level::WorkspaceWrite {
+        dirs.push(workspace.to_path_buf());
+        dirs.extend(extra.iter().filter(|p| p.is_dir()).cloned());
+    }
+    let ruleset = rules::ruleset(level, &dirs).map_err(|e| PrepareError::Rules(e.to_string()))?;
+    let profile = match level {
+        Level::ReadOnly => seccomp::Profile::ReadOnly { landlock_abi },
+        Level::WorkspaceWrite => seccomp::Profile::WorkspaceWrite,
+    };
+    let filter = seccomp::program(profile).ok_or(PrepareError::Filter)?;
+    Ok(Confinement::new(Some(ruleset), Some(filter)))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confine(
+    _level: Level,
+    _landlock_abi: i32,
+    _workspace: &Path,
+    _extra: &[PathBuf],
+    _run_dir: &Path,
+) -> Result<Confinement, PrepareError> {
+    Err(PrepareError::Filter)
+}
+
+/// What the model is told when a read-only run was refused something.
+pub const REFUSAL_NOTE: &str = "[sandbox] this command ran read-only because it was not proven safe to write; \
+a write or connection was refused. If the change is needed, ask for it plainly (the user can approve it) \
+instead of retrying the same command.";
+
+/// Error texts a refused write, metadata change or socket produces:
+/// EACCES, EPERM, EROFS as programs print them, and what resolvers and
+/// HTTP clients say when they cannot open a socket.
+const REFUSAL_SIGNS: [&str; 8] = [
+    "permission denied",
+    "operation not permitted",
+    "read-only file system",
+    "eacces",
+    "eperm",
+    "could not resolve",
+    "temporary failure in name resolution",
+    "couldn't connect",
+];
+
+/// The note for a run at `level` whose error output is `text`, if the
+/// sandbox likely refused it something.
+pub fn refusal_note(level: Option<Level>, text: &str) -> Option<&'static str> {
+    if level != Some(Level::ReadOnly) {
+        return None;
+    }
+    let lower = text.to_lowercase();
+    REFUSAL_SIGNS
+        .iter()
+        .any(|s| lower.contains(s))
+        .then_some(REFUSAL_NOTE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_round_trip_and_bad_ones_are_named() {
+        for m in [SandboxMode::Auto, SandboxMode::Off, SandboxMode::Require] {
+            assert_eq!(m.as_str().parse::<SandboxMode>(), Ok(m));
+        }
+        let e = "strict".parse::<SandboxMode>().unwrap_err().to_string();
+        assert!(e.contains("strict") && e.contains("require"), "{e}");
+    }
+
+    #[test]
+    fn tilde_expands_to_home() {
+        let home = dirs::home_dir().unwrap_or_default();
+        assert_eq!(expand_tilde("~/.cache"), home.join(".cache"));
+        assert_eq!(expand_tilde("~"), home);
+        assert_eq!(expand_tilde("/opt/x"), PathBuf::from("/opt/x"));
+        assert_eq!(expand_tilde("~user/x"), PathBuf::from("~user/x"));
+    }
+
+    #[test]
+    fn the_note_is_for_refused_read_only_runs_only() {
+        let denied = "touch: cannot touch 'x': Permission denied";
+        assert_eq!(
+            refusal_note(Some(Level::ReadOnly), denied),
+            Some(REFUSAL_NOTE)
+        );
+        assert_eq!(refusal_note(Some(Level::WorkspaceWrite), denied), None);
+        assert_eq!(refusal_note(None, denied), None);
+        assert_eq!(
+            refusal_note(Some(Level::ReadOnly), "ls: no such file"),
+            None
+        );
+    }
+
+    #[test]
+    fn labels_say_what_runs() {
+        assert_eq!(SandboxStatus::Off.to_string(), "sandbox: off");
+        let a = SandboxStatus::Active {
+            landlock_abi: 7,
+            required: false,
+        };
+        assert_eq!(a.to_string(), "sandbox: landlock v7");
+        let u = SandboxStatus::Unavailable {
+            why: "no Landlock".into(),
+            required: true,
+        };
+        assert!(u
+            .to_string()
+            .starts_with("sandbox unavailable: no Landlock"));
+        assert_eq!(
+            RunSandbox::Unconfined(SandboxStatus::Off).to_string(),
+            "none (off)"
+        );
+        assert_eq!(
+            RunSandbox::Unconfined(u).to_string(),
+            "none (unavailable: no Landlock)"
+        );
+    }
+
+    #[test]
+    fn run_dirs_are_private_and_removed() {
+        let tag = RunTag::new();
+        let dir = RunDir::create(&tag).unwrap();
+        let path = dir.path().to_path_buf();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        std::fs::write(path.join("f"), "x").unwrap();
+        drop(dir);
+        assert!(!path.exists());
+    }
+}

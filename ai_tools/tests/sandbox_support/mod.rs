@@ -1,0 +1,129 @@
+//! What the sandbox tests share: the skip rule, a workspace, and running
+//! one command at a chosen level.
+
+#![allow(dead_code)] // Each test file uses its own part.
+
+use std::path::{Path, PathBuf};
+
+use ai_tools::sandbox::{support, Support};
+use ai_tools::{
+    CancelToken, Level, Registry, RegistryConfig, SandboxConfig, SandboxMode, ToolOutput, Workspace,
+};
+use serde_json::json;
+
+/// Set to `require` to make a missing sandbox fail these tests instead of
+/// skipping them (CI on a kernel known to have Landlock).
+pub const REQUIRE_VAR: &str = "KOI_SANDBOX_TESTS";
+
+/// The kernel's Landlock ABI, or `None` after saying loudly why the test
+/// is skipped.
+pub fn landlock_abi(test: &str) -> Option<i32> {
+    match support() {
+        Support::Available { landlock_abi } => Some(*landlock_abi),
+        Support::Unavailable(why) => {
+            assert!(
+                std::env::var(REQUIRE_VAR).as_deref() != Ok("require"),
+                "{test}: the sandbox is required here but unavailable: {why}"
+            );
+            eprintln!("SKIPPED {test}: no usable sandbox on this kernel: {why}");
+            None
+        }
+    }
+}
+
+/// A workspace with a file in it, and a registry over it.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub registry: Registry,
+}
+
+impl Fixture {
+    pub fn new(mode: SandboxMode, writable: Vec<PathBuf>) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        let root = root.canonicalize().unwrap();
+        std::fs::write(root.join("keep.txt"), "original\n").unwrap();
+        let mut cfg = RegistryConfig::new(Workspace::new(&root).unwrap());
+        cfg.sandbox = SandboxConfig { mode, writable };
+        Fixture {
+            dir,
+            root,
+            registry: Registry::standard(cfg),
+        }
+    }
+
+    /// Runs `command` with `shell_exec` at the read-only level, whatever
+    /// the policy thinks of it: what a wrong proof would let through.
+    pub fn read_only(&self, command: &str) -> ToolOutput {
+        let ctx = self.registry.context(CancelToken::new());
+        assert_eq!(ctx.sandbox.level(), Some(Level::ReadOnly));
+        self.direct(command)
+    }
+
+    /// Runs `command` with `shell_exec` in the registry's base context
+    /// (read-only, or unconfined where the sandbox is off).
+    pub fn direct(&self, command: &str) -> ToolOutput {
+        let ctx = self.registry.context(CancelToken::new());
+        self.registry
+            .get("shell_exec")
+            .unwrap()
+            .run(&json!({ "command": command }), &ctx)
+            .unwrap()
+    }
+
+    /// Runs `command` through the registry, as after approval.
+    pub fn approved(&self, command: &str) -> ToolOutput {
+        self.registry
+            .run(
+                "shell_exec",
+                &json!({ "command": command }),
+                &CancelToken::new(),
+            )
+            .unwrap()
+    }
+}
+
+/// Every entry under `root`: path, kind, size, content, mode and mtime,
+/// so any change at all shows.
+pub fn snapshot(root: &Path) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let m = std::fs::symlink_metadata(&path).unwrap();
+            let content = if m.is_file() {
+                std::fs::read_to_string(&path).unwrap_or_default()
+            } else {
+                String::new()
+            };
+            out.push(format!(
+                "{} dir={} len={} mode={:o} mtime={}.{} {content:?}",
+                path.display(),
+                m.is_dir(),
+                m.len(),
+                m.mode(),
+                m.mtime(),
+                m.mtime_nsec()
+            ));
+            if m.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A name no other test run uses (abstract sockets are machine-wide).
+pub fn unique(prefix: &str) -> String {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{prefix}-{}-{nanos}", std::process::id())
+}
