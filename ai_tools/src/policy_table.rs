@@ -70,14 +70,19 @@ pub fn load() -> Result<Vec<Row>, String> {
 pub fn write_fixture(root: &Path, outside: &Path) -> std::io::Result<String> {
     std::fs::create_dir_all(root.join("src"))?;
     std::fs::create_dir_all(root.join("clean"))?;
+    std::fs::create_dir_all(root.join("dashes"))?;
+    std::fs::create_dir_all(root.join("links"))?;
     std::fs::create_dir_all(outside)?;
-    let files: [(&Path, &str, &str); 8] = [
+    let files: [(&Path, &str, &str); 10] = [
         (root, "src/main.rs", "fn main() {}\n"),
         (root, "README.md", "# demo\n"),
         (root, "notes.txt", "a,b\n"),
         (root, ".env", "KOI_API_KEY=sk-test\n"),
         (root, ".env.example", "KOI_API_KEY=\n"),
         (root, "clean/a.txt", "foo\n"),
+        // A file named like an option: `*` there hands `find` `-delete`.
+        (root, "dashes/-delete", ""),
+        (root, "dashes/a.txt", "a\n"),
         (outside, "plain.txt", "plain\n"),
         (outside, "server.pem", "-----BEGIN PRIVATE KEY-----\n"),
     ];
@@ -86,6 +91,8 @@ pub fn write_fixture(root: &Path, outside: &Path) -> std::io::Result<String> {
     }
     std::os::unix::fs::symlink(outside, root.join("escape"))?;
     std::os::unix::fs::symlink(outside.join("server.pem"), root.join("link_to_key"))?;
+    // A symlink root into the kernel's view of a process.
+    std::os::unix::fs::symlink("/proc/self", root.join("links/proc"))?;
     Ok(outside.canonicalize()?.to_string_lossy().into_owned())
 }
 

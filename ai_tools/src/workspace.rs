@@ -9,6 +9,9 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
     root: PathBuf,
+    /// Extra paths no tool reads and no recursive read enters (the config
+    /// file a front end was given with `--config`, which holds API keys).
+    protected: Vec<PathBuf>,
 }
 
 impl Workspace {
@@ -21,7 +24,23 @@ impl Workspace {
                 format!("{} is not a directory", root.display()),
             ));
         }
-        Ok(Workspace { root })
+        Ok(Workspace {
+            root,
+            protected: Vec::new(),
+        })
+    }
+
+    /// The same workspace with more protected paths (see
+    /// [`Workspace::protected`]).
+    pub fn with_protected(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.protected.extend(paths);
+        self
+    }
+
+    /// Paths the policy treats like credentials: never read, never walked
+    /// into.
+    pub fn protected(&self) -> &[PathBuf] {
+        &self.protected
     }
 
     /// The canonical root directory.

@@ -118,3 +118,63 @@ proptest! {
         prop_assert_eq!(allowed, all_safe, "command: {}", cmd);
     }
 }
+
+/// A program and an option that makes it write or run code.
+const DANGEROUS: &[(&str, &str, &str)] = &[
+    ("find .", "-delete", ""),
+    ("find .", "-fprint", " out"),
+    ("sort README.md", "--output=x", ""),
+    ("sort README.md", "-o", " x"),
+    ("sed p README.md", "-i", ""),
+    ("sed p README.md", "--in-place", ""),
+    ("rg x", "--pre=cat", ""),
+    ("date", "--set=2020-01-01", ""),
+    ("git", "--exec-path=/tmp", " log"),
+    ("git log", "--output=x", ""),
+    ("gawk", "--exec=x", ""),
+    ("tree", "-o", " x"),
+];
+
+/// One character the way bash would read it back, in one of many
+/// spellings: bare, backslash-escaped, quoted, or ANSI-C octal/hex/\u.
+fn spell(c: char, how: u8) -> String {
+    let code = c as u32;
+    match how % 7 {
+        0 => c.to_string(),
+        1 => format!("\\{c}"),
+        2 => format!("'{c}'"),
+        3 => format!("\"{c}\""),
+        4 => format!("$'\\{code:o}'"),
+        5 => format!("$'\\x{code:02x}'"),
+        _ => format!("$'\\u{code:04x}'"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// However a dangerous option is spelled (escapes, quotes, ANSI-C,
+    /// inside a brace list), the command is never auto-approved.
+    #[test]
+    fn dangerous_options_stay_dangerous_however_spelled(
+        which in 0usize..12,
+        hows in prop::collection::vec(any::<u8>(), 32),
+        brace in 0u8..3,
+    ) {
+        let (prefix, opt, rest) = DANGEROUS[which % DANGEROUS.len()];
+        // `=` and `{`-free options keep the brace forms simple.
+        let spelled: String = opt
+            .chars()
+            .zip(hows.iter().cycle())
+            .map(|(c, h)| if "={},".contains(c) { c.to_string() } else { spell(c, *h) })
+            .collect();
+        let word = match brace {
+            0 => spelled,
+            1 => format!("{{{spelled},--version}}"),
+            _ => format!("{{--version,{spelled}}}"),
+        };
+        let cmd = format!("{prefix} {word}{rest}");
+        let allowed = policy::check_command_in(&cmd, Mode::Default, &ws()).is_allow();
+        prop_assert!(!allowed, "auto-approved: {}", cmd);
+    }
+}

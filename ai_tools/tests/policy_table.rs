@@ -49,13 +49,44 @@ fn policy_table() {
     let mut failures = Vec::new();
     let (mut ro_total, mut ro_allowed) = (0, 0);
     let (mut w_total, mut w_allowed) = (0, 0);
-    let started = std::time::Instant::now();
+    let mut unsafe_allowed = 0;
+    let mut deciding = std::time::Duration::ZERO;
+    let mut shell_times = Vec::new();
     for row in &rows {
+        let started = std::time::Instant::now();
         let got: Vec<Decision> = Mode::ALL
             .iter()
             .map(|m| decide(&reg, &fx, row, *m))
             .collect();
+        let took = started.elapsed();
+        deciding += took;
+        if matches!(row.call(&fx.out), Call::Command(_)) {
+            shell_times.push(took / Mode::ALL.len() as u32);
+        }
         let got_codes: String = got.iter().map(code).collect();
+        if let Call::Command(command) = row.call(&fx.out) {
+            let effect = ai_tools::Effect::Shell {
+                command,
+                cwd: fx.ws.root().to_path_buf(),
+            };
+            let (d, proof) = policy::decide_and_prove(&effect, Mode::Default, &fx.ws);
+            assert_eq!(
+                code(&d),
+                code(&got[0]),
+                "line {}: decide_and_prove",
+                row.line
+            );
+            assert_eq!(proof, policy::proof(&effect, &fx.ws), "line {}", row.line);
+            // The sandbox follows the proof: a proven command must be one
+            // the table lets run, and never a write.
+            if proof == policy::Proof::ReadOnly {
+                assert!(
+                    got[0].is_allow() && row.class != "w",
+                    "line {}: proven",
+                    row.line
+                );
+            }
+        }
         let want = row.codes.clone();
         if got_codes != want {
             let why: Vec<String> = got
@@ -90,13 +121,27 @@ fn policy_table() {
             }
             _ => {}
         }
+        // Any row the table says must not run unasked, that did.
+        if !want.starts_with('A') && got[0].is_allow() {
+            unsafe_allowed += 1;
+        }
     }
-    let per_decision = started.elapsed() / (rows.len() * Mode::ALL.len()) as u32;
-    println!("policy table: {per_decision:?} per decision (debug build)");
+    let per_decision = deciding / (rows.len() * Mode::ALL.len()) as u32;
     println!(
-        "policy table: {} rows; safe read-only auto-approved in default mode: {ro_allowed}/{ro_total}; \
-         writes auto-approved (default/plan/dont-ask): {w_allowed}/{w_total}",
-        rows.len()
+        "policy table: {} rows; safe read-only auto-approved in default mode: {ro_allowed}/{ro_total} \
+         ({:.1}%); writes auto-approved (default/plan/dont-ask): {w_allowed}/{w_total}; \
+         unsafe auto-approvals: {unsafe_allowed}; {:.0} µs per decision ({} build)",
+        rows.len(),
+        100.0 * ro_allowed as f64 / ro_total.max(1) as f64,
+        per_decision.as_secs_f64() * 1e6,
+        if cfg!(debug_assertions) { "debug" } else { "release" },
+    );
+    shell_times.sort();
+    let pct = |p: usize| shell_times[(shell_times.len() - 1) * p / 100].as_secs_f64() * 1e6;
+    println!(
+        "policy table: shell commands: median {:.0} µs, p95 {:.0} µs per decision",
+        pct(50),
+        pct(95)
     );
     assert!(
         failures.is_empty(),
@@ -105,10 +150,11 @@ fn policy_table() {
         failures.join("\n")
     );
     assert_eq!(w_allowed, 0, "a write was auto-approved");
+    assert_eq!(unsafe_allowed, 0, "a row that must ask was auto-approved");
     // Usability: the proof may abstain on some safe commands (they are in
-    // the table as asks), but the great majority must just run.
+    // the table as asks), but at least 95% must just run.
     assert!(
-        ro_allowed * 10 >= ro_total * 9,
+        ro_allowed * 100 >= ro_total * 95,
         "only {ro_allowed}/{ro_total} safe read-only commands were auto-approved"
     );
 }

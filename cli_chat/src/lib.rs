@@ -153,7 +153,8 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
             .unwrap_or_default();
         vec![configured]
     };
-    let registry = policy_cmd::registry_here(settings.ai.sandbox_config())?;
+    let registry =
+        policy_cmd::registry_here(settings.ai.sandbox_config(), cli.common.config.as_deref())?;
     let mut text = String::new();
     for mode in modes {
         let v = policy_cmd::judge(&subject, mode, &registry);

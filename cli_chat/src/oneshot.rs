@@ -40,7 +40,7 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
     let can_ask = tty::has_tty();
     let mode = setup::effective_mode(cli.common.mode, can_ask, resolved.approval_mode);
     let (provider, model) = (resolved.provider.to_string(), resolved.model.clone());
-    let engine = setup::build_engine(resolved, mode, Front::OneShot)?;
+    let engine = setup::build_engine(resolved, mode, Front::OneShot, settings.file.as_deref())?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref());
     let (conv, resumed) = conversation::pick(&engine, &start)?;
 

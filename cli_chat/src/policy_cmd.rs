@@ -104,11 +104,16 @@ pub fn judge(subject: &Subject, mode: Mode, registry: &Registry) -> Verdict {
 }
 
 /// The registry `decide` needs, rooted at the current directory, with
-/// the configured sandbox.
-pub fn registry_here(sandbox: SandboxConfig) -> Result<Registry> {
+/// the configured sandbox, and the file `--config` named protected as the
+/// chat would protect it.
+pub fn registry_here(
+    sandbox: SandboxConfig,
+    config_file: Option<&std::path::Path>,
+) -> Result<Registry> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let ws = Workspace::new(&cwd)
-        .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?;
+        .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?
+        .with_protected(config_file.map(std::path::Path::to_path_buf));
     let mut config = RegistryConfig::new(ws);
     config.sandbox = sandbox;
     Ok(Registry::standard(config))

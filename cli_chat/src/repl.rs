@@ -54,7 +54,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     let settings = Settings::load(&cli.common)?;
     let resolved = settings.resolve();
     let mode = setup::effective_mode(cli.common.mode, true, resolved.approval_mode);
-    let engine = setup::build_engine(resolved, mode, Front::Repl)?;
+    let engine = setup::build_engine(resolved, mode, Front::Repl, settings.file.as_deref())?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref());
     let (conv, resumed) = conversation::pick(&engine, &start)?;
     let config = Config::builder()

@@ -101,10 +101,18 @@ pub enum Front {
 }
 
 /// Builds the tool registry for the current directory and the engine.
-pub fn build_engine(resolved: ResolvedConfig, mode: Mode, front: Front) -> Result<Engine> {
+/// `config_file` (the file `--config` named) holds API keys: the policy
+/// protects it like koi's own config directory.
+pub fn build_engine(
+    resolved: ResolvedConfig,
+    mode: Mode,
+    front: Front,
+    config_file: Option<&std::path::Path>,
+) -> Result<Engine> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let ws = Workspace::new(&cwd)
-        .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?;
+        .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?
+        .with_protected(config_file.map(std::path::Path::to_path_buf));
     let mut tools = RegistryConfig::new(ws);
     tools.secret_env_vars = resolved.key_env_vars.clone();
     tools.sandbox = resolved.sandbox.clone();

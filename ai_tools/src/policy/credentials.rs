@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::policy::unicode::fold;
 
 /// Directories whose contents are credentials wherever they appear.
-const SECRET_DIRS: &[&str] = &[
+pub const SECRET_DIRS: &[&str] = &[
     ".ssh", ".aws", ".gnupg", ".gpg", ".kube", ".docker", ".azure",
 ];
 
@@ -31,7 +31,7 @@ const SECRET_EXTENSIONS: &[&str] = &[
 ];
 
 /// Files under `/proc/<pid>/` that expose a process's secrets.
-const PROC_SECRETS: &[&str] = &["environ", "mem", "auxv", "syscall"];
+const PROC_SECRETS: &[&str] = &["environ", "mem", "auxv", "syscall", "kcore"];
 
 /// Suffixes that make a `.env*` file a harmless template.
 const ENV_TEMPLATE_SUFFIXES: &[&str] = &[".example", ".sample", ".template", ".dist", ".defaults"];

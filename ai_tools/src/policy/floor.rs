@@ -1,19 +1,20 @@
 //! The floor for shell commands, held in every mode: credentials are never
 //! read or written, obviously catastrophic commands never run, and writes
-//! outside the workspace are asked about. It looks through look-alike
-//! characters, substitutions, `sh -c` strings and wrappers like `sudo`.
+//! outside the workspace are asked about. It judges the walker's steps
+//! (the same expanded argv the proof sees), looks through look-alike
+//! characters, substitutions, `sh -c` strings and wrappers like `sudo`,
+//! and where a value is unknown it judges the text as written.
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::credentials::{self, credential_reason};
-use crate::policy::glob;
+use crate::policy::credentials::credential_reason;
 use crate::policy::programs::{self, PathRole};
-use crate::policy::readonly::{expand_known, resolve_arg};
-use crate::policy::shell_parse::{
-    parse_depth, Command, RedirOp, Script, SimpleCommand, Word, MAX_DEPTH,
-};
+use crate::policy::protected;
+use crate::policy::shell_parse::{RedirOp, MAX_DEPTH};
 use crate::policy::unicode::fold;
-use crate::workspace::{canonicalize_lenient, Workspace};
+use crate::policy::walk::{self, Redir, Step, Walk};
+use crate::policy::wrappers;
+use crate::workspace::{canonicalize_lenient, expand_tilde, normalize, Workspace};
 
 /// The floor's verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,7 +28,8 @@ pub enum Floor {
 }
 
 impl Floor {
-    fn worse(self, other: Floor) -> Floor {
+    /// The more severe of two verdicts (the first one wins a tie).
+    pub fn worse(self, other: Floor) -> Floor {
         match (&self, &other) {
             (Floor::Deny(_), _) => self,
             (_, Floor::Deny(_)) => other,
@@ -63,13 +65,6 @@ const SYSTEM_DIRS: &[&str] = &[
     "/Applications",
 ];
 
-/// Programs that pass the rest of their arguments on as a command.
-const WRAPPERS: &[&str] = &[
-    "sudo", "doas", "env", "nice", "nohup", "timeout", "time", "command", "exec", "stdbuf",
-    "ionice", "xargs", "watch", "strace", "chrt", "taskset", "setsid", "unbuffer", "builtin",
-    "busybox", "su",
-];
-
 /// Shells whose `-c` argument is itself a command line.
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh"];
 
@@ -79,16 +74,23 @@ const WRITERS: &[&str] = &[
     "truncate", "install", "shred", "rsync", "unlink", "dd", "patch",
 ];
 
-/// Judge a whole command line run in `cwd`.
-pub fn shell_floor(command: &str, ws: &Workspace, cwd: &Path) -> Floor {
+/// Judge a walked command line (the command text is for the whole-text
+/// checks: fork bombs, and look-alike characters folded to ASCII).
+pub fn shell_floor(command: &str, walked: Option<&Walk>, ws: &Workspace, cwd: &Path) -> Floor {
     let folded = fold(command);
     if looks_like_fork_bomb(&folded) {
         return Floor::Deny("this looks like a fork bomb".into());
     }
-    match parse_depth(&folded, 0) {
-        Ok(script) => script_floor(&script, ws, cwd, 0),
-        Err(_) => raw_floor(&folded),
+    let mut verdict = match walked {
+        Some(w) => walk_floor(w, ws, 0),
+        None => raw_floor(&folded),
+    };
+    // Look-alike characters can hide structure (`｜`): judge the folded
+    // text as well. Plain ASCII commands are parsed once.
+    if folded != command && !matches!(verdict, Floor::Deny(_)) {
+        verdict = verdict.worse(nested(&folded, ws, cwd, 0));
     }
+    verdict
 }
 
 fn looks_like_fork_bomb(s: &str) -> bool {
@@ -123,64 +125,35 @@ fn raw_floor(text: &str) -> Floor {
             return Floor::Deny(format!("refused: the command {why}"));
         }
     }
-    if let Some(why) = text
-        .split(|c: char| c.is_whitespace() || "'\"<>|;&()=:@".contains(c))
-        .find_map(credential_reason)
-    {
-        return Floor::Deny(why);
-    }
-    Floor::Clear
+    text_credentials(text)
 }
 
-fn script_floor(script: &Script, ws: &Workspace, cwd: &Path, depth: usize) -> Floor {
+/// A credential named anywhere in a piece of text.
+fn text_credentials(text: &str) -> Floor {
+    match text
+        .split(|c: char| c.is_whitespace() || "'\"<>|;&()=:@`$".contains(c))
+        .find_map(credential_reason)
+    {
+        Some(why) => Floor::Deny(why),
+        None => Floor::Clear,
+    }
+}
+
+fn walk_floor(w: &Walk, ws: &Workspace, depth: usize) -> Floor {
     let mut verdict = Floor::Clear;
-    let mut cwd = cwd.to_path_buf();
-    for cmd in script.commands() {
-        let (simple, redirects) = match cmd {
-            Command::Simple(s) | Command::Keyword(_, s) => (s, &s.redirects),
-            Command::Subshell(_, r) | Command::Group(_, r) => (&EMPTY, r),
-        };
-        for r in redirects {
-            verdict = verdict.worse(redirect_floor(r.op, &r.target, ws, &cwd));
-            verdict = verdict.worse(substitutions_floor(&r.target, ws, &cwd, depth));
-        }
-        for (_, value) in &simple.assigns {
-            verdict = verdict.worse(substitutions_floor(value, ws, &cwd, depth));
-        }
-        for w in &simple.words {
-            verdict = verdict.worse(substitutions_floor(w, ws, &cwd, depth));
-        }
-        let words: Vec<String> = simple
-            .words
-            .iter()
-            .map(|w| expand_known(w, &cwd).unwrap_or_else(|| w.lossy()))
-            .collect();
-        verdict = verdict.worse(words_floor(&words, ws, &mut cwd, depth));
+    // Whatever a substitution prints becomes arguments: a credential
+    // named anywhere inside it is as good as named outside.
+    for text in w.substitutions.iter().chain(&w.unparsed) {
+        verdict = verdict.worse(text_credentials(text));
+    }
+    for text in &w.unparsed {
+        verdict = verdict.worse(raw_floor(text));
+    }
+    for step in &w.steps {
+        verdict = verdict.worse(step_floor(step, ws, depth));
         if matches!(verdict, Floor::Deny(_)) {
             return verdict;
         }
-    }
-    verdict
-}
-
-static EMPTY: SimpleCommand = SimpleCommand {
-    assigns: Vec::new(),
-    words: Vec::new(),
-    redirects: Vec::new(),
-};
-
-fn substitutions_floor(w: &Word, ws: &Workspace, cwd: &Path, depth: usize) -> Floor {
-    let mut verdict = Floor::Clear;
-    for inner in w.substitutions() {
-        // Whatever a substitution prints becomes arguments: a credential
-        // named anywhere inside it is as good as named outside.
-        if let Some(why) = inner
-            .split(|c: char| c.is_whitespace() || "'\"<>|;&()=:@`$".contains(c))
-            .find_map(credential_reason)
-        {
-            return Floor::Deny(why);
-        }
-        verdict = verdict.worse(nested(inner, ws, cwd, depth));
     }
     verdict
 }
@@ -189,10 +162,111 @@ fn nested(text: &str, ws: &Workspace, cwd: &Path, depth: usize) -> Floor {
     if depth >= MAX_DEPTH {
         return Floor::Ask("nested too deeply to check".into());
     }
-    match parse_depth(text, depth + 1) {
-        Ok(script) => script_floor(&script, ws, cwd, depth + 1),
-        Err(_) => raw_floor(text),
+    let w = walk::walk_text(text, cwd, depth + 1);
+    walk_floor(&w, ws, depth + 1)
+}
+
+fn step_floor(step: &Step, ws: &Workspace, depth: usize) -> Floor {
+    // Where the checker lost track of the directory, `/` is the cautious
+    // guess: relative paths land outside the workspace.
+    let cwd = step.cwd.clone().unwrap_or_else(|| PathBuf::from("/"));
+    let mut verdict = Floor::Clear;
+    for r in &step.redirects {
+        verdict = verdict.worse(redirect_floor(r, ws, &cwd));
     }
+    for (_, value) in &step.assigns {
+        for v in &value.words {
+            verdict = verdict.worse(pieces_credentials(v));
+        }
+    }
+    let words: Vec<String> = step.argv.iter().map(|w| fold(w)).collect();
+    verdict = verdict.worse(words_floor(&words, ws, &cwd, depth));
+    if matches!(verdict, Floor::Deny(_)) {
+        return verdict;
+    }
+    // A glob names "everything in" a directory whatever it matches today.
+    let written: Vec<String> = step.written.iter().map(|w| fold(w)).collect();
+    let u = wrappers::unwrap(&written);
+    if let Some(first) = written.get(u.start) {
+        if let Some(why) = catastrophic(wrappers::base(first), &written[u.start + 1..], &cwd) {
+            return Floor::Deny(format!("refused: {why}"));
+        }
+    }
+    verdict
+}
+
+/// Judge one command's expanded (and folded) words.
+fn words_floor(words: &[String], ws: &Workspace, cwd: &Path, depth: usize) -> Floor {
+    let Some(first) = words.first() else {
+        return Floor::Clear;
+    };
+    let u = wrappers::unwrap(words);
+    let mut strings = Floor::Clear;
+    for s in &u.shell_strings {
+        strings = strings.worse(nested(s, ws, cwd, depth));
+    }
+    if matches!(strings, Floor::Deny(_)) {
+        return strings;
+    }
+    if !u.names.is_empty() {
+        let mut verdict = strings.worse(words_floor(&words[u.start..], ws, cwd, depth));
+        // Any wrapper argument that looks like a command line is judged
+        // as one too (`watch 'cmd'`, unknown options' values).
+        for a in words[..u.start].iter().filter(|a| a.contains(' ')) {
+            verdict = verdict.worse(nested(a, ws, cwd, depth));
+        }
+        for a in &words[..u.start] {
+            verdict = verdict.worse(pieces_credentials(a));
+        }
+        if u.escalates {
+            return verdict.worse(Floor::Ask("runs with elevated privileges".into()));
+        }
+        return verdict;
+    }
+    let program = wrappers::base(first).to_string();
+    let args = &words[1..];
+    if SHELLS.contains(&program.as_str()) || program == "eval" {
+        // Every argument may be the script text (`-c` can sit anywhere in
+        // a cluster like `-lc`, after long options like `--norc`): judge
+        // each one as shell text; a file name parses as a harmless command.
+        let mut verdict = if program == "eval" {
+            nested(&args.join(" "), ws, cwd, depth)
+        } else {
+            Floor::Clear
+        };
+        for a in args.iter().filter(|a| !a.starts_with('-')) {
+            verdict = verdict.worse(nested(a, ws, cwd, depth));
+        }
+        return verdict.worse(paths_floor(&program, args, ws, cwd));
+    }
+    if let Some(why) = catastrophic(&program, args, cwd) {
+        return Floor::Deny(format!("refused: {why}"));
+    }
+    if program == "rm" && args.iter().any(|a| a.contains('$')) {
+        return Floor::Ask(
+            "removes a path computed from a variable the checker cannot know".into(),
+        );
+    }
+    if program == "find" {
+        // `find … -exec CMD … ;` runs CMD.
+        if let Some(i) = args
+            .iter()
+            .position(|a| a.starts_with("-exec") || a.starts_with("-ok"))
+        {
+            let end = args[i + 1..]
+                .iter()
+                .position(|a| a == ";" || a == "+")
+                .map_or(args.len(), |e| i + 1 + e);
+            let inner = words_floor(&args[i + 1..end], ws, cwd, depth);
+            if let Floor::Deny(_) = inner {
+                return inner;
+            }
+        }
+    }
+    if let Some(why) = arg_pieces(first).into_iter().find_map(credential_reason) {
+        return Floor::Deny(why);
+    }
+    strings.worse(paths_floor(&program, args, ws, cwd))
 }
 
 fn is_block_device(path: &str) -> bool {
@@ -224,149 +298,85 @@ fn is_harmless_device(path: &str) -> bool {
         || path.starts_with("/dev/pts/")
 }
 
-fn redirect_floor(op: RedirOp, target: &Word, ws: &Workspace, cwd: &Path) -> Floor {
-    let text = expand_known(target, cwd).unwrap_or_else(|| target.lossy());
-    if matches!(op, RedirOp::HereDoc | RedirOp::HereString) {
-        return Floor::Clear;
+/// Resolve a path the floor judges; `~` is expanded even where bash would
+/// not (a look-alike tilde folded to `~`), which only errs towards caution.
+fn resolve(arg: &str, cwd: &Path) -> PathBuf {
+    let p = expand_tilde(arg);
+    if p.is_absolute() {
+        normalize(&p)
+    } else {
+        normalize(&cwd.join(p))
     }
-    if matches!(op, RedirOp::DupOut | RedirOp::DupIn)
-        && (text == "-" || text.chars().all(|c| c.is_ascii_digit()))
-    {
-        return Floor::Clear;
-    }
-    if let Some(why) = credential_reason(&text) {
-        return Floor::Deny(why);
-    }
-    let resolved = resolve_arg(&text, cwd);
-    let canonical = canonicalize_lenient(&resolved);
-    if let Some(why) = credential_reason(&canonical.to_string_lossy()) {
-        return Floor::Deny(format!("{text} resolves to a credential: {why}"));
-    }
-    let writes = !matches!(op, RedirOp::In | RedirOp::DupIn);
-    if writes {
-        let r = resolved.to_string_lossy();
-        if is_block_device(&r) || is_block_device(&canonical.to_string_lossy()) {
-            return Floor::Deny(format!("refused: writes to the block device {r}"));
-        }
-        if !is_harmless_device(&r) && !canonical.starts_with(ws.root()) {
-            return Floor::Ask(format!(
-                "writes to {}, outside the workspace",
-                canonical.display()
-            ));
-        }
-    }
-    Floor::Clear
 }
 
-/// Judge one command's expanded words.
-fn words_floor(words: &[String], ws: &Workspace, cwd: &mut PathBuf, depth: usize) -> Floor {
-    let Some(first) = words.first() else {
+fn redirect_floor(r: &Redir, ws: &Workspace, cwd: &Path) -> Floor {
+    if matches!(r.op, RedirOp::HereDoc | RedirOp::HereString) {
         return Floor::Clear;
-    };
-    let program = first.rsplit('/').next().unwrap_or(first).to_string();
-    let args = &words[1..];
-
-    if WRAPPERS.contains(&program.as_str()) {
-        let rest = unwrap_wrapper(&program, args);
-        let mut inner = words_floor(rest, ws, cwd, depth);
-        // `su -c 'cmd'`, `watch 'cmd'`, `env -S 'cmd'` take a command line
-        // as one string: judge every such argument as shell text too.
-        for a in args.iter().filter(|a| a.contains(' ')) {
-            inner = inner.worse(nested(a, ws, cwd, depth));
-        }
-        // `sudo`/`su`/`doas` escalate: never silently.
-        if matches!(program.as_str(), "sudo" | "doas" | "su") {
-            return inner.worse(Floor::Ask("runs with elevated privileges".into()));
-        }
-        return inner;
     }
-    if SHELLS.contains(&program.as_str()) || program == "eval" {
-        // Every argument may be the script text (`-c` can sit anywhere in
-        // a cluster like `-lc`, after long options like `--norc`): judge
-        // each one as shell text; a file name parses as a harmless command.
-        let mut verdict = if program == "eval" {
-            nested(&args.join(" "), ws, cwd, depth)
-        } else {
-            Floor::Clear
-        };
-        for a in args.iter().filter(|a| !a.starts_with('-')) {
-            verdict = verdict.worse(nested(a, ws, cwd, depth));
-        }
-        return verdict.worse(paths_floor(&program, args, ws, cwd));
-    }
-    if let Some(why) = catastrophic(&program, args, cwd) {
-        return Floor::Deny(format!("refused: {why}"));
-    }
-    if program == "rm" && args.iter().any(|a| a.starts_with('$')) {
-        return Floor::Ask(
-            "removes a path computed from a variable the checker cannot know".into(),
-        );
-    }
-    if program == "find" {
-        // `find … -exec CMD … ;` runs CMD.
-        if let Some(i) = args
-            .iter()
-            .position(|a| a.starts_with("-exec") || a.starts_with("-ok"))
+    let mut verdict = Floor::Clear;
+    for text in &r.target.words {
+        let text = fold(text);
+        if matches!(r.op, RedirOp::DupOut | RedirOp::DupIn)
+            && (text == "-" || text.chars().all(|c| c.is_ascii_digit()))
         {
-            let end = args[i + 1..]
-                .iter()
-                .position(|a| a == ";" || a == "+")
-                .map_or(args.len(), |e| i + 1 + e);
-            let inner = words_floor(&args[i + 1..end], ws, cwd, depth);
-            if let Floor::Deny(_) = inner {
-                return inner;
+            continue;
+        }
+        if let Some(why) = credential_reason(&text) {
+            return Floor::Deny(why);
+        }
+        let resolved = resolve(&text, cwd);
+        let canonical = canonicalize_lenient(&resolved);
+        if let Some(why) = credential_reason(&canonical.to_string_lossy()) {
+            return Floor::Deny(format!("{text} resolves to a credential: {why}"));
+        }
+        if let Some(why) = protected::registered_reason(&canonical, ws) {
+            return Floor::Deny(why);
+        }
+        let writes = !matches!(r.op, RedirOp::In | RedirOp::DupIn);
+        if writes {
+            let s = resolved.to_string_lossy();
+            if is_block_device(&s) || is_block_device(&canonical.to_string_lossy()) {
+                return Floor::Deny(format!("refused: writes to the block device {s}"));
+            }
+            if !is_harmless_device(&s) && !canonical.starts_with(ws.root()) {
+                verdict = verdict.worse(Floor::Ask(format!(
+                    "writes to {}, outside the workspace",
+                    canonical.display()
+                )));
             }
         }
     }
-    if program == "cd" {
-        if let Some(t) = args.iter().find(|a| !a.starts_with('-')) {
-            *cwd = canonicalize_lenient(&resolve_arg(t, cwd));
-        }
-    }
-    if let Some(why) = arg_pieces(first).into_iter().find_map(credential_reason) {
-        return Floor::Deny(why);
-    }
-    paths_floor(&program, args, ws, cwd)
+    verdict
 }
 
-/// Skip a wrapper's own options to reach the wrapped command.
-fn unwrap_wrapper<'a>(program: &str, args: &'a [String]) -> &'a [String] {
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a.starts_with('-') {
-            // Options that take a value.
-            if matches!(
-                (program, a.as_str()),
-                ("nice", "-n")
-                    | ("sudo", "-u")
-                    | ("sudo", "-g")
-                    | ("ionice", "-c")
-                    | ("ionice", "-n")
-                    | ("timeout", "-s")
-                    | ("timeout", "-k")
-                    | ("xargs", "-I")
-                    | ("xargs", "-n")
-                    | ("xargs", "-P")
-                    | ("watch", "-n")
-                    | ("su", "-c")
-            ) {
-                i += 1;
-            }
-            i += 1;
-            continue;
+/// Is `flag` present as `--long`/`--long=…` or inside a short cluster?
+/// The floor's test for catastrophic forms errs towards seeing a flag.
+fn has_flag(args: &[String], short: char, long: &str) -> bool {
+    args.iter().take_while(|a| *a != "--").any(|a| {
+        if let Some(rest) = a.strip_prefix("--") {
+            rest == long || rest.starts_with(&format!("{long}="))
+        } else if let Some(rest) = a.strip_prefix('-') {
+            rest.contains(short)
+        } else {
+            false
         }
-        if program == "env" && a.contains('=') {
-            i += 1;
-            continue;
+    })
+}
+
+/// Positional (non-flag) arguments.
+fn positionals(args: &[String]) -> Vec<&String> {
+    let mut out = Vec::new();
+    let mut after_dashdash = false;
+    for a in args {
+        if after_dashdash {
+            out.push(a);
+        } else if a == "--" {
+            after_dashdash = true;
+        } else if !a.starts_with('-') || a == "-" {
+            out.push(a);
         }
-        if program == "timeout" && a.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-            i += 1;
-            continue;
-        }
-        break;
     }
-    &args[i.min(args.len())..]
+    out
 }
 
 /// Obviously catastrophic commands.
@@ -380,13 +390,12 @@ fn catastrophic(program: &str, args: &[String], cwd: &Path) -> Option<String> {
     let is_vital = |arg: &str| -> bool {
         let trimmed = arg.trim_end_matches('*');
         let trimmed = if trimmed.is_empty() { "." } else { trimmed };
-        let p = resolve_arg(trimmed, cwd);
+        let p = resolve(trimmed, cwd);
         let s = p.to_string_lossy();
         p == Path::new("/") || SYSTEM_DIRS.contains(&s.as_ref()) || home.starts_with(&p)
     };
-    let pos = programs::positionals(args);
-    let recursive = programs::has_flag(args, Some('r'), &["recursive"])
-        || programs::has_flag(args, Some('R'), &[]);
+    let pos = positionals(args);
+    let recursive = has_flag(args, 'r', "recursive") || has_flag(args, 'R', "recursive");
     match program {
         "rm" | "chmod" | "chown" | "chgrp" | "shred" if recursive || program == "shred" => {
             if let Some(t) = pos.iter().find(|a| is_vital(a)) {
@@ -425,7 +434,7 @@ fn catastrophic(program: &str, args: &[String], cwd: &Path) -> Option<String> {
         _ if program.starts_with("mkfs") => return Some("formats a file system".into()),
         _ => {}
     }
-    if programs::lookup(program).is_none() || WRITERS.contains(&program) {
+    if !programs::is_known(program) || WRITERS.contains(&program) {
         if let Some(dev) = args.iter().find(|a| is_block_device(a)) {
             return Some(format!("{program} writes to the block device {dev}"));
         }
@@ -433,55 +442,60 @@ fn catastrophic(program: &str, args: &[String], cwd: &Path) -> Option<String> {
     None
 }
 
+/// A credential in an argument or the parts after `=`, `:`, `@`.
+fn pieces_credentials(arg: &str) -> Floor {
+    match arg_pieces(arg).into_iter().find_map(credential_reason) {
+        Some(why) => Floor::Deny(why),
+        None => Floor::Clear,
+    }
+}
+
+/// Does `sed` edit in place? Where its model cannot parse the arguments,
+/// any short cluster holding `i` or a `--in…` option counts.
+fn sed_in_place(args: &[String]) -> bool {
+    match programs::lookup("sed").map(|m| m.opts.parse(args)) {
+        Some(Ok(p)) => p.has("in-place"),
+        _ => args.iter().any(|a| {
+            a.starts_with("--in") || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
+        }),
+    }
+}
+
 /// Credentials named anywhere in the arguments, and writers aimed outside
 /// the workspace.
 fn paths_floor(program: &str, args: &[String], ws: &Workspace, cwd: &Path) -> Floor {
-    let roles = if programs::lookup(program).is_some() {
-        programs::path_args(program, args)
+    let roles = if programs::is_known(program) {
+        programs::path_roles(program, args)
     } else {
-        vec![PathRole::Content; args.len()]
+        args.iter()
+            .map(|a| (a.clone(), PathRole::Content))
+            .collect()
     };
     // Removing a symlink does not touch what it points at.
     let follow = !matches!(program, "rm" | "unlink" | "rmdir");
-    let expanded: Vec<(String, PathRole)> = args
-        .iter()
-        .zip(roles)
-        .flat_map(|(arg, role)| glob::brace_expand(arg).into_iter().map(move |w| (w, role)))
-        .collect();
-    for (arg, role) in &expanded {
-        let (arg, role) = (arg.as_str(), *role);
-        if role == PathRole::NotPath {
+    for (arg, role) in &roles {
+        if *role == PathRole::NotPath {
             continue;
-        }
-        if role == PathRole::Content && glob::has_wildcards(arg) {
-            for p in glob::expand(arg, cwd).unwrap_or_default() {
-                let canonical = if follow {
-                    canonicalize_lenient(&p)
-                } else {
-                    p.clone()
-                };
-                if let Some(why) = credentials::path_reason(&p, &canonical) {
-                    return Floor::Deny(format!("the glob {arg} matches a credential: {why}"));
-                }
-            }
         }
         for piece in arg_pieces(arg) {
             if let Some(why) = credential_reason(piece) {
                 return Floor::Deny(why);
             }
-            if piece.is_empty() || piece.starts_with('-') || !follow {
+            // Metadata of a symlink is not its target's contents.
+            if piece.is_empty() || piece.starts_with('-') || !follow || *role == PathRole::Meta {
                 continue;
             }
-            let canonical = canonicalize_lenient(&resolve_arg(piece, cwd));
+            let canonical = canonicalize_lenient(&resolve(piece, cwd));
             if let Some(why) = credential_reason(&canonical.to_string_lossy()) {
                 return Floor::Deny(format!("{piece} resolves to a credential: {why}"));
             }
+            if let Some(why) = protected::registered_reason(&canonical, ws) {
+                return Floor::Deny(why);
+            }
         }
     }
-    if WRITERS.contains(&program)
-        || (program == "sed" && programs::has_flag(args, Some('i'), &["in-place"]))
-    {
-        let pos = programs::positionals(args);
+    if WRITERS.contains(&program) || (program == "sed" && sed_in_place(args)) {
+        let pos = positionals(args);
         let targets: Vec<&String> = match program {
             "cp" | "ln" | "install" | "rsync" => pos.last().copied().into_iter().collect(),
             "dd" => Vec::new(),
@@ -493,7 +507,12 @@ fn paths_floor(program: &str, args: &[String], ws: &Workspace, cwd: &Path) -> Fl
             .filter(|_| program == "dd")
             .filter_map(|a| a.strip_prefix("of="));
         for t in targets.iter().map(|s| s.as_str()).chain(dd_out) {
-            let canonical = canonicalize_lenient(&resolve_arg(t, cwd));
+            let canonical = if follow || t.ends_with('/') {
+                canonicalize_lenient(&resolve(t, cwd))
+            } else {
+                // rm removes the link itself, where it lies.
+                link_itself(&resolve(t, cwd))
+            };
             if !canonical.starts_with(ws.root())
                 && !is_harmless_device(&canonical.to_string_lossy())
             {
@@ -505,6 +524,14 @@ fn paths_floor(program: &str, args: &[String], ws: &Workspace, cwd: &Path) -> Fl
         }
     }
     Floor::Clear
+}
+
+/// Where a path lies without following its last component.
+fn link_itself(p: &Path) -> PathBuf {
+    match (p.parent(), p.file_name()) {
+        (Some(dir), Some(name)) => canonicalize_lenient(dir).join(name),
+        _ => canonicalize_lenient(p),
+    }
 }
 
 /// An argument and the parts of it that may be paths: after `=`, `:`, `@`.

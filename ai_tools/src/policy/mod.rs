@@ -7,17 +7,18 @@
 //! - `dont-ask`: whatever would ask is denied.
 //! - `bypass`: everything runs except what the floor denies or asks about.
 
-pub mod awk;
+pub mod ansi_c;
 pub mod credentials;
+pub mod expand;
 pub mod floor;
-pub mod git;
-pub mod glob;
 pub mod programs;
+pub mod protected;
 pub mod readonly;
-pub mod sed;
 pub mod shell_lex;
 pub mod shell_parse;
 pub mod unicode;
+pub mod walk;
+pub mod wrappers;
 
 use std::path::{Path, PathBuf};
 
@@ -51,7 +52,12 @@ pub enum Proof {
 
 /// The proof for one call's effect (pure, like [`decide`]).
 pub fn proof(effect: &Effect, ws: &Workspace) -> Proof {
-    match classify(effect, ws) {
+    let (floor, class) = classify(effect, ws);
+    proof_of(&floor, &class)
+}
+
+fn proof_of(floor: &Floor, class: &Class) -> Proof {
+    match (floor, class) {
         (Floor::Deny(_), _) => Proof::Unproven,
         (_, Class::ReadOnly) => Proof::ReadOnly,
         _ => Proof::Unproven,
@@ -60,8 +66,20 @@ pub fn proof(effect: &Effect, ws: &Workspace) -> Proof {
 
 /// Judge one call's effect in `mode`.
 pub fn decide(effect: &Effect, mode: Mode, ws: &Workspace) -> Decision {
-    let summary = summarize(effect, ws);
     let (floor, class) = classify(effect, ws);
+    decision(effect, mode, ws, floor, class)
+}
+
+/// [`decide`] and [`proof`] together, from one parse of the command (what
+/// a runner needs per call: whether to run, and under which sandbox).
+pub fn decide_and_prove(effect: &Effect, mode: Mode, ws: &Workspace) -> (Decision, Proof) {
+    let (floor, class) = classify(effect, ws);
+    let proof = proof_of(&floor, &class);
+    (decision(effect, mode, ws, floor, class), proof)
+}
+
+fn decision(effect: &Effect, mode: Mode, ws: &Workspace, floor: Floor, class: Class) -> Decision {
+    let summary = summarize(effect, ws);
     match floor {
         Floor::Deny(reason) => return Decision::Deny { reason },
         Floor::Ask(why) => {
@@ -125,9 +143,9 @@ fn summarize(effect: &Effect, ws: &Workspace) -> String {
 
 fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
     match effect {
-        Effect::Read(paths) => (paths_credential_floor(paths), Class::ReadOnly),
+        Effect::Read(paths) => (paths_credential_floor(paths, ws), Class::ReadOnly),
         Effect::Write(paths) => {
-            let floor = paths_credential_floor(paths);
+            let floor = paths_credential_floor(paths, ws);
             if floor != Floor::Clear {
                 return (floor, Class::Edit);
             }
@@ -176,10 +194,12 @@ fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
     }
 }
 
-fn paths_credential_floor(paths: &[PathBuf]) -> Floor {
+fn paths_credential_floor(paths: &[PathBuf], ws: &Workspace) -> Floor {
     for p in paths {
         let canonical = canonicalize_lenient(p);
-        if let Some(why) = credentials::path_reason(p, &canonical) {
+        if let Some(why) = credentials::path_reason(p, &canonical)
+            .or_else(|| protected::registered_reason(&canonical, ws))
+        {
             return Floor::Deny(format!(
                 "{why}; credentials are never read or written by tools"
             ));
@@ -195,7 +215,11 @@ fn shell_class(command: &str, cwd: &Path, ws: &Workspace) -> (Floor, Class) {
             Class::SideEffect(String::new()),
         );
     }
-    let floor = match floor::shell_floor(command, ws, cwd) {
+    // Parsed once, walked once: the floor and the proof judge the same
+    // expanded steps.
+    let parsed = shell_parse::parse(command);
+    let walked = parsed.as_ref().ok().map(|script| walk::walk(script, cwd));
+    let floor = match floor::shell_floor(command, walked.as_ref(), ws, cwd) {
         Floor::Deny(why) => {
             return (
                 Floor::Deny(format!("{why}; this is refused in every mode")),
@@ -210,9 +234,11 @@ fn shell_class(command: &str, cwd: &Path, ws: &Workspace) -> (Floor, Class) {
     {
         Err("contains invisible or control characters".to_string())
     } else {
-        shell_parse::parse(command)
-            .map_err(|e| format!("the command could not be parsed ({e})"))
-            .and_then(|script| readonly::prove(&script, ws, cwd))
+        match (&parsed, &walked) {
+            (Ok(_), Some(w)) => readonly::prove(w, ws),
+            (Err(e), _) => Err(format!("the command could not be parsed ({e})")),
+            (Ok(_), None) => Err("the command could not be walked".to_string()),
+        }
     };
     match proof {
         Ok(()) => (floor, Class::ReadOnly),

@@ -395,44 +395,20 @@ impl Lexer {
         Ok(())
     }
 
-    /// `$'…'` with the common escapes decoded; returns the text and the
-    /// index of the closing quote.
+    /// `$'…'` decoded as bash does (see [`crate::policy::ansi_c`]);
+    /// returns the text and the index of the closing quote.
     fn ansi_c(&self, from: usize) -> Result<(String, usize), ParseError> {
-        let mut out = String::new();
         let mut i = from;
         loop {
             match self.chars.get(i) {
                 None => return Err(ParseError::Unterminated("$' quote")),
-                Some('\'') => return Ok((out, i)),
-                Some('\\') => {
-                    let n = self.chars.get(i + 1).copied();
-                    i += 2;
-                    match n {
-                        Some('n') => out.push('\n'),
-                        Some('t') => out.push('\t'),
-                        Some('r') => out.push('\r'),
-                        Some('e') | Some('E') => out.push('\x1b'),
-                        Some('0') => out.push('\0'),
-                        Some('x') => {
-                            let hex: String = self.chars[i.min(self.chars.len())..]
-                                .iter()
-                                .take(2)
-                                .take_while(|c| c.is_ascii_hexdigit())
-                                .collect();
-                            i += hex.len();
-                            let v = u32::from_str_radix(&hex, 16).unwrap_or(0);
-                            out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
-                        }
-                        Some(c) => out.push(c),
-                        None => return Err(ParseError::Unterminated("$' quote")),
-                    }
-                }
-                Some(&c) => {
-                    out.push(c);
-                    i += 1;
-                }
+                Some('\\') => i += 2,
+                Some('\'') => break,
+                Some(_) => i += 1,
             }
         }
+        let raw: String = self.chars[from..i].iter().collect();
+        Ok((crate::policy::ansi_c::decode(&raw), i))
     }
 }
 

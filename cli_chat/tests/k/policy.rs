@@ -101,6 +101,51 @@ fn policy_check_text_says_why() {
     assert_eq!(run.code, 2);
 }
 
+/// The file `--config` named holds API keys: `k policy check` protects it
+/// as the chat does, for reads and for recursive searches above it.
+#[test]
+fn policy_check_protects_the_config_file() {
+    let home = Home::new(None);
+    let dir = home.root().join("elsewhere");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("my-koi.toml");
+    std::fs::write(&config, "[ai]\n").unwrap();
+    let path = config.to_str().unwrap();
+    let dir_str = dir.to_str().unwrap();
+    let judge = |with_config: bool, cmd: &str| -> String {
+        let mut args = Vec::new();
+        if with_config {
+            args.extend(["--config", path]);
+        }
+        args.extend(["policy", "check", "--mode", "default", "--", cmd]);
+        let run = home.run(&args, None);
+        assert_eq!(run.code, 0, "{cmd}: {}", run.stderr);
+        run.stdout
+    };
+    let read = format!("cat {path}");
+    assert!(
+        judge(true, &read).starts_with("default: deny"),
+        "{}",
+        judge(true, &read)
+    );
+    assert!(
+        judge(false, &read).starts_with("default: allow"),
+        "{}",
+        judge(false, &read)
+    );
+    let search = format!("grep -r api_key {dir_str}");
+    assert!(
+        judge(true, &search).starts_with("default: ask"),
+        "{}",
+        judge(true, &search)
+    );
+    assert!(
+        judge(false, &search).starts_with("default: allow"),
+        "{}",
+        judge(false, &search)
+    );
+}
+
 #[test]
 fn policy_check_and_config_name_the_sandbox() {
     use ai_tools::sandbox::{support, Support};

@@ -69,8 +69,10 @@ impl Assistant {
                 None => AiConfig::default(),
             };
             let resolved = ai.resolve();
+            // The config file holds API keys: no tool reads it.
             let workspace = Workspace::new(workspace)
-                .map_err(|e| format!("workspace {}: {e}", workspace.display()))?;
+                .map_err(|e| format!("workspace {}: {e}", workspace.display()))?
+                .with_protected(self.config_path.clone());
             let mut tools = RegistryConfig::new(workspace);
             tools.secret_env_vars = resolved.key_env_vars.clone();
             tools.sandbox = resolved.sandbox.clone();

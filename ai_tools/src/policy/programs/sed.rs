@@ -1,50 +1,29 @@
 //! `sed`: read-only only without `-i` and without `w`/`W`/`e` commands or
 //! `s///w`/`s///e` flags. The script is parsed, not pattern-matched.
 
-use crate::policy::programs::has_flag;
+use super::opts::{Parsed, GNU};
+use super::{Decl, Judgement, Operands, Recursion};
 
-/// Check a `sed …` argument list.
-pub fn sed_rule(args: &[String]) -> Result<(), String> {
-    if has_flag(args, Some('i'), &["in-place"]) || has_flag(args, Some('I'), &[]) {
-        return Err("-i edits files in place".into());
-    }
-    if has_flag(args, Some('f'), &["file"]) {
-        return Err("-f reads the script from a file the checker cannot see".into());
-    }
-    let mut scripts: Vec<&str> = Vec::new();
-    let mut explicit = false;
-    let mut i = 0;
-    let mut first_positional: Option<&str> = None;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "--" {
-            if first_positional.is_none() {
-                first_positional = args.get(i + 1).map(String::as_str);
-            }
-            break;
-        }
-        if let Some(s) = a.strip_prefix("--expression=") {
-            scripts.push(s);
-            explicit = true;
-        } else if a == "--expression"
-            || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('e'))
-        {
-            explicit = true;
-            if let Some(s) = args.get(i + 1) {
-                scripts.push(s);
-            }
-            i += 1;
-        } else if a == "-l" || a == "--line-length" {
-            i += 1;
-        } else if !a.starts_with('-') && first_positional.is_none() {
-            first_positional = Some(a);
-        }
-        i += 1;
-    }
-    if !explicit {
-        if let Some(s) = first_positional {
-            scripts.push(s);
-        }
+/// GNU sed's options (`sed --help`).
+const SED_OPTS: &str = "n,quiet silent debug e,expression=!P f,file=!q follow-symlinks \
+    i,in-place?!w l,line-length= posix E,regexp-extended r s,separate sandbox u,unbuffered \
+    z,null-data help version";
+
+/// The sed family.
+pub const DECLS: &[Decl] = &[Decl {
+    names: &["sed"],
+    opts: SED_OPTS,
+    style: GNU,
+    operands: Operands::PatternThenContent,
+    recursion: Recursion::Never,
+    check: Some(sed_check),
+}];
+
+/// Every script given (`-e`, or the first operand) must be read-only.
+fn sed_check(p: &Parsed<'_>, _: &mut Judgement) -> Result<(), String> {
+    let mut scripts = p.values("expression");
+    if scripts.is_empty() {
+        scripts.extend(p.operands().next());
     }
     for s in scripts {
         check_script(s)?;
@@ -184,11 +163,22 @@ mod tests {
     #[test]
     fn flags() {
         let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert!(sed_rule(&v(&["-n", "1,5p", "file"])).is_ok());
-        assert!(sed_rule(&v(&["-i", "s/a/b/", "file"])).is_err());
-        assert!(sed_rule(&v(&["-ni", "p", "file"])).is_err());
-        assert!(sed_rule(&v(&["--in-place=.bak", "s/a/b/", "f"])).is_err());
-        assert!(sed_rule(&v(&["-e", "s/a/b/w x", "f"])).is_err());
-        assert!(sed_rule(&v(&["-ne", "s/a/b/e", "f"])).is_err());
+        let judge = |a: &[&str]| super::super::judge("sed", &v(a));
+        assert!(judge(&["-n", "1,5p", "file"]).is_ok());
+        assert!(judge(&["-s", "-E", "s/a/b/", "file"]).is_ok());
+        for bad in [
+            &["-i", "s/a/b/", "file"][..],
+            &["-ni", "p", "file"],
+            &["-nie", "p", "file"],
+            &["--in-place=.bak", "s/a/b/", "f"],
+            &["--in", "s/a/b/", "f"],
+            &["--in-pl", "s/a/b/", "f"],
+            &["-e", "s/a/b/w x", "f"],
+            &["-ne", "s/a/b/e", "f"],
+            &["-f", "script.sed", "f"],
+            &["p", "f", "-i"],
+        ] {
+            assert!(judge(bad).is_err(), "{bad:?}");
+        }
     }
 }
