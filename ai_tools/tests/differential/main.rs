@@ -1,0 +1,223 @@
+//! The differential test: does the read-only proof agree with reality?
+//!
+//! Every command the policy allows without asking in default mode (the
+//! policy table's shell rows, and generated command lines) runs for real,
+//! without koi's own sandbox, in a throwaway jail ([`jail`]); anything it
+//! changed or tried to contact is a failure naming the command and the
+//! syscall. A harness self-test runs known writers and readers first, so a
+//! jail that saw nothing could not pass.
+//!
+//! Where the machine cannot build the jail (no user namespaces, no
+//! overlayfs in them, no strace) each test prints `SKIPPED:` and why, and
+//! passes. Generated commands never run outside the jail.
+
+#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+
+mod fixture;
+mod generate;
+mod jail;
+mod spawn;
+mod trace;
+mod vocab;
+
+use std::io::Write;
+use std::time::Instant;
+
+use ai_tools::policy::check_command_in;
+use ai_tools::policy_table::{self, Call};
+use ai_tools::Mode;
+
+use jail::{Jail, Outcome};
+
+/// How many command lines the property test generates: enough to cover
+/// every program and mutation many times over, few enough that the test
+/// stays well under a minute on two cores in a debug build.
+const GENERATED: usize = 1000;
+
+/// Write a line where `cargo test` shows it even for a passing test (its
+/// capture covers only the print macros).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+fn jail_or_skip(test: &str) -> Option<Jail> {
+    match Jail::new() {
+        Ok(j) => Some(j),
+        Err(why) => {
+            say(&format!("SKIPPED: differential::{test}: {why}"));
+            None
+        }
+    }
+}
+
+fn run(jail: &Jail, cmd: &str) -> Outcome {
+    let cmd = cmd.replace(policy_table::OUTSIDE_PLACEHOLDER, &jail.fixture.outside);
+    jail.run(&cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"))
+}
+
+#[test]
+fn harness_sees_writes_and_connections_and_passes_reads() {
+    let Some(jail) = jail_or_skip("harness_sees_writes_and_connections_and_passes_reads") else {
+        return;
+    };
+    let mut writers = vec![
+        "touch x",
+        "rm README.md",
+        "echo > f",
+        "mkdir d",
+        "mv notes.txt n",
+        "chmod +x README.md",
+        "touch -d 2000-01-01 clean/a.txt",
+        "ln -s README.md l",
+        "echo x >> @OUT@/plain.txt",
+        "echo x > ~/.bashrc",
+        "echo x > /tmp/x",
+        "echo x > /etc/koi-difftest-probe",
+        "rm -f /etc/hostname",
+        "sort -o out.txt README.md",
+        "cat README.md > /dev/shm/x",
+        "exec 3<>/dev/tcp/127.0.0.1/9",
+        "sed -i s/demo/x/ README.md",
+        "git commit -q --allow-empty -m x",
+        "(sleep 0.2; touch late) & wait",
+    ];
+    if fixture::on_path("python3").is_some() {
+        writers.push("python3 -c 'import socket; socket.socket().connect((\"127.0.0.1\", 9))'");
+        writers.push("python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"10.0.0.1\", 53))'");
+    }
+    let mut readers = vec![
+        "cat README.md",
+        "ls -la",
+        "ls -laR /",
+        "grep -r foo .",
+        "find . -name '*.rs'",
+        "sort README.md notes.txt",
+        "head -n 1 README.md > /dev/null 2>&1",
+        "echo x > $TMPDIR/scratch && cat $TMPDIR/scratch",
+        "sort -T $TMPDIR README.md",
+        "wc -l < README.md | cat",
+        "id; uname -a; date",
+        "cat /etc/hostname",
+        "stat README.md escape/plain.txt",
+    ];
+    if jail.fixture.has_git {
+        readers.extend([
+            "git status",
+            "git log --oneline",
+            "git diff HEAD~1",
+            "git show --stat",
+        ]);
+    }
+    let mut failures = Vec::new();
+    for w in &writers {
+        let o = run(&jail, w);
+        if o.effects.is_empty() {
+            failures.push(format!("writer not caught: {w}\n  output: {}", o.output));
+        }
+    }
+    for r in &readers {
+        let o = run(&jail, r);
+        if !o.effects.is_empty() || !o.trace_complete || o.exit.timed_out {
+            failures.push(format!(
+                "reader flagged: {r}\n  {}\n  complete trace: {}, output: {}",
+                o.effects.join("\n  "),
+                o.trace_complete,
+                o.output
+            ));
+        }
+    }
+    // The jail changed nothing real: the host path stayed absent and the
+    // fixture's lower layer kept every file the writers attacked.
+    assert!(!std::path::Path::new("/etc/koi-difftest-probe").exists());
+    let ws = &jail.fixture.ws;
+    assert_eq!(
+        std::fs::read_to_string(ws.join("README.md")).unwrap(),
+        "# demo\n"
+    );
+    assert!(ws.join("notes.txt").exists() && !ws.join("x").exists());
+    let plain = jail.fixture.out.join("plain.txt");
+    assert_eq!(std::fs::read_to_string(plain).unwrap(), "plain\n");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Judge `commands` in default mode, run the allowed ones in the jail, and
+/// fail listing every allowed command that had an effect.
+fn differential(test: &str, commands: Vec<String>) {
+    let Some(jail) = jail_or_skip(test) else {
+        return;
+    };
+    let started = Instant::now();
+    let ws = &jail.fixture.workspace;
+    let allowed: Vec<String> = commands
+        .iter()
+        .map(|c| c.replace(policy_table::OUTSIDE_PLACEHOLDER, &jail.fixture.outside))
+        .filter(|c| check_command_in(c, Mode::Default, ws).is_allow())
+        .collect();
+    let judged = started.elapsed();
+    let mut caught = Vec::new();
+    let mut timed_out = Vec::new();
+    let mut cut = Vec::new();
+    for cmd in &allowed {
+        let o = run(&jail, cmd);
+        if o.exit.timed_out {
+            timed_out.push(cmd.clone());
+        } else if !o.trace_complete {
+            cut.push(cmd.clone());
+        }
+        if !o.effects.is_empty() {
+            caught.push(format!(
+                "ALLOWED BUT HAD AN EFFECT: {cmd}\n    {}",
+                o.effects.join("\n    ")
+            ));
+        }
+    }
+    say(&format!(
+        "differential::{test}: generated {}, allowed {}, run in jail {}, effects found {}, \
+         timed out {}, traces cut {}; judging {:.1} s, jail {:.1} s",
+        commands.len(),
+        allowed.len(),
+        allowed.len(),
+        caught.len(),
+        timed_out.len(),
+        cut.len(),
+        judged.as_secs_f64(),
+        (started.elapsed() - judged).as_secs_f64()
+    ));
+    for t in &timed_out {
+        say(&format!(
+            "  timed out (no effect seen before the kill): {t}"
+        ));
+    }
+    for c in &cut {
+        say(&format!(
+            "  trace cut short (a process died mid-trace): {c}"
+        ));
+    }
+    assert!(
+        caught.is_empty(),
+        "{} allowed command(s) changed or contacted something:\n{}",
+        caught.len(),
+        caught.join("\n")
+    );
+}
+
+#[test]
+fn policy_table_shell_rows_agree_with_reality() {
+    let rows = policy_table::load().unwrap();
+    let commands = rows
+        .iter()
+        .filter_map(|r| match r.call(policy_table::OUTSIDE_PLACEHOLDER) {
+            Call::Command(c) => Some(c),
+            Call::Tool { .. } => None,
+        })
+        .collect();
+    differential("policy_table_shell_rows_agree_with_reality", commands);
+}
+
+#[test]
+fn generated_commands_agree_with_reality() {
+    differential(
+        "generated_commands_agree_with_reality",
+        generate::command_lines(GENERATED),
+    );
+}
