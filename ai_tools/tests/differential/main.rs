@@ -214,6 +214,29 @@ fn policy_table_shell_rows_agree_with_reality() {
     differential("policy_table_shell_rows_agree_with_reality", commands);
 }
 
+/// Issue 11's one-line escapes, made concrete for the fixture: each was
+/// allowed by the proof the issue was written against and has an effect
+/// when run where the program behaves as the issue says (the `gawk` ones
+/// need gawk installed; mawk reads the `awk` division line as a regex and
+/// never calls `system`).
+const ISSUE_EXAMPLES: &[&str] = &[
+    "find . {-delete,-print}",
+    "find . $'\\55delete'",
+    "find . $'\\x2ddelete'",
+    "sort --out=out.txt README.md",
+    "sed --in s/demo/x/ README.md",
+    "gawk --sou='BEGIN{system(\"touch p\")}'",
+    "gawk '-eNR==1{system(\"touch p\")}' README.md",
+    "git config -f.git/logs/../config diff.external 'touch p'",
+    "awk '{y=x++ / 2; system(\"touch p\"); z=1 / 3}' README.md",
+];
+
+#[test]
+fn issue_examples_agree_with_reality() {
+    let commands = ISSUE_EXAMPLES.iter().map(|c| c.to_string()).collect();
+    differential("issue_examples_agree_with_reality", commands);
+}
+
 #[test]
 fn generated_commands_agree_with_reality() {
     differential(
