@@ -49,7 +49,6 @@ impl Fixture {
             .path()
             .canonicalize()
             .map_err(|e| format!("scratch dir: {e}"))?;
-        check_traversable(&root)?;
         let tree = root.join("fixture");
         let (ws, out, home) = (tree.join("ws"), tree.join("out"), tree.join("home"));
         let outside =
@@ -168,7 +167,7 @@ pub fn drops_to_jail_id() -> bool {
 }
 
 /// The jail's uid must reach the scratch root through every ancestor.
-fn check_traversable(root: &Path) -> Result<(), String> {
+pub fn check_traversable(root: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     if !drops_to_jail_id() {
         return Ok(());

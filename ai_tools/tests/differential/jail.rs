@@ -42,7 +42,8 @@ const MAX_FILE_BYTES: u64 = 32 << 20;
 const OUTPUT_TAIL: usize = 600;
 
 /// Syscalls the tracer records: everything that can write, change
-/// metadata, mount or talk to the network, plus `open*` (judged by flags).
+/// metadata, mount, store a key in the kernel (keyrings outlive the jail)
+/// or talk to the network, plus `open*` (judged by flags).
 /// A regular expression, so names this strace does not know (newer
 /// syscalls) are simply not matched instead of being an error.
 const TRACED: &str = "/^(open|openat|openat2|creat|unlink|unlinkat|rename|renameat|renameat2|\
@@ -50,7 +51,7 @@ mkdir|mkdirat|rmdir|link|linkat|symlink|symlinkat|chmod|fchmod|fchmodat|fchmodat
 chown|fchown|lchown|fchownat|truncate|ftruncate|utime|utimes|utimensat|futimesat|\
 mknod|mknodat|setxattr|lsetxattr|fsetxattr|setxattrat|removexattr|lremovexattr|\
 fremovexattr|removexattrat|mount|umount2|pivot_root|move_mount|fsopen|\
-sethostname|setdomainname|io_uring_setup|\
+sethostname|setdomainname|io_uring_setup|add_key|keyctl|request_key|\
 socket|connect|bind|listen|accept|accept4|sendto|sendmsg|sendmmsg)$";
 
 /// The scratch areas whose contents must stay empty: (name in reports,
@@ -92,20 +93,22 @@ pub struct Jail {
 impl Jail {
     /// Lay out the fixture and check, with a harmless command, that this
     /// machine can build the jail. `Err` says why not (to skip on).
-    pub fn new() -> Result<Jail, String> {
-        let strace = on_path("strace").ok_or("strace is not installed")?;
+    pub fn new() -> Result<Jail, NoJail> {
+        let unsupported = |why: &str| NoJail::Unsupported(why.to_string());
+        let strace = on_path("strace").ok_or_else(|| unsupported("strace is not installed"))?;
         let shell = ["/bin/bash", "/usr/bin/bash"]
             .iter()
             .map(PathBuf::from)
             .find(|p| p.is_file())
-            .ok_or("bash is not installed")?;
-        let fixture = Fixture::new()?;
+            .ok_or_else(|| unsupported("bash is not installed"))?;
+        let fixture = Fixture::new().map_err(NoJail::Broken)?;
+        fixture::check_traversable(&fixture.root).map_err(NoJail::Unsupported)?;
         for hidden in ["/tmp", "/var/tmp", "/dev/shm", "/run"] {
             if fixture.root.starts_with(hidden) {
-                return Err(format!(
+                return Err(NoJail::Unsupported(format!(
                     "the scratch dir {} is under {hidden}, which the jail covers",
                     fixture.root.display()
-                ));
+                )));
             }
         }
         let run_dir = fixture.root.join("run");
@@ -136,10 +139,10 @@ impl Jail {
         };
         let probe = jail.run("true").map_err(|e| explain(&e))?;
         if !probe.effects.is_empty() || probe.exit.code != 0 {
-            return Err(format!(
+            return Err(NoJail::Broken(format!(
                 "the jail's probe `true` misbehaved: exit {}, effects {:?}, output {}",
                 probe.exit.code, probe.effects, probe.output
-            ));
+            )));
         }
         Ok(jail)
     }
@@ -148,12 +151,12 @@ impl Jail {
     pub fn run(&self, command: &str) -> Result<Outcome, SetupError> {
         let run = &self.run_dir;
         self.fresh_run_dir().map_err(|detail| SetupError {
-            step: Step::Fork,
+            step: Step::Prepare,
             errno: 0,
             detail,
         })?;
         let plan = self.plan(command).map_err(|detail| SetupError {
-            step: Step::Fork,
+            step: Step::Prepare,
             errno: 0,
             detail,
         })?;
@@ -320,6 +323,20 @@ impl Jail {
     }
 }
 
+impl Drop for Jail {
+    /// Overlayfs leaves mode-000 directories in its work dirs; a test that
+    /// is not root could not remove its scratch tree past them.
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        for area in &self.areas {
+            for sub in ["work", "index"] {
+                let d = self.run_dir.join("work").join(area.name).join(sub);
+                let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700));
+            }
+        }
+    }
+}
+
 /// The environment koi gives a command (its scrubbed environment), with
 /// home, temp dir and git config pointed into the scratch world.
 fn jail_env(fx: &Fixture) -> Vec<String> {
@@ -354,15 +371,27 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     all
 }
 
-/// Say what a failed setup means for running this test here.
-fn explain(e: &SetupError) -> String {
+/// Why there is no jail.
+#[derive(Debug)]
+pub enum NoJail {
+    /// This machine lacks what the jail needs: skip, saying so.
+    Unsupported(String),
+    /// The harness itself failed: a test failure.
+    Broken(String),
+}
+
+/// Sort a failed setup into "this machine cannot" and "the harness is
+/// wrong", saying what it means.
+fn explain(e: &SetupError) -> NoJail {
     let what = match e.step {
+        Step::DropIds => "this process cannot change to an unprivileged uid",
         Step::Unshare | Step::IdMaps | Step::NestedUser => "user namespaces are not available",
-        Step::Mount(_) => "a mount inside a user namespace (overlayfs?) is refused",
+        Step::MakePrivate | Step::BindState | Step::Mount(_) => {
+            "mounts inside a user namespace (bind, overlayfs, tmpfs) are refused"
+        }
         Step::ReadOnly | Step::StateWritable => "mount_setattr(2) is not available",
         Step::MountProc => "a /proc for a new pid namespace cannot be mounted",
-        Step::Exec => "the tracer cannot be started",
-        _ => "the jail cannot be built",
+        _ => return NoJail::Broken(e.to_string()),
     };
-    format!("{what} ({e})")
+    NoJail::Unsupported(format!("{what} ({e})"))
 }

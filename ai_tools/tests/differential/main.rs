@@ -27,7 +27,7 @@ use ai_tools::policy::check_command_in;
 use ai_tools::policy_table::{self, Call};
 use ai_tools::Mode;
 
-use jail::{Jail, Outcome};
+use jail::{Jail, NoJail, Outcome};
 
 /// How many command lines the property test generates: enough to cover
 /// every program and mutation many times over, few enough that the test
@@ -43,10 +43,11 @@ fn say(line: &str) {
 fn jail_or_skip(test: &str) -> Option<Jail> {
     match Jail::new() {
         Ok(j) => Some(j),
-        Err(why) => {
+        Err(NoJail::Unsupported(why)) => {
             say(&format!("SKIPPED: differential::{test}: {why}"));
             None
         }
+        Err(NoJail::Broken(why)) => panic!("the jail is broken: {why}"),
     }
 }
 

@@ -53,6 +53,8 @@ pub enum Step {
     Chdir,
     Stdio,
     Exec,
+    /// Host-side preparation of the run directory, before any fork.
+    Prepare,
 }
 
 impl Step {
@@ -78,12 +80,13 @@ impl Step {
             Step::Chdir => 16,
             Step::Stdio => 17,
             Step::Exec => 18,
+            Step::Prepare => 19,
             Step::Mount(i) => Self::MOUNT_BASE.saturating_add(i),
         }
     }
 
     fn from_code(code: u8) -> Step {
-        const ALL: [Step; 17] = [
+        const ALL: [Step; 18] = [
             Step::Fork,
             Step::DropIds,
             Step::Unshare,
@@ -101,6 +104,7 @@ impl Step {
             Step::Chdir,
             Step::Stdio,
             Step::Exec,
+            Step::Prepare,
         ];
         if code >= Self::MOUNT_BASE {
             return Step::Mount(code - Self::MOUNT_BASE);

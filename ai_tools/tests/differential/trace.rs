@@ -134,6 +134,7 @@ fn changes(call: &Call<'_>, ctx: &Context<'_>) -> Option<&'static str> {
         "mount" | "umount2" | "pivot_root" | "move_mount" | "fsopen" => "mounts",
         "sethostname" | "setdomainname" => "renames the host",
         "io_uring_setup" => "sets up an io_uring, whose file operations the trace cannot see",
+        "add_key" | "keyctl" | "request_key" => "uses the kernel keyring",
         _ => "changes the filesystem",
     })
 }
