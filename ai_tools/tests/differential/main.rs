@@ -34,6 +34,10 @@ use jail::{Jail, NoJail, Outcome};
 /// stays well under a minute on two cores in a debug build.
 const GENERATED: usize = 1000;
 
+/// The system Python (not a version manager's shim, which does more than
+/// run Python), for the socket writers.
+const PYTHON: &str = "/usr/bin/python3";
+
 /// Write a line where `cargo test` shows it even for a passing test (its
 /// capture covers only the print macros).
 fn say(line: &str) {
@@ -61,30 +65,49 @@ fn harness_sees_writes_and_connections_and_passes_reads() {
     let Some(jail) = jail_or_skip("harness_sees_writes_and_connections_and_passes_reads") else {
         return;
     };
-    let mut writers = vec![
-        "touch x",
-        "rm README.md",
-        "echo > f",
-        "mkdir d",
-        "mv notes.txt n",
-        "chmod +x README.md",
-        "touch -d 2000-01-01 clean/a.txt",
-        "ln -s README.md l",
-        "echo x >> @OUT@/plain.txt",
-        "echo x > ~/.bashrc",
-        "echo x > /tmp/x",
-        "echo x > /etc/koi-difftest-probe",
-        "rm -f /etc/hostname",
-        "sort -o out.txt README.md",
-        "cat README.md > /dev/shm/x",
-        "exec 3<>/dev/tcp/127.0.0.1/9",
-        "sed -i s/demo/x/ README.md",
-        "git commit -q --allow-empty -m x",
-        "(sleep 0.2; touch late) & wait",
-    ];
-    if fixture::on_path("python3").is_some() {
-        writers.push("python3 -c 'import socket; socket.socket().connect((\"127.0.0.1\", 9))'");
-        writers.push("python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"10.0.0.1\", 53))'");
+    // Each writer, and a piece of the effect line it must produce: what
+    // was left in which scratch area, or which syscall was seen.
+    let mut writers: Vec<(String, &str)> = [
+        ("touch x", "left ws/x in fixture"),
+        ("rm README.md", "unlinkat"),
+        ("echo > f", "left ws/f in fixture"),
+        ("mkdir d", "mkdir"),
+        ("mv notes.txt n", "rename"),
+        ("chmod +x README.md", "chmod"),
+        ("touch -d 2000-01-01 clean/a.txt", "utimensat"),
+        ("ln -s README.md l", "symlink"),
+        ("echo x >> @OUT@/plain.txt", "left out/plain.txt in fixture"),
+        ("echo x > ~/.bashrc", "left home/.bashrc in fixture"),
+        ("echo x > /tmp/x", "left x in tmp"),
+        ("cat README.md > /dev/shm/x", "left x in dev-shm"),
+        ("echo x > /etc/koi-difftest-probe", "opens for writing"),
+        ("rm -f /etc/hostname", "unlink"),
+        ("sort -o out.txt README.md", "left ws/out.txt in fixture"),
+        ("sed -i s/demo/x/ README.md", "rename"),
+        ("git commit -q --allow-empty -m x", "left ws/.git"),
+        // Still traced after the shell has exited.
+        ("(sleep 0.2; touch late) &", "left ws/late in fixture"),
+        ("exec 3<>/dev/tcp/127.0.0.1/9", "opens a network socket"),
+    ]
+    .map(|(w, e)| (w.to_string(), e))
+    .into();
+    if std::path::Path::new(PYTHON).is_file() {
+        let socket =
+            |code: &str, expected| (format!("{PYTHON} -c 'import socket; {code}'"), expected);
+        writers.extend([
+            socket(
+                "socket.socket().connect((\"127.0.0.1\", 9))",
+                "connects a socket",
+            ),
+            socket(
+                "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"10.0.0.1\", 53))",
+                "sends to an address",
+            ),
+            socket(
+                "socket.socket(socket.AF_UNIX).connect(\"/run/docker.sock\")",
+                "connects a socket",
+            ),
+        ]);
     }
     let mut readers = vec![
         "cat README.md",
@@ -110,10 +133,14 @@ fn harness_sees_writes_and_connections_and_passes_reads() {
         ]);
     }
     let mut failures = Vec::new();
-    for w in &writers {
+    for (w, expected) in &writers {
         let o = run(&jail, w);
-        if o.effects.is_empty() {
-            failures.push(format!("writer not caught: {w}\n  output: {}", o.output));
+        if !o.effects.iter().any(|e| e.contains(expected)) {
+            failures.push(format!(
+                "writer not caught as `{expected}`: {w}\n  {}\n  output: {}",
+                o.effects.join("\n  "),
+                o.output
+            ));
         }
     }
     for r in &readers {
