@@ -112,7 +112,8 @@ fn harness_sees_writes_and_connections_and_passes_reads() {
     let mut readers = vec![
         "cat README.md",
         "ls -la",
-        "ls -laR /",
+        "ls -la / /etc",
+        "ls -laR .",
         "grep -r foo .",
         "find . -name '*.rs'",
         "sort README.md notes.txt",

@@ -416,3 +416,22 @@ fn wait_with_deadline(pid: libc::pid_t, timeout: Duration) -> Exit {
         nap = (nap * 2).min(POLL_MAX);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Step;
+
+    #[test]
+    fn step_codes_round_trip() {
+        for step in [
+            Step::Fork,
+            Step::Unshare,
+            Step::Exec,
+            Step::Prepare,
+            Step::Mount(0),
+            Step::Mount(5),
+        ] {
+            assert_eq!(Step::from_code(step.code()), step);
+        }
+    }
+}
