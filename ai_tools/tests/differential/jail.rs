@@ -54,21 +54,22 @@ fremovexattr|removexattrat|mount|umount2|pivot_root|move_mount|fsopen|\
 sethostname|setdomainname|io_uring_setup|add_key|keyctl|request_key|\
 socket|connect|bind|listen|accept|accept4|sendto|sendmsg|sendmmsg)$";
 
-/// The scratch areas whose contents must stay empty: (name in reports,
-/// directory under the run dir, mounted at).
+/// A scratch area whose contents must stay empty.
 struct Area {
+    /// Its name in reports and its directory's name under the run dir.
     name: &'static str,
     kind: AreaKind,
 }
 
 enum AreaKind {
-    /// An overlay over a fixture directory: the upper layer must stay empty.
+    /// An overlay over this fixture directory: its upper layer must stay
+    /// empty.
     Overlay(PathBuf),
-    /// A scratch directory bound over a host path.
+    /// A scratch directory bound over this host directory.
     Scratch(&'static str),
 }
 
-/// Why a run found an effect, or the run's trace was cut short.
+/// What one jailed run did.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// What changed or was contacted, one line each.
@@ -150,16 +151,13 @@ impl Jail {
     /// Run `command` with `bash -c` in the workspace, traced, and report.
     pub fn run(&self, command: &str) -> Result<Outcome, SetupError> {
         let run = &self.run_dir;
-        self.fresh_run_dir().map_err(|detail| SetupError {
+        let prepare = |detail| SetupError {
             step: Step::Prepare,
             errno: 0,
             detail,
-        })?;
-        let plan = self.plan(command).map_err(|detail| SetupError {
-            step: Step::Prepare,
-            errno: 0,
-            detail,
-        })?;
+        };
+        self.fresh_run_dir().map_err(prepare)?;
+        let plan = self.plan(command).map_err(prepare)?;
         let exit = plan.launch(WALL_LIMIT)?;
         let mut effects = Vec::new();
         for area in &self.areas {
@@ -167,7 +165,7 @@ impl Jail {
                 AreaKind::Overlay(_) => run.join("upper").join(area.name),
                 AreaKind::Scratch(_) => run.join(area.name),
             };
-            let left = entries(&dir);
+            let left = entries(&dir).map_err(prepare)?;
             // A copied-up file brings its parent directories along: name
             // only the deepest entries.
             let deepest = left
@@ -184,8 +182,11 @@ impl Jail {
         let ctx = trace::Context {
             tmpdir: JAIL_TMPDIR,
         };
-        let mut trace_complete = true;
-        for file in entries(&run.join("trace")) {
+        let traces = entries(&run.join("trace")).map_err(prepare)?;
+        // The shell always leaves a trace: none at all means the tracer
+        // never ran, which must not read as "nothing happened".
+        let mut trace_complete = !traces.is_empty();
+        for file in traces {
             let text = std::fs::read_to_string(&file).unwrap_or_default();
             trace_complete &= text
                 .lines()
@@ -367,11 +368,11 @@ fn jail_env(fx: &Fixture) -> Vec<String> {
     env
 }
 
-/// Every path under `dir` (not `dir` itself); none when it cannot be read.
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    let mut all = fixture::walk(dir).unwrap_or_default();
+/// Every path under `dir` (not `dir` itself).
+fn entries(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut all = fixture::walk(dir)?;
     all.retain(|p| p != dir);
-    all
+    Ok(all)
 }
 
 /// Why there is no jail.
