@@ -150,6 +150,11 @@ impl Jail {
 
     /// Run `command` with `bash -c` in the workspace, traced, and report.
     pub fn run(&self, command: &str) -> Result<Outcome, SetupError> {
+        self.run_with_limit(command, WALL_LIMIT)
+    }
+
+    /// [`Jail::run`], killing everything in the jail at `limit`.
+    pub fn run_with_limit(&self, command: &str, limit: Duration) -> Result<Outcome, SetupError> {
         let run = &self.run_dir;
         let prepare = |detail| SetupError {
             step: Step::Prepare,
@@ -158,7 +163,7 @@ impl Jail {
         };
         self.fresh_run_dir().map_err(prepare)?;
         let plan = self.plan(command).map_err(prepare)?;
-        let exit = plan.launch(WALL_LIMIT)?;
+        let exit = plan.launch(limit)?;
         let mut effects = Vec::new();
         for area in &self.areas {
             let dir = match &area.kind {

@@ -21,7 +21,7 @@ mod trace;
 mod vocab;
 
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ai_tools::policy::check_command_in;
 use ai_tools::policy_table::{self, Call};
@@ -167,6 +167,58 @@ fn harness_sees_writes_and_connections_and_passes_reads() {
     let plain = jail.fixture.out.join("plain.txt");
     assert_eq!(std::fs::read_to_string(plain).unwrap(), "plain\n");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_deadline_kills_everything_in_the_jail() {
+    let Some(jail) = jail_or_skip("the_deadline_kills_everything_in_the_jail") else {
+        return;
+    };
+    // An odd duration marks this test's processes among everyone's.
+    const MARK: &str = "60.0417";
+    let started = Instant::now();
+    // A grandchild that left its parent, and a foreground sleeper.
+    let o = jail
+        .run_with_limit(
+            &format!("(sleep {MARK} &); sleep {MARK}"),
+            Duration::from_millis(500),
+        )
+        .unwrap();
+    assert!(o.exit.timed_out, "{o:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // Killing pid 1 ends the whole namespace, shortly after.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = processes_running(MARK);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still running after the kill: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Pids of the host's processes whose command line contains `mark`.
+fn processes_running(mark: &str) -> Vec<u32> {
+    let me = std::process::id();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if pid != me && String::from_utf8_lossy(&cmdline).contains(mark) {
+            pids.push(pid);
+        }
+    }
+    pids
 }
 
 /// Judge `commands` in default mode, run the allowed ones in the jail, and
