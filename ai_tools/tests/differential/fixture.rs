@@ -34,6 +34,11 @@ pub struct Fixture {
     _dir: tempfile::TempDir,
 }
 
+/// Where to lay out the scratch world instead of cargo's scratch dir: for
+/// machines whose target dir is on a filesystem overlayfs cannot use as an
+/// upper layer (an overlay itself, as in a container).
+pub const SCRATCH_VAR: &str = "KOI_DIFFTEST_DIR";
+
 /// The scratch `$HOME`'s git config: an identity, so a command that would
 /// commit is not stopped by a missing one before it can show its effect.
 const GITCONFIG: &str = "[user]\n\tname = difftest\n\temail = difftest@localhost\n\
@@ -41,9 +46,12 @@ const GITCONFIG: &str = "[user]\n\tname = difftest\n\temail = difftest@localhost
 
 impl Fixture {
     pub fn new() -> Result<Fixture, String> {
+        let base = std::env::var_os(SCRATCH_VAR)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
         let dir = tempfile::Builder::new()
             .prefix("difftest-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(base)
             .map_err(|e| format!("scratch dir: {e}"))?;
         let root = dir
             .path()

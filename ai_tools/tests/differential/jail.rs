@@ -393,13 +393,17 @@ pub enum NoJail {
 /// wrong", saying what it means.
 fn explain(e: &SetupError) -> NoJail {
     let what = match e.step {
-        Step::DropIds => "this process cannot change to an unprivileged uid",
-        Step::Unshare | Step::IdMaps | Step::NestedUser => "user namespaces are not available",
-        Step::MakePrivate | Step::BindState | Step::Mount(_) => {
-            "mounts inside a user namespace (bind, overlayfs, tmpfs) are refused"
+        Step::DropIds => "this process cannot change to an unprivileged uid".to_string(),
+        Step::Unshare | Step::IdMaps | Step::NestedUser => {
+            "user namespaces are not available".to_string()
         }
-        Step::ReadOnly | Step::StateWritable => "mount_setattr(2) is not available",
-        Step::MountProc => "a /proc for a new pid namespace cannot be mounted",
+        Step::MakePrivate | Step::BindState | Step::Mount(_) => format!(
+            "mounts inside a user namespace (bind, overlayfs, tmpfs) are refused; if the \
+             scratch dir is on an overlay, point {} at another filesystem",
+            fixture::SCRATCH_VAR
+        ),
+        Step::ReadOnly | Step::StateWritable => "mount_setattr(2) is not available".to_string(),
+        Step::MountProc => "a /proc for a new pid namespace cannot be mounted".to_string(),
         _ => return NoJail::Broken(e.to_string()),
     };
     NoJail::Unsupported(format!("{what} ({e})"))
