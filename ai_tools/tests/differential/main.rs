@@ -266,7 +266,7 @@ fn differential(test: &str, commands: Vec<String>) {
     ));
     for t in &timed_out {
         say(&format!(
-            "  timed out (no effect seen before the kill): {t}"
+            "  timed out (judged on what it did before the kill): {t}"
         ));
     }
     for c in &cut {
