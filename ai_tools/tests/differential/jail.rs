@@ -42,8 +42,9 @@ const MAX_FILE_BYTES: u64 = 32 << 20;
 const OUTPUT_TAIL: usize = 600;
 
 /// Syscalls the tracer records: everything that can write, change
-/// metadata, mount, store a key in the kernel (keyrings outlive the jail)
-/// or talk to the network, plus `open*` (judged by flags).
+/// metadata, mount, set the clock or the host name, store a key in the
+/// kernel (keyrings outlive the jail) or talk to the network, plus `open*`
+/// (judged by flags).
 /// A regular expression, so names this strace does not know (newer
 /// syscalls) are simply not matched instead of being an error.
 const TRACED: &str = "/^(open|openat|openat2|creat|unlink|unlinkat|rename|renameat|renameat2|\
@@ -51,7 +52,8 @@ mkdir|mkdirat|rmdir|link|linkat|symlink|symlinkat|chmod|fchmod|fchmodat|fchmodat
 chown|fchown|lchown|fchownat|truncate|ftruncate|utime|utimes|utimensat|futimesat|\
 mknod|mknodat|setxattr|lsetxattr|fsetxattr|setxattrat|removexattr|lremovexattr|\
 fremovexattr|removexattrat|mount|umount2|pivot_root|move_mount|fsopen|\
-sethostname|setdomainname|io_uring_setup|add_key|keyctl|request_key|\
+sethostname|setdomainname|clock_settime|clock_adjtime|settimeofday|adjtimex|\
+io_uring_setup|add_key|keyctl|request_key|\
 socket|connect|bind|listen|accept|accept4|sendto|sendmsg|sendmmsg)$";
 
 /// A scratch area whose contents must stay empty.

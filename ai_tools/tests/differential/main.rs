@@ -87,6 +87,8 @@ fn harness_sees_writes_and_connections_and_passes_reads() {
         ("git commit -q --allow-empty -m x", "left ws/.git"),
         // Still traced after the shell has exited.
         ("(sleep 0.2; touch late) &", "left ws/late in fixture"),
+        ("date -s 2020-01-01", "sets the clock"),
+        ("hostname jail", "renames the host"),
         ("exec 3<>/dev/tcp/127.0.0.1/9", "opens a network socket"),
     ]
     .map(|(w, e)| (w.to_string(), e))

@@ -72,7 +72,16 @@ fn judge(line: &str, ctx: &Context<'_>) -> Option<&'static str> {
     let call = parse(line)?;
     match call.name {
         "open" | "openat" | "openat2" | "creat" => write_open(&call, ctx),
-        "socket" => (call.args.first() != Some(&"AF_UNIX")).then_some("opens a network socket"),
+        "socket" => {
+            let local = match call.args.as_slice() {
+                [family, ..] if *family == "AF_UNIX" => true,
+                [family, _, protocol, ..] => {
+                    *family == "AF_NETLINK" && *protocol == "NETLINK_ROUTE"
+                }
+                _ => false,
+            };
+            (!local).then_some("opens a network socket")
+        }
         "connect" => {
             let path = call.args.iter().find_map(|a| sun_path(a));
             let lookup = path.as_deref().is_some_and(|p| {
@@ -81,14 +90,33 @@ fn judge(line: &str, ctx: &Context<'_>) -> Option<&'static str> {
             });
             (!lookup).then_some("connects a socket")
         }
-        "bind" | "listen" | "accept" | "accept4" => Some("serves on a socket"),
-        "sendto" | "sendmsg" | "sendmmsg" => call
-            .args
-            .iter()
-            .any(|a| a.contains("sa_family="))
-            .then_some("sends to an address"),
+        // Binding a netlink socket names it to the kernel, nothing more.
+        "bind" => (!is_netlink(&call)).then_some("serves on a socket"),
+        "listen" | "accept" | "accept4" => Some("serves on a socket"),
+        "sendto" | "sendmsg" | "sendmmsg" => {
+            let addressed = call.args.iter().any(|a| a.contains("sa_family="));
+            (addressed && !(is_netlink(&call) && route_queries_only(&call)))
+                .then_some("sends to an address")
+        }
         _ => changes(&call, ctx),
     }
+}
+
+fn is_netlink(call: &Call<'_>) -> bool {
+    call.args.iter().any(|a| a.contains("sa_family=AF_NETLINK"))
+}
+
+/// A netlink message that only asks the kernel for its routing tables
+/// (`RTM_GET*`, as `hostname -I` and libc's address lookups send) reads
+/// state, like `/proc/net`; `RTM_NEW*`/`RTM_DEL*`/`RTM_SET*` would change it.
+fn route_queries_only(call: &Call<'_>) -> bool {
+    let types: Vec<&str> = call
+        .args
+        .iter()
+        .flat_map(|a| a.split("nlmsg_type=").skip(1))
+        .map(|rest| rest.split([',', '}', ' ']).next().unwrap_or(""))
+        .collect();
+    !types.is_empty() && types.iter().all(|t| t.starts_with("RTM_GET"))
 }
 
 fn write_open(call: &Call<'_>, ctx: &Context<'_>) -> Option<&'static str> {
@@ -133,6 +161,7 @@ fn changes(call: &Call<'_>, ctx: &Context<'_>) -> Option<&'static str> {
     (!in_tmp).then_some(match call.name {
         "mount" | "umount2" | "pivot_root" | "move_mount" | "fsopen" => "mounts",
         "sethostname" | "setdomainname" => "renames the host",
+        "clock_settime" | "clock_adjtime" | "settimeofday" | "adjtimex" => "sets the clock",
         "io_uring_setup" => "sets up an io_uring, whose file operations the trace cannot see",
         "add_key" | "keyctl" | "request_key" => "uses the kernel keyring",
         _ => "changes the filesystem",
@@ -343,6 +372,9 @@ mod tests {
             r#"socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, 0) = 3<socket:[1]>"#,
             r#"connect(3<socket:[1]>, {sa_family=AF_UNIX, sun_path="/var/run/nscd/socket"}, 110) = -1 ENOENT (No such file or directory)"#,
             r#"connect(3<socket:[1]>, {sa_family=AF_UNIX, sun_path="/run/systemd/userdb/io.systemd.DynamicUser"}, 42) = -1 ENOENT (No such file or directory)"#,
+            r#"socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC, NETLINK_ROUTE) = 3<socket:[5]>"#,
+            r#"bind(3<socket:[5]>, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 0"#,
+            r#"sendto(3<socket:[5]>, [{nlmsg_len=20, nlmsg_type=RTM_GETADDR, nlmsg_flags=NLM_F_REQUEST|NLM_F_DUMP, nlmsg_seq=1, nlmsg_pid=0}, {ifa_family=AF_UNSPEC, ...}], 20, 0, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 20"#,
             "+++ exited with 0 +++",
         ] {
             assert_eq!(judged(line), None, "{line}");
@@ -366,6 +398,10 @@ mod tests {
             r#"connect(3<socket:[9]>, {sa_family=AF_UNIX, sun_path="/run/docker.sock"}, 110) = -1 ENOENT (No such file or directory)"#,
             r#"sendto(3<socket:[9]>, "x", 1, 0, {sa_family=AF_INET6, sin6_port=htons(53)}, 28) = 1"#,
             r#"mount("none", "/", NULL, MS_REMOUNT, NULL) = -1 EPERM (Operation not permitted)"#,
+            r#"socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT) = 3<socket:[6]>"#,
+            r#"sendto(3<socket:[5]>, [{nlmsg_len=20, nlmsg_type=RTM_NEWADDR, nlmsg_flags=NLM_F_REQUEST, nlmsg_seq=1, nlmsg_pid=0}], 20, 0, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 20"#,
+            r#"bind(3<socket:[9]>, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("0.0.0.0")}, 16) = 0"#,
+            r#"clock_settime(CLOCK_REALTIME, {tv_sec=1577836800, tv_nsec=0}) = -1 EPERM (Operation not permitted)"#,
             r#"openat(AT_FDCWD</ws>, "../koi-run/x", O_WRONLY|O_CREAT, 0666) = 3"#,
         ] {
             assert!(judged(line).is_some(), "{line}");
