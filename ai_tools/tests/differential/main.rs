@@ -32,7 +32,7 @@ use jail::{Jail, NoJail, Outcome};
 /// How many command lines the property test generates: enough to cover
 /// every program and mutation many times over, few enough that the test
 /// stays well under a minute on two cores in a debug build.
-const GENERATED: usize = 1000;
+const GENERATED: usize = 1500;
 
 /// The system Python (not a version manager's shim, which does more than
 /// run Python), for the socket writers.
@@ -223,35 +223,71 @@ fn processes_running(mark: &str) -> Vec<u32> {
     pids
 }
 
-/// Judge `commands` in default mode, run the allowed ones in the jail, and
+/// Jails run side by side in one differential test: a run spends much of
+/// its time waiting on the kernel (namespace and mount setup and teardown),
+/// so two keep two cores busy.
+const JAIL_WORKERS: usize = 2;
+
+/// What one command did, as the summary sorts it.
+enum Verdict {
+    Clean,
+    Effects(String),
+    TimedOut,
+    Cut,
+}
+
+/// Judge `commands` in default mode, run the allowed ones in jails, and
 /// fail listing every allowed command that had an effect.
 fn differential(test: &str, commands: Vec<String>) {
-    let Some(jail) = jail_or_skip(test) else {
+    let Some(first) = jail_or_skip(test) else {
         return;
     };
     let started = Instant::now();
-    let ws = &jail.fixture.workspace;
+    let outside = first.fixture.outside.clone();
     let allowed: Vec<String> = commands
         .iter()
-        .map(|c| c.replace(policy_table::OUTSIDE_PLACEHOLDER, &jail.fixture.outside))
-        .filter(|c| check_command_in(c, Mode::Default, ws).is_allow())
+        .map(|c| c.replace(policy_table::OUTSIDE_PLACEHOLDER, &outside))
+        .filter(|c| check_command_in(c, Mode::Default, &first.fixture.workspace).is_allow())
         .collect();
     let judged = started.elapsed();
+    let mut jails = vec![first];
+    while jails.len() < JAIL_WORKERS.min(allowed.len()) {
+        jails.extend(jail_or_skip(test));
+    }
+    // Each worker's fixture has its own paths: a command names the first
+    // jail's outside directory, so it is rewritten for the jail it runs in.
+    let chunk = allowed.len().div_ceil(jails.len()).max(1);
+    let verdicts: Vec<Verdict> = std::thread::scope(|scope| {
+        let workers: Vec<_> = jails
+            .iter()
+            .zip(allowed.chunks(chunk))
+            .map(|(jail, cmds)| {
+                let outside = &outside;
+                scope.spawn(move || {
+                    cmds.iter()
+                        .map(|cmd| {
+                            verdict(jail, &cmd.replace(outside.as_str(), &jail.fixture.outside))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
     let mut caught = Vec::new();
     let mut timed_out = Vec::new();
     let mut cut = Vec::new();
-    for cmd in &allowed {
-        let o = run(&jail, cmd);
-        if o.exit.timed_out {
-            timed_out.push(cmd.clone());
-        } else if !o.trace_complete {
-            cut.push(cmd.clone());
-        }
-        if !o.effects.is_empty() {
-            caught.push(format!(
-                "ALLOWED BUT HAD AN EFFECT: {cmd}\n    {}",
-                o.effects.join("\n    ")
-            ));
+    for (cmd, v) in allowed.iter().zip(verdicts) {
+        match v {
+            Verdict::Clean => {}
+            Verdict::Effects(e) => {
+                caught.push(format!("ALLOWED BUT HAD AN EFFECT: {cmd}\n    {e}"))
+            }
+            Verdict::TimedOut => timed_out.push(cmd.clone()),
+            Verdict::Cut => cut.push(cmd.clone()),
         }
     }
     say(&format!(
@@ -288,6 +324,19 @@ fn differential(test: &str, commands: Vec<String>) {
         caught.join("\n"),
         cut.join("\n")
     );
+}
+
+fn verdict(jail: &Jail, cmd: &str) -> Verdict {
+    let o = run(jail, cmd);
+    if !o.effects.is_empty() {
+        Verdict::Effects(o.effects.join("\n    "))
+    } else if o.exit.timed_out {
+        Verdict::TimedOut
+    } else if !o.trace_complete {
+        Verdict::Cut
+    } else {
+        Verdict::Clean
+    }
 }
 
 #[test]
