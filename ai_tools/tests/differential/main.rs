@@ -283,11 +283,12 @@ fn differential(test: &str, commands: Vec<String>) {
     for (cmd, v) in allowed.iter().zip(verdicts) {
         match v {
             Verdict::Clean => {}
-            Verdict::Effects(e) => {
-                caught.push(format!("ALLOWED BUT HAD AN EFFECT: {cmd}\n    {e}"))
-            }
-            Verdict::TimedOut => timed_out.push(cmd.clone()),
-            Verdict::Cut => cut.push(cmd.clone()),
+            Verdict::Effects(e) => caught.push(format!(
+                "ALLOWED BUT HAD AN EFFECT: {}\n    {e}",
+                one_line(cmd)
+            )),
+            Verdict::TimedOut => timed_out.push(one_line(cmd)),
+            Verdict::Cut => cut.push(one_line(cmd)),
         }
     }
     say(&format!(
@@ -324,6 +325,12 @@ fn differential(test: &str, commands: Vec<String>) {
         caught.join("\n"),
         cut.join("\n")
     );
+}
+
+/// A command line as one report line (a newline between commands shown
+/// as `\n`).
+fn one_line(cmd: &str) -> String {
+    cmd.replace('\n', "\\n")
 }
 
 fn verdict(jail: &Jail, cmd: &str) -> Verdict {
