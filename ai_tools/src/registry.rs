@@ -11,6 +11,7 @@ use crate::mode::{Decision, Mode};
 use crate::output::ToolOutput;
 use crate::policy;
 use crate::process::BackgroundTable;
+use crate::run_tag::RunTag;
 use crate::tool::{Effect, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
@@ -139,9 +140,15 @@ impl Registry {
         }
     }
 
-    /// The context a call runs with.
+    /// The context a call runs with (a fresh run tag).
     pub fn context(&self, cancel: CancelToken) -> ToolContext {
+        self.context_tagged(cancel, RunTag::new())
+    }
+
+    /// The context a call runs with, its processes tagged `run_tag`.
+    pub fn context_tagged(&self, cancel: CancelToken, run_tag: RunTag) -> ToolContext {
         ToolContext {
+            run_tag,
             workspace: self.workspace.clone(),
             cancel,
             secret_env_vars: Arc::clone(&self.secret_env_vars),
@@ -158,6 +165,17 @@ impl Registry {
         args: &serde_json::Value,
         cancel: &CancelToken,
     ) -> Result<ToolOutput, ToolError> {
+        self.run_tagged(name, args, cancel, RunTag::new())
+    }
+
+    /// [`Registry::run`] with a tag the caller chose (and recorded).
+    pub fn run_tagged(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        cancel: &CancelToken,
+        run_tag: RunTag,
+    ) -> Result<ToolOutput, ToolError> {
         let tool = self
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
@@ -165,7 +183,7 @@ impl Registry {
         if let Decision::Deny { reason } = policy::decide(&effect, Mode::Bypass, &self.workspace) {
             return Err(ToolError::Refused(reason));
         }
-        let mut out = tool.run(args, &self.context(cancel.clone()))?;
+        let mut out = tool.run(args, &self.context_tagged(cancel.clone(), run_tag))?;
         let budget = tool.output_budget();
         if out.for_model.chars().count() > budget {
             out.for_model = crate::output::head_tail(&out.for_model, budget);

@@ -10,6 +10,7 @@ use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::process::BackgroundTable;
+use crate::run_tag::RunTag;
 use crate::workspace::Workspace;
 
 /// Output budget of a tool that does not declare its own: about 4,000
@@ -77,6 +78,10 @@ pub struct ToolContext {
     pub background: BackgroundTable,
     /// The user's MEMORY.md, if configured.
     pub memory_path: Option<PathBuf>,
+    /// The tag this run's processes carry. The caller makes it (and
+    /// records it before the run, so a later start can find strays of a
+    /// crashed run).
+    pub run_tag: RunTag,
 }
 
 /// One tool. Implementations are small typed structs; the registry holds

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
-    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineOptions,
-    StreamMsg, TranscriptItem, UserInput,
+    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineOptions, Step,
+    StreamMsg, TranscriptItem, UncertainCall, UncertainDecision, UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::{Receiver, Sender};
@@ -27,8 +27,27 @@ pub struct Assistant {
     conversation: Option<Conversation>,
     turn: Option<Turn>,
     approval: Option<Sender<ApprovalReply>>,
+    /// An interrupted call shown in the approval row, waiting for the
+    /// user to choose rerun (allow) or abandon (deny).
+    uncertain: Option<UncertainCall>,
     waker: Arc<dyn Fn() + Send + Sync>,
     config_path: Option<PathBuf>,
+}
+
+/// The approval row for an interrupted call: tool, full arguments (secrets
+/// masked) and when it started.
+fn uncertain_row(engine: &Engine, u: &UncertainCall) -> (String, String) {
+    let summary = format!(
+        "{} was interrupted and may have partly run · Enter: run it again · Esc: abandon it",
+        u.call.name
+    );
+    let detail = format!(
+        "call {} started {}; nothing runs again until you choose.\n{}",
+        u.call.id,
+        u.started_at,
+        engine.masked_arguments(&u.call.arguments)
+    );
+    (summary, detail)
 }
 
 impl Assistant {
@@ -38,6 +57,7 @@ impl Assistant {
             conversation: None,
             turn: None,
             approval: None,
+            uncertain: None,
             waker,
             config_path,
         }
@@ -150,6 +170,19 @@ impl Assistant {
     /// unasked for the rest of the conversation (accept-edits), where the
     /// current mode is the stricter default.
     pub fn decide(&mut self, approve: bool, for_conversation: bool) {
+        if let Some(u) = self.uncertain.take() {
+            let decision = if approve {
+                UncertainDecision::Rerun
+            } else {
+                UncertainDecision::Abandon
+            };
+            if let Some(c) = &self.conversation {
+                // The call was listed as undecided a moment ago; a failure
+                // here leaves it undecided, and the next row asks again.
+                let _ = c.decide_uncertain(&u.call.id, decision);
+            }
+            return;
+        }
         if let Some(reply) = self.approval.take() {
             let _ = reply.send(if approve {
                 ApprovalReply::Approve
@@ -170,6 +203,66 @@ impl Assistant {
     pub fn new_conversation(&mut self) {
         self.interrupt();
         self.conversation = None;
+        self.uncertain = None;
+    }
+
+    /// The next interrupted call to decide, as an approval row; `None`
+    /// when every one is decided.
+    pub fn next_uncertain(&mut self) -> Option<(String, String)> {
+        if self.turn.is_some() {
+            return None;
+        }
+        let engine = self.engine.as_ref()?;
+        let next = self
+            .conversation
+            .as_ref()?
+            .uncertain_calls()
+            .into_iter()
+            .next()?;
+        let row = uncertain_row(engine, &next);
+        self.uncertain = Some(next);
+        Some(row)
+    }
+
+    /// Continues what an interruption left unfinished (once every
+    /// interrupted call is decided). True when a turn started.
+    pub fn continue_interrupted(&mut self) -> bool {
+        if self.turn.is_some() || self.uncertain.is_some() {
+            return false;
+        }
+        let (Some(engine), Some(conv)) = (&self.engine, &self.conversation) else {
+            return false;
+        };
+        if !conv.uncertain_calls().is_empty() || conv.next_step() == Step::Idle {
+            return false;
+        }
+        let (rx, cancel) = engine.resume(conv);
+        self.turn = Some(Turn { rx, cancel });
+        true
+    }
+
+    /// Continues a copy of saved conversation `id` (the current one when
+    /// `None`) under a new id; returns its transcript and notes.
+    pub fn fork(
+        &mut self,
+        id: Option<&str>,
+        workspace: &Path,
+    ) -> Result<(String, Vec<TranscriptItem>, Vec<String>), String> {
+        let current = self.conversation.as_ref().map(Conversation::id);
+        let Some(id) = id.map(str::to_owned).or(current) else {
+            return Err("nothing to fork yet: /fork ID names a saved conversation".into());
+        };
+        self.interrupt();
+        let engine = self.engine(workspace)?;
+        let conversation = engine
+            .fork_conversation(&id)
+            .map_err(|e| format!("cannot fork {id}: {e}"))?;
+        let transcript = conversation.transcript();
+        let notes = conversation.resume_notes(engine.workspace());
+        let new_id = conversation.id();
+        self.conversation = Some(conversation);
+        self.uncertain = None;
+        Ok((new_id, transcript, notes))
     }
 
     pub fn set_mode(&mut self, mode: Mode, workspace: &Path) -> Result<(), String> {
@@ -210,7 +303,10 @@ impl Assistant {
             .map_err(|e| format!("cannot resume {id}: {e}"))?;
         let transcript = conversation.transcript();
         let notes = conversation.resume_notes(engine.workspace());
+        // Only one panel (or `k`) writes a conversation: the previous one
+        // here lets go of its lock before another is taken.
         self.conversation = Some(conversation);
+        self.uncertain = None;
         Ok((transcript, notes))
     }
 }
