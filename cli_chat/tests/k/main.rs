@@ -6,6 +6,7 @@
 mod approval;
 mod bench;
 mod common;
+mod crash;
 mod oneshot;
 mod policy;
 mod repl;
