@@ -11,3 +11,4 @@ mod oneshot;
 mod policy;
 mod repl;
 mod sessions;
+mod writers;
