@@ -229,13 +229,17 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// Entries that must be on disk before koi acts on them: a call's
-    /// start (before its effect) and the user's choice about an uncertain
-    /// call (a rerun's start syncs it anyway; an abandon must not be lost).
+    /// Entries that must be on disk before koi acts on them: the start
+    /// of a call that may have an effect (before the effect), and the
+    /// user's choice about an uncertain call. A proven read-only start
+    /// is only written: lost in a crash, it leaves a committed call that
+    /// never started, which runs again just as a started read-only call
+    /// would, so syncing it would buy nothing.
     pub fn needs_sync(&self) -> bool {
-        matches!(
-            self,
-            Entry::ToolStart { .. } | Entry::UncertainDecided { .. }
-        )
+        match self {
+            Entry::ToolStart { proof, .. } => *proof != StartProof::ReadOnly,
+            Entry::UncertainDecided { .. } => true,
+            _ => false,
+        }
     }
 }
