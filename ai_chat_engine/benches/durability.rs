@@ -55,7 +55,9 @@ fn main() {
     let (mut log, _) = SessionLog::create(dir.path(), "bench", lock, vec![meta]).expect("create");
 
     let ws = tempfile::tempdir_in(&base).expect("tempdir");
-    let text: String = (0..40).map(|l| format!("line {l}: some source text\n")).collect();
+    let text: String = (0..40)
+        .map(|l| format!("line {l}: some source text\n"))
+        .collect();
     std::fs::write(ws.path().join("small.txt"), text).expect("write");
     let registry = Registry::standard(RegistryConfig::new(Workspace::new(ws.path()).expect("ws")));
     let args = serde_json::json!({"path": "small.txt"});

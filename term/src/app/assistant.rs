@@ -32,6 +32,8 @@ pub struct Assistant {
     uncertain: Option<UncertainCall>,
     waker: Arc<dyn Fn() + Send + Sync>,
     config_path: Option<PathBuf>,
+    /// Where sessions live (`None`: the platform data dir).
+    data_dir: Option<PathBuf>,
 }
 
 /// The approval row for an interrupted call: tool, full arguments (secrets
@@ -60,7 +62,15 @@ impl Assistant {
             uncertain: None,
             waker,
             config_path,
+            data_dir: None,
         }
+    }
+
+    /// Keeps sessions under `data_dir` instead of the platform data dir.
+    #[cfg(test)]
+    fn with_data_dir(mut self, data_dir: &Path) -> Self {
+        self.data_dir = Some(data_dir.to_path_buf());
+        self
     }
 
     pub fn is_busy(&self) -> bool {
@@ -88,6 +98,7 @@ impl Assistant {
             tools.secret_env_vars = resolved.key_env_vars.clone();
             let options = EngineOptions {
                 waker: Some(self.waker.clone()),
+                data_dir: self.data_dir.clone(),
                 ..EngineOptions::default()
             };
             let engine =
@@ -316,3 +327,7 @@ impl Drop for Assistant {
         self.cancel();
     }
 }
+
+#[cfg(test)]
+#[path = "assistant_tests.rs"]
+mod tests;
