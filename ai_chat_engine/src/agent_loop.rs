@@ -70,6 +70,8 @@ impl Agent {
         em: &Emitter,
         cancel: &CancelToken,
     ) -> bool {
+        // A continuation with nothing to continue is no turn at all.
+        let nothing = input.is_none() && conv.plan() == Step::Idle;
         let result = self.turn(conv, input, em, cancel);
         let outcome = match &result {
             Ok(()) => "done".to_string(),
@@ -77,7 +79,7 @@ impl Agent {
         };
         // A turn refused before it began (calls still undecided) leaves
         // the log as it was.
-        if !matches!(result, Err(EngineError::Uncertain { .. })) {
+        if !nothing && !matches!(result, Err(EngineError::Uncertain { .. })) {
             conv.record(Entry::TurnEnd { outcome });
         }
         // Once per conversation, after its first successful turn.

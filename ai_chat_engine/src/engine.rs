@@ -420,7 +420,24 @@ fn turn_thread(
             Err(false) => return em.send(StreamMsg::Err(EngineError::Busy)),
         }
     }
-    conv.ensure_log(Origin {
+    // A continuation of a conversation never written has nothing to
+    // continue and no file to create.
+    if input.is_some() {
+        conv.ensure_log(origin(agent));
+    }
+    let want_title = agent.run_turn(conv, input, &em, cancel);
+    // Close the stream first: a consumer reading to the end is not kept
+    // waiting for the title.
+    drop(em);
+    if want_title {
+        agent.make_title(conv);
+        conv.end();
+    }
+}
+
+/// What a new conversation's first records say about where it runs.
+fn origin(agent: &Agent) -> Origin {
+    Origin {
         provider: agent.client.config().provider.as_str().to_string(),
         model: agent.client.model(),
         context: ConversationContext {
@@ -434,13 +451,5 @@ fn turn_thread(
             tools: agent.specs.iter().map(|s| s.name.to_string()).collect(),
             provider_blocks: Default::default(),
         },
-    });
-    let want_title = agent.run_turn(conv, input, &em, cancel);
-    // Close the stream first: a consumer reading to the end is not kept
-    // waiting for the title.
-    drop(em);
-    if want_title {
-        agent.make_title(conv);
-        conv.end();
     }
 }

@@ -408,3 +408,34 @@ fn kill_9_at_twenty_points_then_resume() {
         );
     }
 }
+
+#[test]
+fn on_a_terminal_k_asks_rerun_or_abandon_before_going_on() {
+    let server = script();
+    let home = Home::new(Some(&server));
+    run_and_kill(&home, At::Hook("ran#2"));
+    assert_eq!(touches(&home.ws()), 1);
+    let id = the_log(&home)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    // The chat on a terminal, continuing the session.
+    let mut k = PtyRun::start(&home, &["--resume", &id, "--mode", "bypass"], &[]);
+    k.wait_for("[r/a]", Duration::from_secs(30));
+    let shown = k.text();
+    assert!(shown.contains("c2 (shell_exec)"), "{shown}");
+    assert!(shown.contains("sleep 5"), "the full arguments: {shown}");
+    // Neither a run nor a model call while the question waits.
+    assert_eq!(server.requests().len(), 2);
+    k.answer("a");
+    k.wait_for("All done.", Duration::from_secs(30));
+    k.send(b"\x04");
+    assert_eq!(k.wait_exit(Duration::from_secs(30)), 0, "{}", k.text());
+    assert_eq!(touches(&home.ws()), 1, "abandon runs it zero times");
+    let told = result_of(&records(&home), "c2").cloned();
+    assert!(
+        matches!(&told, Some(Entry::ToolResult { for_model, .. }) if for_model.contains("abandoned by the user")),
+        "{told:?}"
+    );
+}
