@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use ai_tools::run_tag::RunTag;
+
 use crate::message::{Message, ToolCall};
 use crate::prompt::EnvironmentFacts;
 use crate::recovery::{self, Step, UncertainCall};
@@ -65,6 +67,9 @@ pub(crate) struct ConvState {
     pub title_attempted: bool,
     pub context: ConversationContext,
     forked_from: Option<ForkOrigin>,
+    /// Processes ended on load because an interrupted call left them
+    /// running: (call id, how many).
+    strays_ended: Vec<(String, usize)>,
 }
 
 struct Shared {
@@ -137,6 +142,11 @@ impl Conversation {
         }
         if let Some(origin) = self.forked_from() {
             out.push(format!("note: a fork of session {}", origin.session));
+        }
+        for (call, n) in &self.lock().strays_ended {
+            out.push(format!(
+                "note: ended {n} process(es) the interrupted call {call} left running"
+            ));
         }
         let uncertain = self.uncertain_calls();
         if !uncertain.is_empty() {
@@ -360,6 +370,7 @@ impl ConvState {
             title_attempted: false,
             context: ConversationContext::default(),
             forked_from: None,
+            strays_ended: Vec::new(),
         }
     }
 
@@ -392,6 +403,23 @@ impl ConvState {
             title_attempted: false,
             context: replayed.context,
             forked_from: replayed.forked_from,
+            strays_ended: Vec::new(),
+        }
+    }
+
+    /// Ends every process still carrying the run tag of an interrupted
+    /// call (a crashed run's children go on otherwise, and would change
+    /// the state the user is about to decide on). Only the lock holder
+    /// does this: it is the one that may rerun the call.
+    pub(crate) fn end_strays(&mut self) {
+        for u in recovery::unresolved_uncertain(&self.records) {
+            let Some(tag) = u.run_tag.as_deref().and_then(RunTag::from_recorded) else {
+                continue;
+            };
+            let n = tag.kill(None);
+            if n > 0 {
+                self.strays_ended.push((u.call.id, n));
+            }
         }
     }
 

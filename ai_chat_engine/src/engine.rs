@@ -277,12 +277,14 @@ impl Engine {
         let io = |e: std::io::Error| EngineError::Session(format!("{}: {e}", path.display()));
         let loaded = session_log::read_log(&path).map_err(io)?;
         let log = SessionLog::open(&path, lock, loaded.records.len()).map_err(io)?;
-        Ok(Conversation::from_state(ConvState::from_records(
+        let mut st = ConvState::from_records(
             id.to_string(),
             loaded.records,
             Sink::Open(log),
             self.workspace(),
-        )))
+        );
+        st.end_strays();
+        Ok(Conversation::from_state(st))
     }
 
     /// Opens a saved conversation to read it, whoever holds it; turns on

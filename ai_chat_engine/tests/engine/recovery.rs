@@ -399,3 +399,53 @@ fn one_writer_read_only_and_fork() {
     let source = read_log(&h.sessions_dir().join(format!("{ID}.jsonl"))).unwrap();
     assert_eq!(source.records.len(), 3);
 }
+
+#[test]
+fn loading_ends_what_an_interrupted_call_left_running() {
+    let server = FakeProvider::start([]);
+    let h = bypass(&server);
+    let tag = ai_tools::run_tag::RunTag::new();
+    // A crashed run's child, still carrying its run's tag.
+    let mut stray = std::process::Command::new("sleep")
+        .arg("30")
+        .env(ai_tools::run_tag::RUN_TAG_VAR, tag.value())
+        .spawn()
+        .unwrap();
+    let sh = call(
+        "c2",
+        "shell_exec",
+        serde_json::json!({"command": "sleep 30"}),
+    );
+    write_log(
+        &h,
+        vec![
+            assistant(std::slice::from_ref(&sh)),
+            Entry::ToolStart {
+                call_id: sh.id.clone(),
+                name: sh.name.clone(),
+                arguments: sh.arguments.clone(),
+                proof: StartProof::Unproven,
+                run_tag: Some(tag.value().to_string()),
+            },
+        ],
+    );
+    let conv = h.engine.load_conversation(ID).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = stray.try_wait().unwrap() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "the stray lives on");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(!status.success());
+    let notes = conv.resume_notes(h.engine.workspace());
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("ended 1 process(es)") && n.contains("c2")),
+        "{notes:?}"
+    );
+    // Still uncertain: ending its processes decides nothing.
+    assert_eq!(conv.uncertain_calls().len(), 1);
+}
