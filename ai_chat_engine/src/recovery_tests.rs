@@ -354,3 +354,59 @@ fn a_format_one_log_that_went_on_leaves_a_legacy_uncertain_call() {
     assert!(unresolved_uncertain(&decided).is_empty());
     assert_eq!(plan(&decided), Step::Idle);
 }
+
+#[test]
+fn two_turns_with_a_wrap_up_notice_a_summary_and_a_cancel() {
+    let grep = call("g1", "grep");
+    let sh = call("s1", "shell_exec");
+    check(vec![
+        (meta(), Step::Idle),
+        (user("first"), Step::CallModel),
+        (draft(1), Step::DiscardDraft),
+        (answer(&[]), Step::Idle),
+        (end(), Step::Idle),
+        (user("second"), Step::CallModel),
+        (
+            Entry::Summary {
+                text: "so far".into(),
+                keep_from: 2,
+                method: "summary".into(),
+            },
+            Step::CallModel,
+        ),
+        (draft(1), Step::DiscardDraft),
+        (
+            answer(&[grep.clone(), sh.clone()]),
+            run(&[(&grep, false, false), (&sh, false, false)]),
+        ),
+        (
+            start(&grep, StartProof::ReadOnly),
+            run(&[(&grep, false, true), (&sh, false, false)]),
+        ),
+        (result(&grep), run(&[(&sh, false, false)])),
+        (start(&sh, StartProof::Unproven), uncertain(&[(&sh, 11)])),
+        // Cancelled: the runner gives it a result, then the turn ends.
+        (result(&sh), Step::CallModel),
+        (
+            Entry::TurnEnd {
+                outcome: "cancelled".into(),
+            },
+            Step::Idle,
+        ),
+        (
+            Entry::Notice {
+                text: "cwd changed".into(),
+            },
+            Step::Idle,
+        ),
+        (user("third"), Step::CallModel),
+        (
+            Entry::Notice {
+                text: "wrap up".into(),
+            },
+            Step::CallModel,
+        ),
+        (draft(20), Step::DiscardDraft),
+        (answer(&[]), Step::Idle),
+    ]);
+}
