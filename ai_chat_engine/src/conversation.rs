@@ -246,6 +246,12 @@ impl Conversation {
         matches!(self.lock().sink, Sink::ReadOnly(_))
     }
 
+    /// The per-conversation context (workspace, tools, provider blocks),
+    /// as its log last recorded it.
+    pub fn context(&self) -> ConversationContext {
+        self.lock().context.clone()
+    }
+
     /// Where this conversation was forked from, if it is a fork.
     pub fn forked_from(&self) -> Option<ForkOrigin> {
         self.lock().forked_from.clone()

@@ -50,6 +50,7 @@ mod engine;
 pub mod fork;
 pub mod masking;
 mod model_client;
+mod preview;
 mod provider_kind;
 mod providers;
 mod test_hook;

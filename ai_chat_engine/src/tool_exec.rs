@@ -10,11 +10,12 @@ use ai_tools::run_tag::RunTag;
 use ai_tools::{policy, CancelToken, Decision, Mode, Proof, Registry, ToolError, ToolOutput};
 use crossbeam_channel::RecvTimeoutError;
 
-use crate::budgets::{CANCEL_POLL, PREVIEW_CHARS};
+use crate::budgets::CANCEL_POLL;
 use crate::context::tool_result_view;
 use crate::conversation::{Conversation, ABANDONED_RESULT};
 use crate::emitter::Emitter;
 use crate::message::ToolCall;
+use crate::preview::preview;
 use crate::recovery::{CloseReason, PendingCall};
 use crate::session_log::{Decider, Entry, StartProof};
 use crate::stream_msg::{ApprovalReply, EngineError, StreamMsg};
@@ -60,19 +61,6 @@ enum Gate {
         parallel: bool,
         ask: Option<(String, String)>,
     },
-}
-
-/// Shortens text to one line of at most [`PREVIEW_CHARS`] characters.
-pub(crate) fn preview(text: &str) -> String {
-    let one_line: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let mut out: String = one_line.chars().take(PREVIEW_CHARS).collect();
-    if one_line.chars().count() > PREVIEW_CHARS {
-        out.push('…');
-    }
-    out
 }
 
 /// The registry, the approval mode and how long an approval may wait.

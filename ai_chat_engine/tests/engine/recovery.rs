@@ -370,7 +370,10 @@ fn the_model_repeating_an_undecided_call_is_refused() {
 
 #[test]
 fn one_writer_read_only_and_fork() {
-    let server = FakeProvider::start([ChatStream::new().text("Forked answer.").stop().reply()]);
+    let server = FakeProvider::start([
+        ChatStream::new().text("Forked answer.").stop().reply(),
+        ChatStream::new().text("Hello.").stop().reply(),
+    ]);
     let h = bypass(&server);
     write_log(&h, vec![]);
     let first = h.engine.load_conversation(ID).unwrap();
@@ -389,6 +392,11 @@ fn one_writer_read_only_and_fork() {
     assert_ne!(fork.id(), ID);
     assert_eq!(fork.forked_from().unwrap().session, ID);
     assert!(is_done(&run(&h.engine, &fork, "go on")));
+    let fresh = h.engine.new_conversation();
+    assert!(is_done(&run(&h.engine, &fresh, "hi")));
+    let ctx = fresh.context();
+    assert_eq!(Path::new(&ctx.workspace), h.engine.workspace());
+    assert!(ctx.tools.iter().any(|t| t == "shell_exec"), "{ctx:?}");
     let log = read_log(&fork.log_path().unwrap()).unwrap();
     assert!(matches!(
         &log.records[0].entry,
