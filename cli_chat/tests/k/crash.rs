@@ -420,6 +420,17 @@ fn on_a_terminal_k_asks_rerun_or_abandon_before_going_on() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
+    // With no terminal and no decision, k refuses and says how to decide.
+    let refused = home.run(&["--resume", &id, "--no-stdin", "--mode", "bypass"], None);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("k --resume {id} --rerun c2")),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains("sleep 5"), "{}", refused.stderr);
     // The chat on a terminal, continuing the session.
     let mut k = PtyRun::start(&home, &["--resume", &id, "--mode", "bypass"], &[]);
     k.wait_for("[r/a]", Duration::from_secs(30));
