@@ -254,6 +254,10 @@ impl Repl {
     /// Continues another conversation (its interrupted calls decided
     /// first).
     fn switch(&mut self, start: &Start) {
+        // This chat's own hold on it must not count as someone else's.
+        if matches!(start, Start::Resume(id) if *id == self.conv.id()) {
+            self.conv = self.engine.new_conversation();
+        }
         match conversation::pick(&self.engine, start) {
             Ok(picked) => {
                 self.conv = picked.conv;

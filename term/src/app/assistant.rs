@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
-    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineOptions, Step,
-    StreamMsg, TranscriptItem, UncertainCall, UncertainDecision, UserInput,
+    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineError,
+    EngineOptions, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision, UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::{Receiver, Sender};
@@ -220,7 +220,7 @@ impl Assistant {
     /// The next interrupted call to decide, as an approval row; `None`
     /// when every one is decided.
     pub fn next_uncertain(&mut self) -> Option<(String, String)> {
-        if self.turn.is_some() {
+        if self.turn.is_some() || self.is_read_only() {
             return None;
         }
         let engine = self.engine.as_ref()?;
@@ -238,7 +238,7 @@ impl Assistant {
     /// Continues what an interruption left unfinished (once every
     /// interrupted call is decided). True when a turn started.
     pub fn continue_interrupted(&mut self) -> bool {
-        if self.turn.is_some() || self.uncertain.is_some() {
+        if self.turn.is_some() || self.uncertain.is_some() || self.is_read_only() {
             return false;
         }
         let (Some(engine), Some(conv)) = (&self.engine, &self.conversation) else {
@@ -308,17 +308,35 @@ impl Assistant {
         workspace: &Path,
     ) -> Result<(Vec<TranscriptItem>, Vec<String>), String> {
         self.interrupt();
+        // This panel's own hold on it must not count as someone else's.
+        if self.conversation.as_ref().is_some_and(|c| c.id() == id) {
+            self.conversation = None;
+        }
         let engine = self.engine(workspace)?;
-        let conversation = engine
-            .load_conversation(id)
-            .map_err(|e| format!("cannot resume {id}: {e}"))?;
+        let (conversation, mut notes) = match engine.load_conversation(id) {
+            Ok(c) => (c, Vec::new()),
+            // Someone else writes it: show it, read-only, and say who.
+            Err(locked @ EngineError::Locked { .. }) => {
+                let c = engine
+                    .open_read_only(id)
+                    .map_err(|e| format!("cannot resume {id}: {e}"))?;
+                (c, vec![format!("read-only here: {locked}")])
+            }
+            Err(e) => return Err(format!("cannot resume {id}: {e}")),
+        };
         let transcript = conversation.transcript();
-        let notes = conversation.resume_notes(engine.workspace());
-        // Only one panel (or `k`) writes a conversation: the previous one
-        // here lets go of its lock before another is taken.
+        notes.extend(conversation.resume_notes(engine.workspace()));
         self.conversation = Some(conversation);
         self.uncertain = None;
         Ok((transcript, notes))
+    }
+
+    /// True when the current conversation is open read-only (someone
+    /// else writes it).
+    pub fn is_read_only(&self) -> bool {
+        self.conversation
+            .as_ref()
+            .is_some_and(Conversation::is_read_only)
     }
 }
 

@@ -118,6 +118,18 @@ fn finish(a: &mut Assistant) -> Vec<StreamMsg> {
     out
 }
 
+/// This test binary's name, as a lock file records its holder.
+fn program() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap()
+}
+
 fn count(ws: &Path) -> usize {
     std::fs::read_to_string(ws.join("count.txt"))
         .map(|t| t.lines().count())
@@ -171,11 +183,29 @@ fn a_second_panel_is_refused_by_name_and_fork_continues_a_copy() {
     f.crashed_log("echo x >> count.txt");
     let mut first = f.assistant();
     first.resume(ID, &f.ws()).unwrap();
+    // Resuming it again in the same panel is no conflict.
+    first.resume(ID, &f.ws()).unwrap();
     let mut second = f.assistant();
-    let err = second.resume(ID, &f.ws()).unwrap_err();
+    let (transcript, notes) = second.resume(ID, &f.ws()).unwrap();
+    assert!(!transcript.is_empty());
+    let holder = format!("open in {}, pid {}", program(), std::process::id());
     assert!(
-        err.contains(&format!("pid {}", std::process::id())) && err.contains("/fork"),
-        "{err}"
+        notes[0].starts_with("read-only here")
+            && notes[0].contains(&holder)
+            && notes[0].contains("/fork"),
+        "{notes:?}"
+    );
+    // Read-only: no row, no continuation, and a question is refused.
+    assert!(second.is_read_only());
+    assert!(second.next_uncertain().is_none());
+    assert!(!second.continue_interrupted());
+    second
+        .submit("may I?".into(), vec![], (80, 24), &f.ws())
+        .unwrap();
+    let msgs = finish(&mut second);
+    assert!(
+        matches!(msgs.last(), Some(StreamMsg::Err(ai_chat_engine::EngineError::Session(why))) if why.contains("read-only")),
+        "{msgs:?}"
     );
     let (new_id, _, notes) = second.fork(Some(ID), &f.ws()).unwrap();
     assert_ne!(new_id, ID);

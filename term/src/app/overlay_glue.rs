@@ -178,8 +178,10 @@ impl Ctx<'_> {
                 Ok((transcript, notes)) => {
                     self.overlay.set_busy(false);
                     self.overlay.conversation_mut().load(transcript);
-                    self.overlay
-                        .notice(format!("continuing session {id} · /new starts fresh"));
+                    if !self.assistant.is_read_only() {
+                        self.overlay
+                            .notice(format!("continuing session {id} · /new starts fresh"));
+                    }
                     for note in notes {
                         self.overlay.notice(note);
                     }
