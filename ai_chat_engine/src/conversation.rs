@@ -450,10 +450,9 @@ impl ConvState {
     /// Best effort: the event joins the history in memory whatever
     /// happens; a failed write breaks the log for good (see [`Sink`]).
     pub(crate) fn record(&mut self, entry: Entry) {
-        if let Err(e) = self.append(entry, false) {
-            // Already broken: the reason was kept at the first failure.
-            let _ = e;
-        }
+        // The failure is kept in the sink (see `log_error`); what needs
+        // the disk asks through `record_durable` and is refused there.
+        let _ = self.append(entry, false);
     }
 
     /// The event happens only if it is durably written (or sessions are
