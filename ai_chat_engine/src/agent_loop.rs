@@ -1,19 +1,26 @@
-//! The agent loop: model step → (tools → results → next step)* → answer,
-//! within the round, output and context budgets.
+//! The agent loop. It does not keep its own idea of where a turn is: after
+//! every step it asks the recovery planner what the log says comes next
+//! (discard a draft, settle or run calls, call the model, stop), so a live
+//! turn and a turn resumed after a crash follow the same rules. It owns
+//! the rounds: budgets, streaming, committing, compaction and titles.
 
-use ai_tools::CancelToken;
+use std::path::PathBuf;
+
+use ai_tools::{CancelToken, ToolSpec};
 
 use crate::budgets::{MAX_ROUNDS, MAX_STREAMED_OUTPUT_BYTES, WRAP_UP_ROUND};
-use crate::config::ProviderKind;
-use crate::context::{apply_summary, choose_keep_from, dropped_placeholder, SUMMARY_INSTRUCTION};
+use crate::context::{choose_keep_from, dropped_placeholder, SUMMARY_INSTRUCTION};
 use crate::conversation::Conversation;
-use crate::engine::{Core, Emitter};
+use crate::emitter::Emitter;
 use crate::message::{Message, ToolCall, UserInput};
+use crate::model_client::ModelClient;
 use crate::prompt::EnvironmentFacts;
-use crate::providers::{self, demo, history_arguments, Delta, FinishKind, Request, StepOutput};
+use crate::providers::{history_calls, Delta, FinishKind, Request, StepOutput};
+use crate::recovery::{PendingCall, Step};
 use crate::session_log::Entry;
 use crate::stream_msg::{EngineError, StreamMsg};
-use crate::transport::StepResult;
+use crate::test_hook::{pause, Point};
+use crate::tool_exec::ToolRunner;
 
 /// Told to the model before round [`WRAP_UP_ROUND`].
 pub const WRAP_UP_NOTICE: &str = "This turn has used 19 of its 25 model rounds; 5 remain. \
@@ -31,72 +38,145 @@ for the user's message below: no quotes, no trailing punctuation, nothing else."
 /// Longest title kept.
 const MAX_TITLE_CHARS: usize = 80;
 
-/// Runs one turn to its single terminal message. Returns whether a title
-/// should be generated now (the conversation is then left in its titling
-/// phase; otherwise it is idle again before the terminal message is sent).
-pub(crate) fn run_turn(
-    core: &Core,
-    conv: &Conversation,
-    input: UserInput,
-    em: &Emitter,
-    cancel: &CancelToken,
-) -> bool {
-    let result = turn(core, conv, input, em, cancel);
-    let outcome = match &result {
-        Ok(()) => "done".to_string(),
-        Err(e) => e.to_string(),
-    };
-    conv.record(Entry::TurnEnd { outcome }, false);
-    // Once per conversation, after its first successful turn.
-    let want_title = result.is_ok() && core.opts.generate_titles && {
-        let mut st = conv.lock();
-        let want = st.title.is_none() && !st.title_attempted;
-        st.title_attempted = true;
-        want
-    };
-    if want_title {
-        conv.set_titling();
-    } else {
-        conv.end();
-    }
-    em.send(match result {
-        Ok(()) => StreamMsg::Done,
-        Err(e) => StreamMsg::Err(e),
-    });
-    want_title
+/// What the loop needs besides the model and the tools.
+pub(crate) struct LoopSettings {
+    /// Where SOUL/STYLE/SKILL/MEMORY.md are read.
+    pub config_dir: Option<PathBuf>,
+    /// Ask for a title after a conversation's first turn.
+    pub generate_titles: bool,
+    /// Request size at which older history is summarised.
+    pub context_budget_bytes: usize,
 }
 
-fn turn(
-    core: &Core,
-    conv: &Conversation,
-    input: UserInput,
-    em: &Emitter,
-    cancel: &CancelToken,
-) -> Result<(), EngineError> {
-    start_turn(core, conv, input);
-    let mut shown = 0usize;
-    for round in 1..=MAX_ROUNDS {
-        if cancel.is_cancelled() {
-            return Err(EngineError::Cancelled);
+/// The model, the tools and the static prompt a turn runs with.
+pub(crate) struct Agent {
+    pub client: ModelClient,
+    pub runner: ToolRunner,
+    pub system_prompt: String,
+    pub specs: Vec<ToolSpec>,
+    pub settings: LoopSettings,
+}
+
+impl Agent {
+    /// Runs one turn to its single terminal message: `input` is the
+    /// user's new message, or `None` to continue what the log left
+    /// unfinished. Returns whether a title should be generated now (the
+    /// conversation is then left in its titling phase; otherwise it is
+    /// idle again before the terminal message is sent).
+    pub fn run_turn(
+        &self,
+        conv: &Conversation,
+        input: Option<UserInput>,
+        em: &Emitter,
+        cancel: &CancelToken,
+    ) -> bool {
+        // A continuation with nothing to continue is no turn at all.
+        let nothing = input.is_none() && conv.plan() == Step::Idle;
+        let result = self.turn(conv, input, em, cancel);
+        let outcome = match &result {
+            Ok(()) => "done".to_string(),
+            Err(e) => e.to_string(),
+        };
+        // A turn refused before it began (calls still undecided) leaves
+        // the log as it was.
+        if !nothing && !matches!(result, Err(EngineError::Uncertain { .. })) {
+            conv.record(Entry::TurnEnd { outcome });
         }
+        // Once per conversation, after its first successful turn.
+        let want_title = result.is_ok() && self.settings.generate_titles && {
+            let mut st = conv.lock();
+            let want = st.title.is_none() && !st.title_attempted && !st.messages.is_empty();
+            st.title_attempted = true;
+            want
+        };
+        if want_title {
+            conv.set_titling();
+        } else {
+            conv.end();
+        }
+        em.send(match result {
+            Ok(()) => StreamMsg::Done,
+            Err(e) => StreamMsg::Err(e),
+        });
+        want_title
+    }
+
+    /// Follows the planner until it says idle.
+    fn turn(
+        &self,
+        conv: &Conversation,
+        mut input: Option<UserInput>,
+        em: &Emitter,
+        cancel: &CancelToken,
+    ) -> Result<(), EngineError> {
+        let mut round = 0usize;
+        let mut shown = 0usize;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            match conv.plan() {
+                Step::DiscardDraft => conv.record(Entry::DraftDiscarded),
+                Step::Close { call, reason } => self.runner.close(conv, &call, reason, em),
+                Step::ResolveUncertain(calls) => {
+                    return Err(EngineError::Uncertain { calls: calls.len() })
+                }
+                Step::AskAgain(call) => {
+                    let again = PendingCall {
+                        call,
+                        approved: false,
+                        rerun: false,
+                    };
+                    self.runner.run(conv, &[again], em, cancel)?;
+                }
+                Step::RunCalls(pending) => self.runner.run(conv, &pending, em, cancel)?,
+                Step::CallModel | Step::Idle if input.is_some() => {
+                    if let Some(input) = input.take() {
+                        self.start_turn(conv, input);
+                    }
+                }
+                Step::CallModel => {
+                    round += 1;
+                    if round > MAX_ROUNDS {
+                        return Err(EngineError::RoundLimit { rounds: MAX_ROUNDS });
+                    }
+                    self.round(conv, round, &mut shown, em, cancel)?;
+                }
+                Step::Idle => return Ok(()),
+            }
+        }
+    }
+
+    /// One model round: stream, then commit. The calls it asks for are
+    /// the planner's to run next, except in the last round.
+    fn round(
+        &self,
+        conv: &Conversation,
+        round: usize,
+        shown: &mut usize,
+        em: &Emitter,
+        cancel: &CancelToken,
+    ) -> Result<(), EngineError> {
         if round == WRAP_UP_ROUND {
             push_notice(conv, WRAP_UP_NOTICE);
         }
-        maybe_compact(core, conv, cancel)?;
+        self.maybe_compact(conv, cancel)?;
         let messages = conv.messages();
-        let model = core.model();
+        let model = self.client.model();
         let mut text = String::new();
         let mut reasoning = String::new();
+        conv.record(Entry::Draft { round });
         let result = {
             let mut started = false;
             let mut on_delta = |d: Delta| -> Result<(), EngineError> {
                 if !started {
                     started = true;
                     em.send(StreamMsg::AssistantStart);
+                    pause(Point::Streaming);
                 }
                 let (Delta::Text(s) | Delta::Reasoning(s)) = &d;
-                shown += s.len();
-                if shown > MAX_STREAMED_OUTPUT_BYTES {
+                *shown += s.len();
+                if *shown > MAX_STREAMED_OUTPUT_BYTES {
                     return Err(EngineError::OutputCap {
                         limit_bytes: MAX_STREAMED_OUTPUT_BYTES,
                     });
@@ -113,8 +193,8 @@ fn turn(
                 }
                 Ok(())
             };
-            let req = request(core, &model, &core.system_prompt, &messages, true);
-            model_step(core, &req, cancel, &mut on_delta)
+            let req = self.request(&model, &self.system_prompt, &messages, true);
+            self.client.step(&req, cancel, &mut on_delta)
         };
         if let Some(u) = result.usage {
             em.send(StreamMsg::Usage {
@@ -122,21 +202,20 @@ fn turn(
                 cached_input: u.cached_input,
                 output: u.output,
             });
-            conv.record(
-                Entry::Usage {
-                    model: model.clone(),
-                    input: u.input,
-                    cached_input: u.cached_input,
-                    output: u.output,
-                },
-                false,
-            );
+            conv.record(Entry::Usage {
+                model: model.clone(),
+                input: u.input,
+                cached_input: u.cached_input,
+                output: u.output,
+            });
         }
         let step = match result.outcome {
             Ok(step) => step,
             Err(e) => {
                 // Keep what the user saw, so the next turn's history matches it.
-                if !text.is_empty() {
+                if text.is_empty() {
+                    conv.record(Entry::DraftDiscarded);
+                } else {
                     commit_assistant(conv, text, reasoning, Vec::new(), "partial");
                 }
                 return Err(e);
@@ -151,91 +230,152 @@ fn turn(
         match finish.kind {
             FinishKind::Stop => {
                 commit_assistant(conv, answer, reasoning, Vec::new(), &finish.raw);
-                return Ok(());
+                Ok(())
             }
             FinishKind::ToolCalls if !tool_calls.is_empty() => {
-                let history: Vec<ToolCall> = tool_calls
-                    .iter()
-                    .map(|c| ToolCall {
-                        arguments: history_arguments(&c.arguments),
-                        ..c.clone()
-                    })
-                    .collect();
-                commit_assistant(conv, answer, reasoning, history, &finish.raw);
+                commit_assistant(conv, answer, reasoning, tool_calls.clone(), &finish.raw);
+                pause(Point::Committed);
                 if round == MAX_ROUNDS {
-                    for c in &tool_calls {
-                        em.send(StreamMsg::ToolStart {
-                            id: c.id.clone(),
-                            name: c.name.clone(),
-                            args_preview: crate::tool_exec::preview(&c.arguments),
-                        });
-                        crate::tool_exec::push_result(
-                            conv,
-                            c,
-                            ROUND_LIMIT_RESULT.into(),
-                            String::new(),
-                            true,
-                        );
-                        em.send(StreamMsg::ToolFailed {
-                            id: c.id.clone(),
-                            error: "not run: round limit reached".into(),
-                        });
-                    }
+                    self.runner
+                        .refuse_all(conv, &tool_calls, ROUND_LIMIT_RESULT, em);
                     return Err(EngineError::RoundLimit { rounds: MAX_ROUNDS });
                 }
-                crate::tool_exec::run_calls(core, conv, &tool_calls, em, cancel)?;
+                Ok(())
             }
             FinishKind::ToolCalls => {
                 commit_assistant(conv, answer, reasoning, Vec::new(), &finish.raw);
-                return Ok(());
+                Ok(())
             }
             FinishKind::Length | FinishKind::ContentFilter | FinishKind::Other => {
                 commit_assistant(conv, answer, reasoning, Vec::new(), &finish.raw);
-                return Err(EngineError::Incomplete { reason: finish.raw });
+                Err(EngineError::Incomplete { reason: finish.raw })
             }
         }
     }
-    Err(EngineError::RoundLimit { rounds: MAX_ROUNDS })
-}
 
-/// Adds the environment message (first turn) or a change note, then the
-/// user's message.
-fn start_turn(core: &Core, conv: &Conversation, input: UserInput) {
-    let config_dir = core.opts.config_dir.as_deref();
-    let cwd = conv.cwd();
-    let mut now = EnvironmentFacts::gather(&cwd, config_dir, input.terminal_size);
-    let (is_new, note) = {
-        let st = conv.lock();
-        if now.terminal.is_none() {
-            // Unknown now is not a change: keep what the model was told.
-            now.terminal = st.env_facts.as_ref().and_then(|f| f.terminal);
+    /// Adds the environment message (first turn) or a change note, then
+    /// the user's message.
+    fn start_turn(&self, conv: &Conversation, input: UserInput) {
+        let config_dir = self.settings.config_dir.as_deref();
+        let cwd = conv.cwd();
+        let mut now = EnvironmentFacts::gather(&cwd, config_dir, input.terminal_size);
+        let (is_new, note) = {
+            let st = conv.lock();
+            if now.terminal.is_none() {
+                // Unknown now is not a change: keep what the model was told.
+                now.terminal = st.env_facts.as_ref().and_then(|f| f.terminal);
+            }
+            let note = st
+                .env_facts
+                .as_ref()
+                .and_then(|before| now.changes_since(before));
+            (st.messages.is_empty(), note)
+        };
+        if is_new {
+            let text = now.message();
+            conv.push(
+                Message::Environment(text.clone()),
+                Entry::Environment { text },
+            );
+        } else if let Some(note) = note {
+            push_notice(conv, &note);
         }
-        let note = st
-            .env_facts
-            .as_ref()
-            .and_then(|before| now.changes_since(before));
-        (st.messages.is_empty(), note)
-    };
-    if is_new {
-        let text = now.message();
+        conv.lock().env_facts = Some(now);
         conv.push(
-            Message::Environment(text.clone()),
-            Entry::Environment { text },
+            Message::User {
+                text: input.text.clone(),
+                attachments: input.attachments.clone(),
+            },
+            Entry::User {
+                text: input.text,
+                attachments: input.attachments,
+            },
         );
-    } else if let Some(note) = note {
-        push_notice(conv, &note);
     }
-    conv.lock().env_facts = Some(now);
-    conv.push(
-        Message::User {
-            text: input.text.clone(),
-            attachments: input.attachments.clone(),
-        },
-        Entry::User {
-            text: input.text,
-            attachments: input.attachments,
-        },
-    );
+
+    /// The request for one model round: `tools` only when `with_tools`.
+    fn request<'a>(
+        &'a self,
+        model: &'a str,
+        system: &'a str,
+        messages: &'a [Message],
+        with_tools: bool,
+    ) -> Request<'a> {
+        Request {
+            model,
+            system,
+            messages,
+            tools: if with_tools { &self.specs } else { &[] },
+        }
+    }
+
+    /// The serialized size of the next request, as the provider would see it.
+    pub fn request_bytes(&self, messages: &[Message]) -> usize {
+        let model = self.client.model();
+        let req = self.request(&model, &self.system_prompt, messages, true);
+        self.client.body_bytes(&req)
+    }
+
+    /// Summarises older history when the next request would pass the
+    /// budget. The summary request reuses the exact prefix (system,
+    /// tools, history) and appends the instruction, so the provider's
+    /// cache still applies.
+    fn maybe_compact(&self, conv: &Conversation, cancel: &CancelToken) -> Result<(), EngineError> {
+        let messages = conv.messages();
+        if self.request_bytes(&messages) <= self.settings.context_budget_bytes {
+            return Ok(());
+        }
+        let base = self.request_bytes(&[]);
+        let size_of = |m: &Message| {
+            self.request_bytes(std::slice::from_ref(m))
+                .saturating_sub(base)
+        };
+        let Some(keep_from) = choose_keep_from(&messages, &size_of) else {
+            return Ok(());
+        };
+        let mut asking = messages.clone();
+        asking.push(Message::Notice(SUMMARY_INSTRUCTION.to_string()));
+        let req = self.request(self.client.fast_model(), &self.system_prompt, &asking, true);
+        let (text, method) = match self.client.side_request(&req, cancel) {
+            Ok(t) if !t.trim().is_empty() => (t.trim().to_string(), "summary"),
+            Err(EngineError::Cancelled) => return Err(EngineError::Cancelled),
+            _ => (dropped_placeholder(keep_from.saturating_sub(1)), "dropped"),
+        };
+        conv.lock().summarise(text, keep_from, method);
+        Ok(())
+    }
+
+    pub fn make_title(&self, conv: &Conversation) {
+        let first_text = conv
+            .lock()
+            .messages
+            .iter()
+            .find_map(|m| match m {
+                Message::User { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let title = if self.client.is_demo() {
+            Some("koi demo".to_string())
+        } else {
+            let snippet: String = first_text.chars().take(2000).collect();
+            let messages = [Message::User {
+                text: snippet,
+                attachments: Vec::new(),
+            }];
+            let req = self.request(self.client.fast_model(), TITLE_SYSTEM, &messages, false);
+            self.client
+                .side_request(&req, &CancelToken::new())
+                .ok()
+                .map(|t| clean_title(&t))
+                .filter(|t| !t.is_empty())
+        };
+        if let Some(title) = title {
+            let mut st = conv.lock();
+            st.title = Some(title.clone());
+            st.record(Entry::Title { text: title });
+        }
+    }
 }
 
 fn push_notice(conv: &Conversation, text: &str) {
@@ -247,6 +387,9 @@ fn push_notice(conv: &Conversation, text: &str) {
     );
 }
 
+/// Commits a round: the log keeps the calls exactly as the model made
+/// them (the gate judges those); the history sent back carries arguments
+/// the provider accepts.
 fn commit_assistant(
     conv: &Conversation,
     text: String,
@@ -257,7 +400,7 @@ fn commit_assistant(
     conv.push(
         Message::Assistant {
             text: text.clone(),
-            tool_calls: calls.clone(),
+            tool_calls: history_calls(&calls),
         },
         Entry::Assistant {
             text,
@@ -266,174 +409,6 @@ fn commit_assistant(
             finish: finish.to_string(),
         },
     );
-}
-
-/// The request for one model round: `tools` only when `with_tools`.
-fn request<'a>(
-    core: &'a Core,
-    model: &'a str,
-    system: &'a str,
-    messages: &'a [Message],
-    with_tools: bool,
-) -> Request<'a> {
-    Request {
-        model,
-        system,
-        messages,
-        tools: if with_tools { &core.tools } else { &[] },
-    }
-}
-
-/// One model request, over HTTP or from the demo script.
-pub(crate) fn model_step(
-    core: &Core,
-    req: &Request<'_>,
-    cancel: &CancelToken,
-    on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
-) -> StepResult {
-    if core.cfg.provider == ProviderKind::Demo {
-        return demo_step(core, req.messages, cancel, on_delta);
-    }
-    let http = providers::prepare(core.cfg.provider, &core.cfg.base_url, req);
-    core.transport.step(
-        core.cfg.provider,
-        core.cfg.api_key.as_ref(),
-        &http,
-        cancel,
-        on_delta,
-    )
-}
-
-fn demo_step(
-    core: &Core,
-    messages: &[Message],
-    cancel: &CancelToken,
-    on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
-) -> StepResult {
-    let script = demo::step(messages);
-    for d in script.deltas {
-        if cancel.sleep(core.opts.demo_word_delay) {
-            return StepResult::failed(EngineError::Cancelled);
-        }
-        if let Err(e) = on_delta(d) {
-            return StepResult::failed(e);
-        }
-    }
-    StepResult {
-        outcome: Ok(script.output),
-        usage: None,
-    }
-}
-
-/// The serialized size of the next request, as the provider would see it.
-pub(crate) fn request_bytes(core: &Core, messages: &[Message]) -> usize {
-    let model = core.model();
-    let req = request(core, &model, &core.system_prompt, messages, true);
-    providers::prepare(core.cfg.provider, &core.cfg.base_url, &req)
-        .body
-        .len()
-}
-
-/// Asks for text only (no UI output); for summaries and titles.
-fn side_request(
-    core: &Core,
-    req: &Request<'_>,
-    cancel: &CancelToken,
-) -> Result<String, EngineError> {
-    if core.cfg.provider == ProviderKind::Demo {
-        return Err(EngineError::Config(
-            "the demo provider cannot summarise".into(),
-        ));
-    }
-    let mut text = String::new();
-    let mut collect = |d: Delta| {
-        if let Delta::Text(t) = d {
-            text.push_str(&t);
-        }
-        Ok(())
-    };
-    let step = model_step(core, req, cancel, &mut collect).outcome?;
-    if step.finish.kind != FinishKind::Stop || !step.tool_calls.is_empty() {
-        return Err(EngineError::Incomplete {
-            reason: step.finish.raw,
-        });
-    }
-    Ok(text)
-}
-
-/// Summarises older history when the next request would pass the budget.
-/// The summary request reuses the exact prefix (system, tools, history)
-/// and appends the instruction, so the provider's cache still applies.
-fn maybe_compact(
-    core: &Core,
-    conv: &Conversation,
-    cancel: &CancelToken,
-) -> Result<(), EngineError> {
-    let messages = conv.messages();
-    if request_bytes(core, &messages) <= core.opts.context_budget_bytes {
-        return Ok(());
-    }
-    let base = request_bytes(core, &[]);
-    let size_of = |m: &Message| request_bytes(core, std::slice::from_ref(m)).saturating_sub(base);
-    let Some(keep_from) = choose_keep_from(&messages, &size_of) else {
-        return Ok(());
-    };
-    let mut asking = messages.clone();
-    asking.push(Message::Notice(SUMMARY_INSTRUCTION.to_string()));
-    let req = request(
-        core,
-        &core.cfg.fast_model,
-        &core.system_prompt,
-        &asking,
-        true,
-    );
-    let (text, method) = match side_request(core, &req, cancel) {
-        Ok(t) if !t.trim().is_empty() => (t.trim().to_string(), "summary"),
-        Err(EngineError::Cancelled) => return Err(EngineError::Cancelled),
-        _ => (dropped_placeholder(keep_from.saturating_sub(1)), "dropped"),
-    };
-    let mut st = conv.lock();
-    st.messages = apply_summary(&st.messages, &text, keep_from);
-    st.write(
-        Entry::Summary {
-            text,
-            keep_from,
-            method: method.to_string(),
-        },
-        false,
-    );
-    Ok(())
-}
-
-pub(crate) fn make_title(core: &Core, conv: &Conversation) {
-    let first_text = conv
-        .lock()
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::User { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .unwrap_or_default();
-    let title = if core.cfg.provider == ProviderKind::Demo {
-        Some("koi demo".to_string())
-    } else {
-        let snippet: String = first_text.chars().take(2000).collect();
-        let messages = [Message::User {
-            text: snippet,
-            attachments: Vec::new(),
-        }];
-        let req = request(core, &core.cfg.fast_model, TITLE_SYSTEM, &messages, false);
-        side_request(core, &req, &CancelToken::new())
-            .ok()
-            .map(|t| clean_title(&t))
-            .filter(|t| !t.is_empty())
-    };
-    if let Some(title) = title {
-        let mut st = conv.lock();
-        st.title = Some(title.clone());
-        st.write(Entry::Title { text: title }, false);
-    }
 }
 
 fn clean_title(raw: &str) -> String {

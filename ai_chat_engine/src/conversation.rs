@@ -1,13 +1,22 @@
-//! A conversation: its history (a projection of its session log), the open
-//! log file, and whether a turn is running on it.
+//! A conversation: its durable events (the truth), the projections kept
+//! beside them (the model's history, title, context), where they are
+//! written, and whether a turn is running on it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use ai_tools::run_tag::RunTag;
+
 use crate::message::{Message, ToolCall};
 use crate::prompt::EnvironmentFacts;
-use crate::session_log::{Entry, SessionLog};
+use crate::recovery::{self, Step, UncertainCall};
+use crate::session_log::{
+    self, ConversationContext, ConversationLock, Entry, ForkOrigin, LockError, Record, SessionLog,
+    UncertainDecision, LOG_FORMAT,
+};
+use crate::stream_msg::EngineError;
+use crate::time::now_rfc3339;
 
 /// Nothing running.
 const IDLE: u8 = 0;
@@ -16,21 +25,51 @@ const RUNNING: u8 = 1;
 /// The turn is over but its title request is still out.
 const TITLING: u8 = 2;
 
+/// What the model is told about an uncertain call the user abandoned.
+pub const ABANDONED_RESULT: &str = "abandoned by the user; its effect is unknown. koi stopped \
+while this call was running, and the user chose not to run it again. Check the current state \
+before relying on it or repeating it.";
+
+/// Where a conversation's events go.
+#[derive(Debug)]
+pub(crate) enum Sink {
+    /// Sessions are not saved by this engine.
+    Off,
+    /// Saved; the file is created with the first turn.
+    Pending(PathBuf),
+    /// Open for writing (holding its lock).
+    Open(SessionLog),
+    /// A write failed: nothing reaches disk any more, and nothing that
+    /// needs a durable record (a tool's start) may happen.
+    Broken(String),
+    /// Opened to read while someone else holds it.
+    ReadOnly(String),
+}
+
+/// Who made the conversation's first line (for its meta record).
+pub(crate) struct Origin {
+    pub provider: String,
+    pub model: String,
+    pub context: ConversationContext,
+}
+
 pub(crate) struct ConvState {
     pub id: String,
     pub title: Option<String>,
     pub messages: Vec<Message>,
-    pub log: Option<SessionLog>,
-    /// The first write error, reported once.
-    pub log_error: Option<String>,
+    /// Every event so far, in order: what the planner reads.
+    records: Vec<Record>,
+    sink: Sink,
     pub cwd: PathBuf,
     /// Facts as last told to the model, to notice changes.
     pub env_facts: Option<EnvironmentFacts>,
-    pub uncertain: Vec<ToolCall>,
     /// A title request was made (once per conversation, even if it failed).
     pub title_attempted: bool,
-    /// Entries in the log file so far (for ids when reopening).
-    pub persist_dir: Option<PathBuf>,
+    pub context: ConversationContext,
+    forked_from: Option<ForkOrigin>,
+    /// Processes ended on load because an interrupted call left them
+    /// running: (call id, how many).
+    strays_ended: Vec<(String, usize)>,
 }
 
 struct Shared {
@@ -89,7 +128,8 @@ impl Conversation {
 
     /// One-line notes worth telling the user when continuing this
     /// conversation with tools working in `workspace`: that it began
-    /// elsewhere, and calls a crash left with an unknown effect.
+    /// elsewhere, that it is a fork, and calls a crash left with an
+    /// unknown effect.
     pub fn resume_notes(&self, workspace: &Path) -> Vec<String> {
         let mut out = Vec::new();
         let there = self.cwd();
@@ -100,11 +140,20 @@ impl Conversation {
                 workspace.display()
             ));
         }
+        if let Some(origin) = self.forked_from() {
+            out.push(format!("note: a fork of session {}", origin.session));
+        }
+        for (call, n) in &self.lock().strays_ended {
+            out.push(format!(
+                "note: ended {n} process(es) the interrupted call {call} left running"
+            ));
+        }
         let uncertain = self.uncertain_calls();
         if !uncertain.is_empty() {
-            let names: Vec<_> = uncertain.iter().map(|c| c.name.as_str()).collect();
+            let names: Vec<_> = uncertain.iter().map(|c| c.call.name.as_str()).collect();
             out.push(format!(
-                "note: {} tool call(s) were interrupted earlier and may have partly run: {}",
+                "note: {} tool call(s) were interrupted earlier and may have partly run: {}; \
+                 nothing runs again until you choose rerun or abandon",
                 uncertain.len(),
                 names.join(", ")
             ));
@@ -119,18 +168,93 @@ impl Conversation {
 
     /// The session log file, once the first turn created it.
     pub fn log_path(&self) -> Option<PathBuf> {
-        self.lock().log.as_ref().map(|l| l.path().to_path_buf())
+        match &self.lock().sink {
+            Sink::Open(l) => Some(l.path().to_path_buf()),
+            _ => None,
+        }
     }
 
-    /// Tool calls that started before a crash and never reported back:
-    /// their effect is unknown.
-    pub fn uncertain_calls(&self) -> Vec<ToolCall> {
-        self.lock().uncertain.clone()
+    /// Tool calls that started and never reported back, with no decision
+    /// yet: their effect is unknown. Decide each with
+    /// [`Conversation::decide_uncertain`]. Empty while a turn runs here
+    /// (its started calls are running, not interrupted).
+    pub fn uncertain_calls(&self) -> Vec<UncertainCall> {
+        if self.is_busy() {
+            return Vec::new();
+        }
+        recovery::unresolved_uncertain(&self.lock().records)
+    }
+
+    /// The one safe next step, as the recovery planner reads the log:
+    /// anything but [`Step::Idle`] means an interrupted turn can be
+    /// continued with [`crate::Engine::resume`].
+    pub fn next_step(&self) -> Step {
+        self.plan()
+    }
+
+    pub(crate) fn plan(&self) -> Step {
+        recovery::plan(&self.lock().records)
+    }
+
+    /// Records the user's choice for an uncertain call. `Abandon` gives
+    /// the call its result (the model is told its effect is unknown);
+    /// `Rerun` lets the next turn (or [`crate::Engine::resume`]) run it
+    /// once more.
+    pub fn decide_uncertain(
+        &self,
+        call_id: &str,
+        decision: UncertainDecision,
+    ) -> Result<(), EngineError> {
+        if self.is_busy() {
+            return Err(EngineError::Busy);
+        }
+        let mut st = self.lock();
+        let Some(u) = recovery::unresolved_uncertain(&st.records)
+            .into_iter()
+            .find(|u| u.call.id == call_id)
+        else {
+            return Err(EngineError::Session(format!(
+                "no undecided interrupted call {call_id:?} in this conversation"
+            )));
+        };
+        st.record_durable(Entry::UncertainDecided {
+            call_id: call_id.to_string(),
+            decision,
+        })?;
+        // Only a call of the open round gets its result now; a format-1
+        // log already gave it a placeholder.
+        let open_round = matches!(
+            recovery::plan(&st.records),
+            Step::Close { ref call, .. } if call.id == u.call.id
+        );
+        if open_round {
+            st.push_result(&u.call, ABANDONED_RESULT.to_string(), String::new(), true);
+        }
+        Ok(())
     }
 
     /// Why the session log could not be written, if it could not.
     pub fn log_error(&self) -> Option<String> {
-        self.lock().log_error.clone()
+        match &self.lock().sink {
+            Sink::Broken(why) => Some(why.clone()),
+            _ => None,
+        }
+    }
+
+    /// True when opened read-only because another process holds it.
+    pub fn is_read_only(&self) -> bool {
+        matches!(self.lock().sink, Sink::ReadOnly(_))
+    }
+
+    /// The per-conversation context (workspace, tools, provider blocks),
+    /// as its log last recorded it.
+    pub fn context(&self) -> ConversationContext {
+        self.lock().context.clone()
+    }
+
+    /// Where this conversation was forked from, if it is a fork.
+    pub fn forked_from(&self) -> Option<ForkOrigin> {
+        self.lock().forked_from.clone()
     }
 
     /// The working directory this conversation belongs to.
@@ -165,49 +289,258 @@ impl Conversation {
         self.shared.phase.store(IDLE, Ordering::SeqCst);
     }
 
-    /// Appends to the log only (usage, turn ends, tool starts).
-    pub(crate) fn record(&self, entry: Entry, synced: bool) {
-        let mut st = self.lock();
-        st.write(entry, synced);
+    /// Appends to the log only (usage, turn ends, drafts, approvals).
+    pub(crate) fn record(&self, entry: Entry) {
+        self.lock().record(entry);
+    }
+
+    /// Appends an entry that must be on disk before koi goes on.
+    pub(crate) fn record_durable(&self, entry: Entry) -> Result<(), EngineError> {
+        self.lock().record_durable(entry)
     }
 
     /// Appends a message to the history and its entry to the log.
     pub(crate) fn push(&self, message: Message, entry: Entry) {
         let mut st = self.lock();
         st.messages.push(message);
-        st.write(entry, false);
+        st.record(entry);
+    }
+
+    /// Appends a tool result to history and log.
+    pub(crate) fn push_result(&self, call: &ToolCall, content: String, full: String, err: bool) {
+        self.lock().push_result(call, content, full, err);
+    }
+
+    /// A model call identical to an uncertain, undecided one (same tool,
+    /// same arguments as JSON): running it would repeat an effect nobody
+    /// has confirmed.
+    pub(crate) fn repeats_uncertain(&self, call: &ToolCall) -> Option<UncertainCall> {
+        let same_args = |a: &str, b: &str| match (
+            serde_json::from_str::<serde_json::Value>(a),
+            serde_json::from_str::<serde_json::Value>(b),
+        ) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => a.trim() == b.trim(),
+        };
+        let open = recovery::unresolved_uncertain(&self.lock().records);
+        open.into_iter().find(|u| {
+            u.call.id != call.id
+                && u.call.name == call.name
+                && same_args(&u.call.arguments, &call.arguments)
+        })
+    }
+
+    /// Creates the session file (under its lock) on the first turn.
+    pub(crate) fn ensure_log(&self, origin: Origin) {
+        let mut st = self.lock();
+        let Sink::Pending(dir) = &st.sink else {
+            return;
+        };
+        let dir = dir.clone();
+        let meta = Entry::Meta {
+            session: st.id.clone(),
+            cwd: st.cwd.to_string_lossy().into_owned(),
+            provider: origin.provider,
+            model: origin.model,
+            format: LOG_FORMAT,
+            forked_from: None,
+        };
+        let first = vec![meta, Entry::Context(origin.context.clone())];
+        st.context = origin.context;
+        let opened = ConversationLock::acquire(&dir, &st.id)
+            .map_err(|e| e.to_string())
+            .and_then(|lock| {
+                SessionLog::create(&dir, &st.id, lock, first).map_err(|e| e.to_string())
+            });
+        st.sink = match opened {
+            Ok((log, records)) => {
+                st.records.extend(records);
+                Sink::Open(log)
+            }
+            Err(e) => Sink::Broken(format!("{}: {e}", dir.display())),
+        };
     }
 }
 
 impl ConvState {
+    /// A fresh conversation: `persist_dir` is where its log will be.
     pub(crate) fn new(id: String, cwd: &Path, persist_dir: Option<PathBuf>) -> ConvState {
         ConvState {
             id,
             title: None,
             messages: Vec::new(),
-            log: None,
-            log_error: None,
+            records: Vec::new(),
+            sink: persist_dir.map_or(Sink::Off, Sink::Pending),
             cwd: cwd.to_path_buf(),
             env_facts: None,
-            uncertain: Vec::new(),
             title_attempted: false,
-            persist_dir,
+            context: ConversationContext::default(),
+            forked_from: None,
+            strays_ended: Vec::new(),
         }
     }
 
-    pub(crate) fn write(&mut self, entry: Entry, synced: bool) {
-        let Some(log) = self.log.as_mut() else {
-            return;
+    /// A conversation rebuilt from its records (the projections replayed).
+    pub(crate) fn from_records(
+        id: String,
+        records: Vec<Record>,
+        sink: Sink,
+        default_cwd: &Path,
+    ) -> ConvState {
+        let replayed = session_log::replay(&records);
+        let cwd = match &replayed.meta {
+            Some(Entry::Meta { cwd, .. }) => PathBuf::from(cwd),
+            _ => default_cwd.to_path_buf(),
         };
-        let r = if synced {
-            log.append_synced(entry)
-        } else {
-            log.append(entry)
+        let env_facts = match replayed.messages.first() {
+            Some(Message::Environment(text)) => {
+                Some(EnvironmentFacts::parse_changeable(text, &cwd))
+            }
+            _ => None,
         };
-        if let Err(e) = r {
-            if self.log_error.is_none() {
-                self.log_error = Some(format!("{}: {e}", log.path().display()));
+        ConvState {
+            id,
+            title: replayed.title,
+            messages: replayed.messages,
+            records,
+            sink,
+            cwd,
+            env_facts,
+            title_attempted: false,
+            context: replayed.context,
+            forked_from: replayed.forked_from,
+            strays_ended: Vec::new(),
+        }
+    }
+
+    /// Ends every process still carrying the run tag of an interrupted
+    /// call (a crashed run's children go on otherwise, and would change
+    /// the state the user is about to decide on). Only the lock holder
+    /// does this: it is the one that may rerun the call.
+    pub(crate) fn end_strays(&mut self) {
+        for u in recovery::unresolved_uncertain(&self.records) {
+            let Some(tag) = u.run_tag.as_deref().and_then(RunTag::from_recorded) else {
+                continue;
+            };
+            let n = tag.kill(None);
+            if n > 0 {
+                self.strays_ended.push((u.call.id, n));
             }
         }
+    }
+
+    /// Turns may run on it (it is not someone else's).
+    pub(crate) fn writable(&self) -> Result<(), EngineError> {
+        match &self.sink {
+            Sink::ReadOnly(holder) => Err(EngineError::Session(format!(
+                "this conversation is read-only here ({holder})"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    fn memory_record(&self, entry: Entry) -> Record {
+        Record {
+            id: format!("e{}", self.records.len() + 1),
+            ts: now_rfc3339(),
+            entry,
+        }
+    }
+
+    /// Best effort: the event joins the history in memory whatever
+    /// happens; a failed write breaks the log for good (see [`Sink`]).
+    pub(crate) fn record(&mut self, entry: Entry) {
+        // The failure is kept in the sink (see `log_error`); what needs
+        // the disk asks through `record_durable` and is refused there.
+        let _ = self.append(entry, false);
+    }
+
+    /// The event happens only if it is durably written (or sessions are
+    /// not saved at all); otherwise `Err(Session)` and nothing is kept.
+    pub(crate) fn record_durable(&mut self, entry: Entry) -> Result<(), EngineError> {
+        self.append(entry, true)
+    }
+
+    fn append(&mut self, entry: Entry, required: bool) -> Result<(), EngineError> {
+        let written = match &mut self.sink {
+            Sink::Open(log) => {
+                let r = log.append(entry.clone());
+                Some(r.map_err(|e| format!("{}: {e}", log.path().display())))
+            }
+            Sink::Broken(why) | Sink::ReadOnly(why) => Some(Err(why.clone())),
+            Sink::Off | Sink::Pending(_) => None,
+        };
+        let why = match written {
+            Some(Ok(record)) => {
+                self.records.push(record);
+                return Ok(());
+            }
+            None => {
+                let record = self.memory_record(entry);
+                self.records.push(record);
+                return Ok(());
+            }
+            Some(Err(why)) => why,
+        };
+        if matches!(self.sink, Sink::Open(_)) {
+            self.sink = Sink::Broken(why.clone());
+        }
+        if required {
+            return Err(EngineError::Session(format!(
+                "the session log cannot be written ({why}), so nothing that needs a durable \
+                 record may run"
+            )));
+        }
+        let record = self.memory_record(entry);
+        self.records.push(record);
+        Err(EngineError::Session(why))
+    }
+
+    pub(crate) fn push_result(
+        &mut self,
+        call: &ToolCall,
+        content: String,
+        full: String,
+        err: bool,
+    ) {
+        let full = if full.is_empty() {
+            content.clone()
+        } else {
+            full
+        };
+        self.messages.push(Message::ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: content.clone(),
+            is_error: err,
+        });
+        self.record(Entry::ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            is_error: err,
+            for_model: content,
+            full,
+        });
+    }
+
+    /// Replaces the history with a summary (recorded).
+    pub(crate) fn summarise(&mut self, text: String, keep_from: usize, method: &str) {
+        self.messages = crate::context::apply_summary(&self.messages, &text, keep_from);
+        self.record(Entry::Summary {
+            text,
+            keep_from,
+            method: method.to_string(),
+        });
+    }
+}
+
+/// Turns a lock failure into the error a front end shows.
+pub(crate) fn locked_error(session: &str, e: LockError) -> EngineError {
+    match e {
+        LockError::Held(holder) => EngineError::Locked {
+            session: session.to_string(),
+            holder: holder.map_or_else(|| "open elsewhere".to_string(), |h| h.to_string()),
+        },
+        LockError::Io(e) => EngineError::Session(format!("cannot lock {session}: {e}")),
     }
 }

@@ -2,26 +2,26 @@
 //! submitted turn on its own thread and streams [`StreamMsg`]s back.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ai_tools::registry::panic_message;
-use ai_tools::{CancelToken, Mode, Registry, ToolSpec};
-use crossbeam_channel::{Receiver, Sender};
+use ai_tools::{CancelToken, Mode, Registry};
+use crossbeam_channel::Receiver;
 
+use crate::agent_loop::{Agent, LoopSettings};
 use crate::budgets::{CANCEL_POLL, DEFAULT_CONTEXT_BUDGET_BYTES, MAX_MODEL_NAME};
 use crate::config::{AiConfig, ProviderKind, ResolvedConfig};
-use crate::conversation::{ConvState, Conversation};
+use crate::conversation::{locked_error, ConvState, Conversation, Origin, Sink};
+use crate::emitter::Emitter;
+pub use crate::emitter::Waker;
 use crate::message::UserInput;
-use crate::prompt::{system_prompt, EnvironmentFacts};
-use crate::session_log::{self, SessionInfo, SessionLog};
+use crate::model_client::ModelClient;
+use crate::prompt::system_prompt;
+use crate::session_log::{self, ConversationContext, ConversationLock, SessionInfo, SessionLog};
 use crate::stream_msg::{EngineError, StreamMsg};
-use crate::transport::Transport;
-
-/// Called after every message a turn sends (e.g. to wake a GUI event loop).
-pub type Waker = Arc<dyn Fn() + Send + Sync>;
+use crate::tool_exec::ToolRunner;
 
 /// Front-end choices that are not part of the user's config file.
 #[derive(Clone)]
@@ -97,80 +97,28 @@ impl CancelHandle {
     }
 }
 
-/// Shared by the engine and its turn threads.
-pub(crate) struct Core {
-    pub cfg: ResolvedConfig,
-    pub registry: Arc<Registry>,
-    pub system_prompt: String,
-    pub tools: Vec<ToolSpec>,
-    pub transport: Transport,
-    pub mode: Mutex<Mode>,
-    /// The model in use; starts as `cfg.model`, changed by `set_model`.
-    pub model: Mutex<String>,
-    pub approval_timeout: Duration,
-    pub opts: EngineOptions,
-}
-
-impl Core {
-    pub fn mode(&self) -> Mode {
-        *self.mode.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn model(&self) -> String {
-        self.model.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn sessions_dir(&self) -> Option<PathBuf> {
-        if !self.opts.persist {
-            return None;
-        }
-        match &self.opts.data_dir {
-            Some(d) => Some(session_log::sessions_dir(d)),
-            None => session_log::default_sessions_dir(),
-        }
-    }
-}
-
-/// Sends a turn's messages, waking the front end after each.
-pub(crate) struct Emitter {
-    tx: Sender<StreamMsg>,
-    waker: Option<Waker>,
-    cancel: CancelToken,
-    /// The turn's terminal message (Done or Err) was sent.
-    ended: AtomicBool,
-}
-
-impl Emitter {
-    /// Whether the turn's terminal message was sent.
-    pub fn ended(&self) -> bool {
-        self.ended.load(Ordering::SeqCst)
-    }
-
-    pub fn send(&self, msg: StreamMsg) {
-        if msg.is_terminal() {
-            self.ended.store(true, Ordering::SeqCst);
-        }
-        if self.tx.send(msg).is_err() {
-            // Nobody is listening any more: stop working for no one.
-            self.cancel.cancel();
-        }
-        if let Some(w) = &self.waker {
-            w();
-        }
-    }
-}
-
 /// The chat engine. Cheap to share behind an `Arc`; every method takes `&self`.
 pub struct Engine {
-    core: Arc<Core>,
+    agent: Arc<Agent>,
+    /// Where sessions live (`None`: not saved).
+    sessions_dir: Option<PathBuf>,
+    waker: Option<Waker>,
 }
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("config", &self.core.cfg)
+            .field("config", self.agent.client.config())
             .finish_non_exhaustive()
     }
+}
+
+/// Checks a session id before it becomes part of a path.
+fn checked_id(id: &str) -> Result<(), EngineError> {
+    if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
+        return Err(EngineError::Session(format!("bad session id {id:?}")));
+    }
+    Ok(())
 }
 
 impl Engine {
@@ -197,61 +145,70 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
         let system_prompt = system_prompt(options.config_dir.as_deref());
-        let tools = registry.specs();
+        let specs = registry.specs();
         let mode = options.mode.unwrap_or(cfg.approval_mode);
         let approval_timeout = options.approval_timeout.unwrap_or(cfg.approval_timeout);
-        let model = cfg.model.clone();
-        let core = Core {
-            transport: Transport::new()?,
-            cfg,
-            registry,
+        let sessions_dir = if !options.persist {
+            None
+        } else {
+            match &options.data_dir {
+                Some(d) => Some(session_log::sessions_dir(d)),
+                None => session_log::default_sessions_dir(),
+            }
+        };
+        let agent = Agent {
+            client: ModelClient::new(cfg, options.demo_word_delay)?,
+            runner: ToolRunner::new(registry, mode, approval_timeout),
             system_prompt,
-            tools,
-            mode: Mutex::new(mode),
-            model: Mutex::new(model),
-            approval_timeout,
-            opts: options,
+            specs,
+            settings: LoopSettings {
+                config_dir: options.config_dir,
+                generate_titles: options.generate_titles,
+                context_budget_bytes: options.context_budget_bytes,
+            },
         };
         Ok(Engine {
-            core: Arc::new(core),
+            agent: Arc::new(agent),
+            sessions_dir,
+            waker: options.waker,
         })
     }
 
     /// The configuration the engine started with (and where each value
     /// came from). The model in use is [`Engine::model`].
     pub fn config(&self) -> &ResolvedConfig {
-        &self.core.cfg
+        self.agent.client.config()
     }
 
     /// True when running the offline demo.
     pub fn is_demo(&self) -> bool {
-        self.core.cfg.provider == ProviderKind::Demo
+        self.config().provider == ProviderKind::Demo
     }
 
     /// The static system prompt every request starts with.
     pub fn system_prompt(&self) -> &str {
-        &self.core.system_prompt
+        &self.agent.system_prompt
     }
 
     /// Bytes the next request for `conversation` would send (for a context
     /// meter); summarising starts past `EngineOptions::context_budget_bytes`.
     pub fn request_bytes(&self, conversation: &Conversation) -> usize {
-        crate::agent_loop::request_bytes(&self.core, &conversation.messages())
+        self.agent.request_bytes(&conversation.messages())
     }
 
     /// The approval mode in force.
     pub fn mode(&self) -> Mode {
-        self.core.mode()
+        self.agent.runner.mode()
     }
 
     /// Changes the approval mode for turns that start afterwards.
     pub fn set_mode(&self, mode: Mode) {
-        *self.core.mode.lock().unwrap_or_else(|p| p.into_inner()) = mode;
+        self.agent.runner.set_mode(mode);
     }
 
     /// The model turns are sent to.
     pub fn model(&self) -> String {
-        self.core.model()
+        self.agent.client.model()
     }
 
     /// Sends turns that start afterwards to `model` (same provider and
@@ -265,97 +222,176 @@ impl Engine {
                 "{model:?} is not a model name"
             )));
         }
-        *self.core.model.lock().unwrap_or_else(|p| p.into_inner()) = model.to_string();
+        self.agent.client.set_model(model);
         Ok(())
     }
 
     /// The directory tools work in (the registry's workspace root).
-    pub fn workspace(&self) -> &std::path::Path {
-        self.core.registry.workspace().root()
+    pub fn workspace(&self) -> &Path {
+        self.agent.runner.registry().workspace().root()
+    }
+
+    /// A call's arguments for showing to the user: values of secret-named
+    /// fields and of secret environment variables masked.
+    pub fn masked_arguments(&self, arguments: &str) -> String {
+        crate::masking::mask_arguments(arguments, &self.config().key_env_vars)
     }
 
     /// A new, empty conversation in the registry's workspace. Its log file
-    /// is created by its first turn.
+    /// (and its lock) is created by its first turn.
     pub fn new_conversation(&self) -> Conversation {
-        let cwd = self.core.registry.workspace().root().to_path_buf();
         Conversation::from_state(ConvState::new(
             crate::time::new_session_id(),
-            &cwd,
-            self.core.sessions_dir(),
+            self.workspace(),
+            self.sessions_dir.clone(),
         ))
     }
 
     /// Every saved session, most recent first.
     pub fn sessions(&self) -> Vec<SessionInfo> {
-        self.core
-            .sessions_dir()
-            .map(|d| session_log::list_sessions(&d))
+        self.sessions_dir
+            .as_deref()
+            .map(session_log::list_sessions)
             .unwrap_or_default()
     }
 
-    /// Loads a saved conversation to continue it.
-    pub fn load_conversation(&self, id: &str) -> Result<Conversation, EngineError> {
+    fn session_path(&self, id: &str) -> Result<(PathBuf, PathBuf), EngineError> {
         let dir = self
-            .core
-            .sessions_dir()
+            .sessions_dir
+            .clone()
             .ok_or_else(|| EngineError::Session("sessions are not saved in this engine".into()))?;
-        if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
-            return Err(EngineError::Session(format!("bad session id {id:?}")));
+        checked_id(id)?;
+        let path = session_log::log_path(&dir, id);
+        if !path.is_file() {
+            return Err(EngineError::Session(format!("no session {id:?}")));
         }
-        let path = dir.join(format!("{id}.jsonl"));
-        let loaded = session_log::read_log(&path)
-            .map_err(|e| EngineError::Session(format!("{}: {e}", path.display())))?;
-        let replayed = session_log::replay(&loaded.records);
-        let cwd = match &replayed.meta {
-            Some(session_log::Entry::Meta { cwd, .. }) => PathBuf::from(cwd),
-            _ => self.core.registry.workspace().root().to_path_buf(),
-        };
-        let log = SessionLog::open(&path, loaded.records.len())
-            .map_err(|e| EngineError::Session(format!("{}: {e}", path.display())))?;
-        let mut st = ConvState::new(id.to_string(), &cwd, Some(dir));
-        st.env_facts = match replayed.messages.first() {
-            Some(crate::message::Message::Environment(text)) => {
-                Some(EnvironmentFacts::parse_changeable(text, &cwd))
-            }
-            _ => None,
-        };
-        st.messages = replayed.messages;
-        st.title = replayed.title;
-        st.uncertain = replayed.uncertain;
-        st.log = Some(log);
+        Ok((dir, path))
+    }
+
+    /// Loads a saved conversation to continue it, taking its lock: one
+    /// writer per conversation, so a conversation open elsewhere (another
+    /// `k`, a koi panel, even in this process) is refused with
+    /// [`EngineError::Locked`]; see [`Engine::open_read_only`] and
+    /// [`Engine::fork_conversation`].
+    pub fn load_conversation(&self, id: &str) -> Result<Conversation, EngineError> {
+        let (dir, path) = self.session_path(id)?;
+        let lock = ConversationLock::acquire(&dir, id).map_err(|e| locked_error(id, e))?;
+        let io = |e: std::io::Error| EngineError::Session(format!("{}: {e}", path.display()));
+        let loaded = session_log::read_log(&path).map_err(io)?;
+        let log = SessionLog::open(&path, lock, loaded.records.len()).map_err(io)?;
+        let mut st = ConvState::from_records(
+            id.to_string(),
+            loaded.records,
+            Sink::Open(log),
+            self.workspace(),
+        );
+        st.end_strays();
         Ok(Conversation::from_state(st))
     }
 
-    /// The latest conversation started in this engine's workspace (for `k`).
-    pub fn latest_conversation(&self) -> Option<Conversation> {
-        let dir = self.core.sessions_dir()?;
-        let info = session_log::latest_for_cwd(&dir, self.core.registry.workspace().root())?;
-        self.load_conversation(&info.id).ok()
+    /// Opens a saved conversation to read it, whoever holds it; turns on
+    /// it are refused.
+    pub fn open_read_only(&self, id: &str) -> Result<Conversation, EngineError> {
+        let (dir, path) = self.session_path(id)?;
+        let holder = match ConversationLock::acquire(&dir, id) {
+            Ok(_free) => "not open anywhere else".to_string(),
+            Err(e) => e.to_string(),
+        };
+        let loaded = session_log::read_log(&path)
+            .map_err(|e| EngineError::Session(format!("{}: {e}", path.display())))?;
+        Ok(Conversation::from_state(ConvState::from_records(
+            id.to_string(),
+            loaded.records,
+            Sink::ReadOnly(holder),
+            self.workspace(),
+        )))
+    }
+
+    /// Copies a saved conversation (open elsewhere or not) into a new one
+    /// with a new id, whose log says where it came from. Calls the source
+    /// left open are closed in the copy, never continued.
+    pub fn fork_conversation(&self, id: &str) -> Result<Conversation, EngineError> {
+        let (dir, path) = self.session_path(id)?;
+        let source = session_log::read_log(&path)
+            .map_err(|e| EngineError::Session(format!("{}: {e}", path.display())))?;
+        let new_id = crate::time::new_session_id();
+        let cwd = source
+            .records
+            .iter()
+            .find_map(|r| match &r.entry {
+                session_log::Entry::Meta { cwd, .. } => Some(cwd.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| self.workspace().to_string_lossy().into_owned());
+        let entries = crate::fork::fork_entries(&source.records, id, &new_id, &cwd);
+        let lock =
+            ConversationLock::acquire(&dir, &new_id).map_err(|e| locked_error(&new_id, e))?;
+        let (log, records) = SessionLog::create(&dir, &new_id, lock, entries)
+            .map_err(|e| EngineError::Session(format!("{}: {e}", dir.display())))?;
+        Ok(Conversation::from_state(ConvState::from_records(
+            new_id,
+            records,
+            Sink::Open(log),
+            self.workspace(),
+        )))
+    }
+
+    /// The latest conversation started in this engine's workspace (for
+    /// `k`), `None` when there is none; `Err(Locked)` when it is open
+    /// elsewhere.
+    pub fn latest_conversation(&self) -> Result<Option<Conversation>, EngineError> {
+        let Some(info) = self.latest_session() else {
+            return Ok(None);
+        };
+        self.load_conversation(&info.id).map(Some)
+    }
+
+    /// The latest session started in this engine's workspace.
+    pub fn latest_session(&self) -> Option<SessionInfo> {
+        let dir = self.sessions_dir.as_deref()?;
+        session_log::latest_for_cwd(dir, self.workspace())
     }
 
     /// Starts a turn on its own thread. Returns the stream of messages
     /// (ending with exactly one `Done` or `Err`) and a cancel handle.
+    /// Whatever an interrupted turn left (calls committed but not run, an
+    /// approval never answered) is settled first; calls whose effect is
+    /// uncertain must be decided first
+    /// ([`Conversation::decide_uncertain`]), or the turn ends with
+    /// [`EngineError::Uncertain`] before anything runs.
     pub fn submit(
         &self,
         conversation: &Conversation,
         input: UserInput,
+    ) -> (Receiver<StreamMsg>, CancelHandle) {
+        self.start(conversation, Some(input))
+    }
+
+    /// Continues a conversation an interruption left unfinished, as the
+    /// recovery planner says ([`Conversation::next_step`]): runs what was
+    /// committed, asks again what was being asked, and calls the model
+    /// when the calls are settled. Ends at once with `Done` when there is
+    /// nothing to continue.
+    pub fn resume(&self, conversation: &Conversation) -> (Receiver<StreamMsg>, CancelHandle) {
+        self.start(conversation, None)
+    }
+
+    fn start(
+        &self,
+        conversation: &Conversation,
+        input: Option<UserInput>,
     ) -> (Receiver<StreamMsg>, CancelHandle) {
         let (tx, rx) = crossbeam_channel::unbounded();
         let token = CancelToken::new();
         let handle = CancelHandle {
             token: token.clone(),
         };
-        let emitter = Emitter {
-            tx,
-            waker: self.core.opts.waker.clone(),
-            cancel: token.clone(),
-            ended: AtomicBool::new(false),
-        };
-        let core = Arc::clone(&self.core);
+        let emitter = Emitter::new(tx, self.waker.clone(), token.clone());
+        let agent = Arc::clone(&self.agent);
         let conv = conversation.clone();
         let spawned = std::thread::Builder::new()
             .name("koi-turn".into())
-            .spawn(move || turn_thread(&core, &conv, input, emitter, &token));
+            .spawn(move || turn_thread(&agent, &conv, input, emitter, &token));
         if let Err(e) = spawned {
             // The closure (and its emitter) is gone; report through a fresh channel.
             let (tx, rx) = crossbeam_channel::bounded(1);
@@ -369,12 +405,15 @@ impl Engine {
 }
 
 fn turn_thread(
-    core: &Arc<Core>,
+    agent: &Agent,
     conv: &Conversation,
-    input: UserInput,
+    input: Option<UserInput>,
     em: Emitter,
     cancel: &CancelToken,
 ) {
+    if let Err(e) = conv.lock().writable() {
+        return em.send(StreamMsg::Err(e));
+    }
     loop {
         match conv.try_begin() {
             Ok(()) => break,
@@ -388,8 +427,12 @@ fn turn_thread(
     // A panic below (a bug) must still end the stream with one Err and
     // leave the conversation free, or every later submit would be Busy.
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        ensure_log(core, conv);
-        crate::agent_loop::run_turn(core, conv, input, &em, cancel)
+        // A continuation of a conversation never written has nothing to
+        // continue and no file to create.
+        if input.is_some() {
+            conv.ensure_log(origin(agent));
+        }
+        agent.run_turn(conv, input, &em, cancel)
     }));
     let want_title = ran.unwrap_or_else(|payload| {
         conv.end();
@@ -404,31 +447,26 @@ fn turn_thread(
     // waiting for the title.
     drop(em);
     if want_title {
-        let _ = catch_unwind(AssertUnwindSafe(|| {
-            crate::agent_loop::make_title(core, conv)
-        }));
+        let _ = catch_unwind(AssertUnwindSafe(|| agent.make_title(conv)));
         conv.end();
     }
 }
 
-/// Creates the session file on a conversation's first turn.
-fn ensure_log(core: &Core, conv: &Conversation) {
-    let mut st = conv.lock();
-    if st.log.is_some() || st.log_error.is_some() {
-        return;
-    }
-    let Some(dir) = st.persist_dir.clone() else {
-        return;
-    };
-    let meta = session_log::Entry::Meta {
-        session: st.id.clone(),
-        cwd: st.cwd.to_string_lossy().into_owned(),
-        provider: core.cfg.provider.as_str().to_string(),
-        model: core.model(),
-        format: session_log::LOG_FORMAT,
-    };
-    match SessionLog::create(&dir, &st.id, meta) {
-        Ok(log) => st.log = Some(log),
-        Err(e) => st.log_error = Some(format!("{}: {e}", dir.display())),
+/// What a new conversation's first records say about where it runs.
+fn origin(agent: &Agent) -> Origin {
+    Origin {
+        provider: agent.client.config().provider.as_str().to_string(),
+        model: agent.client.model(),
+        context: ConversationContext {
+            workspace: agent
+                .runner
+                .registry()
+                .workspace()
+                .root()
+                .to_string_lossy()
+                .into_owned(),
+            tools: agent.specs.iter().map(|s| s.name.to_string()).collect(),
+            provider_blocks: Default::default(),
+        },
     }
 }

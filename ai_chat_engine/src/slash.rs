@@ -10,6 +10,9 @@ pub enum SlashCommand {
     Clear,
     /// `/resume [id]`: continue a saved conversation (list them without an id).
     Resume(Option<String>),
+    /// `/fork [id]`: continue a copy of a saved conversation (without an
+    /// id: of the current one) under a new id.
+    Fork(Option<String>),
     /// `/sessions`: list saved conversations.
     Sessions,
     /// `/model [name]`: show or switch the model.
@@ -40,6 +43,7 @@ impl SlashCommand {
             "/new" => SlashCommand::New,
             "/clear" => SlashCommand::Clear,
             "/resume" => SlashCommand::Resume(arg),
+            "/fork" => SlashCommand::Fork(arg),
             "/sessions" => SlashCommand::Sessions,
             "/model" => SlashCommand::Model(arg),
             "/mode" => SlashCommand::Mode(arg),
@@ -63,6 +67,8 @@ mod tests {
             ("/resume", Resume(None)),
             ("/resume abc123", Resume(Some("abc123".into()))),
             ("/sessions", Sessions),
+            ("/fork", Fork(None)),
+            ("/fork s1", Fork(Some("s1".into()))),
             ("/model  gpt-x ", Model(Some("gpt-x".into()))),
             ("/mode", Mode(None)),
             ("/mode plan", Mode(Some("plan".into()))),

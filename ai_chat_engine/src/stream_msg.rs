@@ -136,11 +136,27 @@ pub enum EngineError {
     /// Misconfiguration (no key, bad URL, …).
     #[error("configuration: {0}")]
     Config(String),
-    /// The session log could not be written.
+    /// The session log could not be written (or read, or is not ours):
+    /// anything that needed a durable record did not run.
     #[error("session log: {0}")]
     Session(String),
     /// A bug in koi stopped the turn (a panic); the conversation is free
     /// for the next turn.
     #[error("internal error, the turn was stopped: {0}")]
     Internal(String),
+    /// Another open holds the conversation's lock (one writer each).
+    #[error("conversation {session} is {holder}; open it read-only or fork it (`k --fork {session}`, overlay /fork)")]
+    Locked {
+        /// Session id.
+        session: String,
+        /// Who holds it, e.g. `open in koi, pid 4242`.
+        holder: String,
+    },
+    /// Interrupted calls whose effect is unknown wait for the user's
+    /// decision; nothing runs and the model is not called until then.
+    #[error("{calls} interrupted tool call(s) may have partly run; choose rerun or abandon for each before continuing")]
+    Uncertain {
+        /// How many calls wait.
+        calls: usize,
+    },
 }

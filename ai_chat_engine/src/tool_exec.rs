@@ -1,129 +1,44 @@
-//! Running one step's tool calls: validation, the approval handshake,
-//! read-only calls in parallel, everything else alone and in order.
+//! The tool runner: the gate in front of every committed call (validation,
+//! the policy, the approval handshake, the uncertain-repeat guard), the
+//! durable start, and the run itself: read-only calls in parallel,
+//! everything else alone and in order. It owns the approval mode.
 
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use ai_tools::{CancelToken, Decision, ToolError, ToolOutput};
+use ai_tools::run_tag::RunTag;
+use ai_tools::{policy, CancelToken, Decision, Mode, Proof, Registry, ToolError, ToolOutput};
 use crossbeam_channel::RecvTimeoutError;
 
-use crate::budgets::{CANCEL_POLL, PREVIEW_CHARS};
+use crate::budgets::CANCEL_POLL;
 use crate::context::{tool_error_view, tool_result_view};
-use crate::conversation::Conversation;
-use crate::engine::{Core, Emitter};
-use crate::message::{Message, ToolCall};
-use crate::session_log::Entry;
+use crate::conversation::{Conversation, ABANDONED_RESULT};
+use crate::emitter::Emitter;
+use crate::message::ToolCall;
+use crate::preview::preview;
+use crate::recovery::{CloseReason, PendingCall};
+use crate::session_log::{Decider, Entry, StartProof};
 use crate::stream_msg::{ApprovalReply, EngineError, StreamMsg};
+use crate::test_hook::{pause, Point};
+
+/// What the model is told when it repeats a call whose effect is unknown.
+pub const REPEAT_UNCERTAIN_RESULT: &str = "refused: an identical call (same tool, same \
+arguments) was interrupted earlier and its effect is unknown, and the user has not decided \
+whether to run it again, so koi will not repeat it. Check the current state, or ask the user \
+to decide (rerun or abandon).";
+
+/// What the model is told about calls a cancelled turn left unsettled.
+const CANCELLED_RESULT: &str = "cancelled by the user; if it had started, it may have partly run.";
+
+/// What the model is told about a call the user declined.
+const DECLINED_RESULT: &str = "denied: the user declined this call; nothing was run. Do not \
+retry it unchanged: ask the user, or find another way.";
 
 /// A call's settled result: what the model sees, the full text, error flag.
 struct Settled {
     content: String,
     full: String,
     is_error: bool,
-}
-
-enum Plan {
-    /// Answer without running (unknown tool, bad args, policy denial).
-    Refuse(String),
-    /// Run; `parallel` for read-only calls the policy allows outright.
-    Run {
-        args: serde_json::Value,
-        parallel: bool,
-        ask: Option<(String, String)>,
-    },
-}
-
-/// Shortens text to one line of at most [`PREVIEW_CHARS`] characters.
-pub(crate) fn preview(text: &str) -> String {
-    let one_line: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let mut out: String = one_line.chars().take(PREVIEW_CHARS).collect();
-    if one_line.chars().count() > PREVIEW_CHARS {
-        out.push('…');
-    }
-    out
-}
-
-/// Appends a tool result to history and log.
-pub(crate) fn push_result(
-    conv: &Conversation,
-    call: &ToolCall,
-    content: String,
-    full: String,
-    is_error: bool,
-) {
-    let full = if full.is_empty() {
-        content.clone()
-    } else {
-        full
-    };
-    conv.push(
-        Message::ToolResult {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            content: content.clone(),
-            is_error,
-        },
-        Entry::ToolResult {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            is_error,
-            for_model: content,
-            full,
-        },
-    );
-}
-
-fn plan(core: &Core, call: &ToolCall) -> Plan {
-    let registry = &core.registry;
-    if registry.get(&call.name).is_none() {
-        return Plan::Refuse(format!(
-            "error: there is no tool named `{}`. Available tools: {}. Nothing was run.",
-            call.name,
-            registry.names().join(", ")
-        ));
-    }
-    let raw = if call.arguments.trim().is_empty() {
-        "{}"
-    } else {
-        call.arguments.as_str()
-    };
-    let args: serde_json::Value = match serde_json::from_str(raw) {
-        Ok(v @ serde_json::Value::Object(_)) => v,
-        Ok(_) => {
-            return Plan::Refuse(
-                "error: the arguments must be a JSON object; nothing was run.".to_string(),
-            )
-        }
-        Err(e) => {
-            return Plan::Refuse(format!(
-                "error: the arguments were not valid JSON ({e}); nothing was run. Call the tool \
-                 again with a JSON object that matches its schema."
-            ))
-        }
-    };
-    if let Err(e) = registry.effect(&call.name, &args) {
-        // Arguments that do not fit the tool's schema: the model's mistake
-        // to fix, not a policy decision.
-        return Plan::Refuse(format!("error: {e}. Nothing was run."));
-    }
-    match registry.decide(&call.name, &args, core.mode()) {
-        Decision::Deny { reason } => Plan::Refuse(format!("denied: {reason}. Nothing was run.")),
-        Decision::Ask { summary, detail } => Plan::Run {
-            args,
-            parallel: false,
-            ask: Some((summary, detail)),
-        },
-        Decision::Allow => {
-            let parallel = registry.footprint(&call.name, &args).is_read_only();
-            Plan::Run {
-                args,
-                parallel,
-                ask: None,
-            }
-        }
-    }
 }
 
 impl Settled {
@@ -137,50 +52,195 @@ impl Settled {
     }
 }
 
-/// Runs the calls; every call gets exactly one result in history, in call
-/// order, whatever happens (so the next request stays valid).
-pub(crate) fn run_calls(
-    core: &Core,
-    conv: &Conversation,
-    calls: &[ToolCall],
-    em: &Emitter,
-    cancel: &CancelToken,
-) -> Result<(), EngineError> {
-    let mut step = Step {
-        core,
-        conv,
-        calls,
-        em,
-        cancel,
-        results: calls.iter().map(|_| None).collect(),
-        announced: vec![false; calls.len()],
-        committed: 0,
-    };
-    let outcome = step.run_all();
-    if outcome.is_err() {
-        for (i, r) in step.results.iter_mut().enumerate() {
-            if r.is_none() {
-                if step.announced[i] {
-                    em.send(StreamMsg::ToolFailed {
-                        id: calls[i].id.clone(),
-                        error: "cancelled".into(),
-                    });
+enum Gate {
+    /// Answer without running (unknown tool, bad args, policy denial).
+    Refuse(String),
+    /// Run; `parallel` for read-only calls the policy allows outright.
+    Run {
+        args: serde_json::Value,
+        parallel: bool,
+        ask: Option<(String, String)>,
+    },
+}
+
+/// The registry, the approval mode and how long an approval may wait.
+pub(crate) struct ToolRunner {
+    registry: Arc<Registry>,
+    mode: Mutex<Mode>,
+    approval_timeout: Duration,
+}
+
+impl ToolRunner {
+    pub fn new(registry: Arc<Registry>, mode: Mode, approval_timeout: Duration) -> ToolRunner {
+        ToolRunner {
+            registry,
+            mode: Mutex::new(mode),
+            approval_timeout,
+        }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub fn mode(&self) -> Mode {
+        *self.mode.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn set_mode(&self, mode: Mode) {
+        *self.mode.lock().unwrap_or_else(|p| p.into_inner()) = mode;
+    }
+
+    /// Runs the planner's pending calls; every call gets exactly one
+    /// result in history, in call order, whatever happens (so the next
+    /// request stays valid).
+    pub fn run(
+        &self,
+        conv: &Conversation,
+        pending: &[PendingCall],
+        em: &Emitter,
+        cancel: &CancelToken,
+    ) -> Result<(), EngineError> {
+        let mut step = Step {
+            runner: self,
+            conv,
+            pending,
+            em,
+            cancel,
+            results: pending.iter().map(|_| None).collect(),
+            announced: vec![false; pending.len()],
+            committed: 0,
+        };
+        let outcome = step.run_all();
+        if let Err(e) = &outcome {
+            let fill = match e {
+                EngineError::Cancelled => CANCELLED_RESULT.to_string(),
+                other => format!("not run: {other}"),
+            };
+            for (i, r) in step.results.iter_mut().enumerate() {
+                if r.is_none() {
+                    if step.announced[i] {
+                        em.send(StreamMsg::ToolFailed {
+                            id: pending[i].call.id.clone(),
+                            error: fill.clone(),
+                        });
+                    }
+                    *r = Some(Settled::failed(fill.clone()));
                 }
-                *r = Some(Settled::failed(
-                    "cancelled by the user; if it had started, it may have partly run.".into(),
-                ));
+            }
+        }
+        step.commit_ready();
+        outcome
+    }
+
+    /// Writes the result of a call whose fate was decided before a crash
+    /// cut it off from its result.
+    pub fn close(&self, conv: &Conversation, call: &ToolCall, reason: CloseReason, em: &Emitter) {
+        let text = match reason {
+            CloseReason::Abandoned => ABANDONED_RESULT,
+            CloseReason::Denied => DECLINED_RESULT,
+        };
+        em.send(StreamMsg::ToolFailed {
+            id: call.id.clone(),
+            error: text.to_string(),
+        });
+        conv.push_result(call, text.to_string(), String::new(), true);
+    }
+
+    /// Gives every call the same refusal without running any.
+    pub fn refuse_all(&self, conv: &Conversation, calls: &[ToolCall], why: &str, em: &Emitter) {
+        for c in calls {
+            em.send(StreamMsg::ToolStart {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                args_preview: preview(&c.arguments),
+            });
+            conv.push_result(c, why.to_string(), String::new(), true);
+            em.send(StreamMsg::ToolFailed {
+                id: c.id.clone(),
+                error: why.to_string(),
+            });
+        }
+    }
+
+    fn gate(&self, conv: &Conversation, p: &PendingCall) -> Gate {
+        let registry = &self.registry;
+        let call = &p.call;
+        if registry.get(&call.name).is_none() {
+            return Gate::Refuse(format!(
+                "error: there is no tool named `{}`. Available tools: {}. Nothing was run.",
+                call.name,
+                registry.names().join(", ")
+            ));
+        }
+        let raw = if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            call.arguments.as_str()
+        };
+        let args: serde_json::Value = match serde_json::from_str(raw) {
+            Ok(v @ serde_json::Value::Object(_)) => v,
+            Ok(_) => {
+                return Gate::Refuse(
+                    "error: the arguments must be a JSON object; nothing was run.".to_string(),
+                )
+            }
+            Err(e) => {
+                return Gate::Refuse(format!(
+                    "error: the arguments were not valid JSON ({e}); nothing was run. Call the \
+                     tool again with a JSON object that matches its schema."
+                ))
+            }
+        };
+        if let Err(e) = registry.effect(&call.name, &args) {
+            // Arguments that do not fit the tool's schema: the model's
+            // mistake to fix, not a policy decision.
+            return Gate::Refuse(format!("error: {e}. Nothing was run."));
+        }
+        if !p.rerun && conv.repeats_uncertain(call).is_some() {
+            return Gate::Refuse(REPEAT_UNCERTAIN_RESULT.to_string());
+        }
+        match registry.decide(&call.name, &args, self.mode()) {
+            Decision::Deny { reason } => {
+                Gate::Refuse(format!("denied: {reason}. Nothing was run."))
+            }
+            Decision::Ask { .. } if p.approved => Gate::Run {
+                args,
+                parallel: false,
+                ask: None,
+            },
+            Decision::Ask { summary, detail } => Gate::Run {
+                args,
+                parallel: false,
+                ask: Some((summary, detail)),
+            },
+            Decision::Allow => {
+                let parallel = registry.footprint(&call.name, &args).is_read_only();
+                Gate::Run {
+                    args,
+                    parallel,
+                    ask: None,
+                }
             }
         }
     }
-    step.commit_ready();
-    outcome
+
+    /// What the policy proves about a call, for its start record.
+    fn proof(&self, call: &ToolCall, args: &serde_json::Value) -> StartProof {
+        match self.registry.effect(&call.name, args) {
+            Ok(effect) if policy::proof(&effect, self.registry.workspace()) == Proof::ReadOnly => {
+                StartProof::ReadOnly
+            }
+            _ => StartProof::Unproven,
+        }
+    }
 }
 
 /// One step's calls and what has become of each so far.
 struct Step<'a> {
-    core: &'a Core,
+    runner: &'a ToolRunner,
     conv: &'a Conversation,
-    calls: &'a [ToolCall],
+    pending: &'a [PendingCall],
     em: &'a Emitter,
     cancel: &'a CancelToken,
     /// Settled results not yet committed to history, by call index.
@@ -192,30 +252,28 @@ struct Step<'a> {
 }
 
 impl Step<'_> {
-    /// Plans and runs every call: read-only ones gather into a parallel
+    /// Gates and runs every call: read-only ones gather into a parallel
     /// batch; anything else waits for the batch and runs alone.
     fn run_all(&mut self) -> Result<(), EngineError> {
-        let calls = self.calls;
+        let pending = self.pending;
         let mut batch: Vec<(usize, serde_json::Value)> = Vec::new();
-        for (i, call) in calls.iter().enumerate() {
+        for (i, p) in pending.iter().enumerate() {
             if self.cancel.is_cancelled() {
                 return Err(EngineError::Cancelled);
             }
-            match plan(self.core, call) {
-                Plan::Refuse(msg) => self.refuse(i, msg),
-                Plan::Run {
+            match self.runner.gate(self.conv, p) {
+                Gate::Refuse(msg) => self.refuse(i, msg),
+                Gate::Run {
                     args,
                     parallel: true,
                     ..
                 } => batch.push((i, args)),
-                Plan::Run { args, ask, .. } => {
+                Gate::Run { args, ask, .. } => {
                     self.run_batch(std::mem::take(&mut batch))?;
                     self.commit_ready();
                     if let Some((summary, detail)) = ask {
                         self.announce(i);
-                        if let Some(refusal) =
-                            approve(self.core, self.em, self.cancel, &call.id, summary, detail)?
-                        {
+                        if let Some(refusal) = self.approve(&p.call.id, summary, detail)? {
                             self.refuse(i, refusal);
                             self.commit_ready();
                             continue;
@@ -233,7 +291,7 @@ impl Step<'_> {
     fn announce(&mut self, i: usize) {
         if !self.announced[i] {
             self.announced[i] = true;
-            let call = &self.calls[i];
+            let call = &self.pending[i].call;
             self.em.send(StreamMsg::ToolStart {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -246,7 +304,7 @@ impl Step<'_> {
     fn refuse(&mut self, i: usize, msg: String) {
         self.announce(i);
         self.em.send(StreamMsg::ToolFailed {
-            id: self.calls[i].id.clone(),
+            id: self.pending[i].call.id.clone(),
             error: msg.clone(),
         });
         self.results[i] = Some(Settled::failed(msg));
@@ -254,46 +312,56 @@ impl Step<'_> {
 
     /// Moves the settled results at the front of the queue into history.
     fn commit_ready(&mut self) {
-        while self.committed < self.calls.len() {
+        while self.committed < self.pending.len() {
             let Some(s) = self.results[self.committed].take() else {
                 return;
             };
-            let call = &self.calls[self.committed];
-            push_result(self.conv, call, s.content, s.full, s.is_error);
+            let call = &self.pending[self.committed].call;
+            self.conv.push_result(call, s.content, s.full, s.is_error);
+            pause(Point::Recorded);
             self.committed += 1;
         }
     }
 
     /// Runs calls on their own threads (all at once) and waits, watching
-    /// cancel.
+    /// cancel. Each call's start is durable before it runs; a start that
+    /// cannot be written stops the batch (calls already running are
+    /// waited for) and ends the turn with the error.
     fn run_batch(&mut self, batch: Vec<(usize, serde_json::Value)>) -> Result<(), EngineError> {
         if batch.is_empty() {
             return Ok(());
         }
         let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<ToolOutput, ToolError>)>();
         let mut waiting = 0usize;
-        let calls = self.calls;
+        let mut failure = None;
+        let pending = self.pending;
         for (i, args) in batch {
-            let call = &calls[i];
-            // Persist before effect: after a crash, a start without a result
-            // marks this call as uncertain.
-            self.conv.record(
-                Entry::ToolStart {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    arguments: call.arguments.clone(),
-                },
-                true,
-            );
+            let call = &pending[i].call;
+            let tag = RunTag::new();
+            // Persist before effect: after a crash, a start without a
+            // result marks this call as uncertain (unless proven read-only).
+            let start = Entry::ToolStart {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                proof: self.runner.proof(call, &args),
+                run_tag: Some(tag.value().to_string()),
+            };
+            if let Err(e) = self.conv.record_durable(start) {
+                self.refuse(i, format!("not run: {e}"));
+                failure = Some(e);
+                break;
+            }
+            pause(Point::Started);
             self.announce(i);
-            let registry = std::sync::Arc::clone(&self.core.registry);
+            let registry = Arc::clone(&self.runner.registry);
             let name = call.name.clone();
             let token = self.cancel.clone();
             let tx = tx.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("koi-tool-{name}"))
                 .spawn(move || {
-                    let r = registry.run(&name, &args, &token);
+                    let r = registry.run_tagged(&name, &args, &token, tag);
                     let _ = tx.send((i, r));
                 });
             match spawned {
@@ -305,6 +373,7 @@ impl Step<'_> {
             match rx.recv_timeout(CANCEL_POLL) {
                 Ok((i, r)) => {
                     waiting -= 1;
+                    pause(Point::Ran);
                     if matches!(r, Err(ToolError::Cancelled)) {
                         return Err(EngineError::Cancelled);
                     }
@@ -318,12 +387,12 @@ impl Step<'_> {
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        Ok(())
+        failure.map_or(Ok(()), Err)
     }
 
     /// Records call `i`'s outcome and tells the UI.
     fn settle(&mut self, i: usize, r: Result<ToolOutput, ToolError>) {
-        let call = &self.calls[i];
+        let call = &self.pending[i].call;
         self.results[i] = Some(match r {
             Ok(out) => {
                 self.em.send(StreamMsg::ToolDone {
@@ -346,50 +415,66 @@ impl Step<'_> {
             }
         });
     }
-}
 
-/// Asks the user. `Ok(None)` means approved; `Ok(Some(why))` is the
-/// refusal the model is told.
-fn approve(
-    core: &Core,
-    em: &Emitter,
-    cancel: &CancelToken,
-    id: &str,
-    summary: String,
-    detail: String,
-) -> Result<Option<String>, EngineError> {
-    let (tx, rx) = crossbeam_channel::bounded(1);
-    em.send(StreamMsg::ApprovalRequired {
-        id: id.to_string(),
-        summary,
-        detail,
-        reply: tx,
-    });
-    let deadline = Instant::now() + core.approval_timeout;
-    loop {
-        match rx.recv_timeout(CANCEL_POLL) {
-            Ok(ApprovalReply::Approve) => return Ok(None),
-            Ok(ApprovalReply::Deny) => {
-                return Ok(Some(
-                    "denied: the user declined this call; nothing was run. Do not retry it \
-                     unchanged: ask the user, or find another way."
-                        .into(),
-                ))
-            }
-            Err(RecvTimeoutError::Disconnected) => return Ok(Some(
-                "denied: the approval request was dismissed without an answer; nothing was run."
-                    .into(),
-            )),
-            Err(RecvTimeoutError::Timeout) => {
-                if cancel.is_cancelled() {
-                    return Err(EngineError::Cancelled);
+    /// Asks the user, recording the request and the answer. `Ok(None)`
+    /// means approved; `Ok(Some(why))` is the refusal the model is told.
+    fn approve(
+        &self,
+        id: &str,
+        summary: String,
+        detail: String,
+    ) -> Result<Option<String>, EngineError> {
+        self.conv.record(Entry::ApprovalAsked {
+            call_id: id.to_string(),
+            summary: summary.clone(),
+        });
+        pause(Point::Approval);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.em.send(StreamMsg::ApprovalRequired {
+            id: id.to_string(),
+            summary,
+            detail,
+            reply: tx,
+        });
+        let timeout = self.runner.approval_timeout;
+        let deadline = Instant::now() + timeout;
+        let decided = |approved: bool, by: Decider| {
+            self.conv.record(Entry::ApprovalDecided {
+                call_id: id.to_string(),
+                approved,
+                by,
+            });
+        };
+        loop {
+            match rx.recv_timeout(CANCEL_POLL) {
+                Ok(ApprovalReply::Approve) => {
+                    decided(true, Decider::User);
+                    return Ok(None);
                 }
-                if Instant::now() >= deadline {
-                    return Ok(Some(format!(
-                        "denied: nobody answered the approval request within {}s; nothing was \
-                         run. Say what you wanted to do and let the user decide.",
-                        core.approval_timeout.as_secs_f32().round()
-                    )));
+                Ok(ApprovalReply::Deny) => {
+                    decided(false, Decider::User);
+                    return Ok(Some(DECLINED_RESULT.into()));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    decided(false, Decider::Dismissed);
+                    return Ok(Some(
+                        "denied: the approval request was dismissed without an answer; nothing \
+                         was run."
+                            .into(),
+                    ));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.cancel.is_cancelled() {
+                        return Err(EngineError::Cancelled);
+                    }
+                    if Instant::now() >= deadline {
+                        decided(false, Decider::Timeout);
+                        return Ok(Some(format!(
+                            "denied: nobody answered the approval request within {}s; nothing \
+                             was run. Say what you wanted to do and let the user decide.",
+                            timeout.as_secs_f32().round()
+                        )));
+                    }
                 }
             }
         }

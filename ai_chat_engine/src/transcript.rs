@@ -4,8 +4,8 @@
 //! the two looking alike.
 
 use crate::message::Message;
+use crate::preview::preview;
 use crate::stream_msg::StreamMsg;
-use crate::tool_exec::preview;
 
 /// One step of a transcript.
 #[derive(Debug)]

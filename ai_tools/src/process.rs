@@ -108,19 +108,37 @@ struct Started {
     run_dir: Option<RunDir>,
 }
 
+/// One shell command to start: what runs, where, under which tag and
+/// confinement. The caller makes the tag so it can record it before the
+/// run (a later start can then find what a crashed run left behind).
+#[derive(Debug, Clone, Copy)]
+pub struct ShellJob<'a> {
+    /// The command line, run by `bash -c`.
+    pub command: &'a str,
+    /// The directory it starts in.
+    pub cwd: &'a Path,
+    /// The workspace root (writable under workspace-write).
+    pub workspace: &'a Path,
+    /// Configured secret variable names scrubbed on top of the built-in ones.
+    pub extra_secrets: &'a [String],
+    /// The tag every process of the run carries.
+    pub tag: &'a RunTag,
+    /// How the run is confined.
+    pub sandbox: &'a RunSandbox,
+}
+
 /// Build the run's confinement in this thread, then spawn the shell from
 /// the spawner thread (see [`crate::spawn`]).
-fn start_shell(
-    command: &str,
-    cwd: &Path,
-    workspace: &Path,
-    extra_secrets: &[String],
-    tag: &RunTag,
-    plan: &RunSandbox,
-) -> Result<Started, ToolError> {
-    let prepared = sandbox::prepare(plan, workspace, tag)
+fn start_shell(job: &ShellJob<'_>) -> Result<Started, ToolError> {
+    let prepared = sandbox::prepare(job.sandbox, job.workspace, job.tag)
         .map_err(|e| ToolError::Failed(format!("could not sandbox the command: {e}")))?;
-    let mut cmd = shell_command(command, cwd, workspace, extra_secrets, tag);
+    let mut cmd = shell_command(
+        job.command,
+        job.cwd,
+        job.workspace,
+        job.extra_secrets,
+        job.tag,
+    );
     cmd.envs(prepared.env);
     let child = spawn::spawn(cmd, prepared.confinement)
         .map_err(|e| ToolError::Failed(format!("could not start the shell: {e}")))?;
@@ -203,25 +221,21 @@ fn status_to_ended(status: ExitStatus) -> Ended {
 }
 
 /// Run a shell command to completion, its timeout, or cancel, confined as
-/// `sandbox` says. On timeout or cancel the whole run is killed (its
+/// `job.sandbox` says. On timeout or cancel the whole run is killed (its
 /// process group and whatever left the group); after a normal exit any
 /// stragglers are killed too.
 pub fn run_foreground(
-    command: &str,
-    cwd: &Path,
-    workspace: &Path,
+    job: &ShellJob<'_>,
     timeout: Duration,
     cancel: &CancelToken,
-    extra_secrets: &[String],
-    sandbox: &RunSandbox,
 ) -> Result<RunResult, ToolError> {
     let start = Instant::now();
-    let tag = RunTag::new();
+    let tag = job.tag;
     // `_run_dir` lives to the end of this function: after the kill below.
     let Started {
         mut child,
         run_dir: _run_dir,
-    } = start_shell(command, cwd, workspace, extra_secrets, &tag, sandbox)?;
+    } = start_shell(job)?;
     let pgid = child.id();
     let out = Arc::new(Mutex::new(Capture::default()));
     let err = Arc::new(Mutex::new(Capture::default()));
@@ -266,7 +280,7 @@ pub fn run_foreground(
             let _ = r.join();
         }
     }
-    let values = secrets::secret_values(extra_secrets);
+    let values = secrets::secret_values(job.extra_secrets);
     let text = |c: &Arc<Mutex<Capture>>| {
         c.lock()
             .map(|c| secrets::redact(&c.text(), &values))
@@ -404,16 +418,9 @@ impl BackgroundTable {
             .map_err(|_| ToolError::Failed("the background table is unavailable".into()))
     }
 
-    /// Start a command in the background, confined as `sandbox` says;
+    /// Start a command in the background, confined as `job.sandbox` says;
     /// returns its id.
-    pub fn start(
-        &self,
-        command: &str,
-        cwd: &Path,
-        workspace: &Path,
-        extra_secrets: &[String],
-        sandbox: &RunSandbox,
-    ) -> Result<u64, ToolError> {
+    pub fn start(&self, job: &ShellJob<'_>) -> Result<u64, ToolError> {
         let mut inner = self.lock()?;
         let running = inner.procs.values().filter(|p| p.exit.is_none()).count();
         if running >= MAX_BG_PROCESSES {
@@ -421,9 +428,8 @@ impl BackgroundTable {
                 "{running} background processes are already running; kill one with shell_kill first"
             )));
         }
-        let tag = RunTag::new();
-        let Started { mut child, run_dir } =
-            start_shell(command, cwd, workspace, extra_secrets, &tag, sandbox)?;
+        let tag = job.tag.clone();
+        let Started { mut child, run_dir } = start_shell(job)?;
         let buffer = Arc::new(Mutex::new(BgBuffer::default()));
         if let Some(s) = child.stdout.take() {
             pump(s, Arc::clone(&buffer));
@@ -436,10 +442,10 @@ impl BackgroundTable {
         inner.procs.insert(
             id,
             BgProc {
-                command: command.to_string(),
+                command: job.command.to_string(),
                 child,
                 tag,
-                level: sandbox.level(),
+                level: job.sandbox.level(),
                 _run_dir: run_dir,
                 buffer,
                 read_pos: 0,

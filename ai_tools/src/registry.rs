@@ -11,6 +11,7 @@ use crate::mode::{Decision, Mode};
 use crate::output::ToolOutput;
 use crate::policy;
 use crate::process::BackgroundTable;
+use crate::run_tag::RunTag;
 use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::tool::{Effect, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
@@ -209,10 +210,17 @@ impl Registry {
         }
     }
 
-    /// The context a call runs with. Any process it starts runs
-    /// read-only; [`Registry::run`] sets the level each call earns.
+    /// The context a call runs with (a fresh run tag). Any process it
+    /// starts runs read-only; [`Registry::run_tagged`] sets the level each
+    /// call earns.
     pub fn context(&self, cancel: CancelToken) -> ToolContext {
+        self.context_tagged(cancel, RunTag::new())
+    }
+
+    /// The context a call runs with, its processes tagged `run_tag`.
+    pub fn context_tagged(&self, cancel: CancelToken, run_tag: RunTag) -> ToolContext {
         ToolContext {
+            run_tag,
             workspace: self.workspace.clone(),
             cancel,
             secret_env_vars: Arc::clone(&self.secret_env_vars),
@@ -232,6 +240,17 @@ impl Registry {
         args: &serde_json::Value,
         cancel: &CancelToken,
     ) -> Result<ToolOutput, ToolError> {
+        self.run_tagged(name, args, cancel, RunTag::new())
+    }
+
+    /// [`Registry::run`] with a tag the caller chose (and recorded).
+    pub fn run_tagged(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        cancel: &CancelToken,
+        run_tag: RunTag,
+    ) -> Result<ToolOutput, ToolError> {
         let tool = self
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
@@ -239,7 +258,7 @@ impl Registry {
         if let Decision::Deny { reason } = policy::decide(&effect, Mode::Bypass, &self.workspace) {
             return Err(ToolError::Refused(reason));
         }
-        let mut ctx = self.context(cancel.clone());
+        let mut ctx = self.context_tagged(cancel.clone(), run_tag);
         ctx.sandbox = self.plan(&effect);
         // A bug in one tool fails that call, not the turn or the process.
         // Tools hold no state across calls that a panic could leave torn.

@@ -35,6 +35,14 @@ impl RunTag {
         RunTag(format!("{:016x}", h.finish()))
     }
 
+    /// The tag of an earlier run, as recorded (e.g. in a session log), to
+    /// find and end what that run left behind. `None` for anything that
+    /// is not a tag this module made (16 hex digits).
+    pub fn from_recorded(value: &str) -> Option<Self> {
+        (value.len() == 16 && value.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| RunTag(value.to_string()))
+    }
+
     /// The value set in the run's environment.
     pub fn value(&self) -> &str {
         &self.0
@@ -48,7 +56,9 @@ impl RunTag {
         if let Some(pgid) = pgid {
             kill_group(pgid);
         }
-        let mut killed = 0;
+        // A process killed in one pass may still be listed in the next
+        // (not yet gone from /proc): count each once.
+        let mut killed = std::collections::HashSet::new();
         for _ in 0..KILL_PASSES {
             let found = tagged_pids(self);
             if found.is_empty() {
@@ -58,11 +68,11 @@ impl RunTag {
                 // SAFETY: kill only sends a signal; the pid was read from
                 // /proc just now and carries our tag in its environment.
                 if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
-                    killed += 1;
+                    killed.insert(pid);
                 }
             }
         }
-        killed
+        killed.len()
     }
 }
 
@@ -105,6 +115,14 @@ fn tagged_pids(_tag: &RunTag) -> Vec<libc::pid_t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_well_formed_tags_are_taken_back() {
+        let t = RunTag::new();
+        assert_eq!(RunTag::from_recorded(t.value()), Some(t));
+        assert_eq!(RunTag::from_recorded("x"), None);
+        assert_eq!(RunTag::from_recorded("0123456789abcdeg"), None);
+    }
 
     #[test]
     fn tags_are_unique() {

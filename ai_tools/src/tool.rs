@@ -1,6 +1,6 @@
 //! The `Tool` trait every tool implements, and what a call runs with.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -9,7 +9,8 @@ use serde::Serialize;
 use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
-use crate::process::BackgroundTable;
+use crate::process::{BackgroundTable, ShellJob};
+use crate::run_tag::RunTag;
 use crate::sandbox::RunSandbox;
 use crate::workspace::Workspace;
 
@@ -81,6 +82,25 @@ pub struct ToolContext {
     /// How a process this call starts is confined (set per call by the
     /// registry from the policy's proof).
     pub sandbox: RunSandbox,
+    /// The tag this run's processes carry. The caller makes it (and
+    /// records it before the run, so a later start can find strays of a
+    /// crashed run).
+    pub run_tag: RunTag,
+}
+
+impl ToolContext {
+    /// A shell command of this call: its tag, its sandbox, the secrets to
+    /// scrub.
+    pub fn shell_job<'a>(&'a self, command: &'a str, cwd: &'a Path) -> ShellJob<'a> {
+        ShellJob {
+            command,
+            cwd,
+            workspace: self.workspace.root(),
+            extra_secrets: &self.secret_env_vars,
+            tag: &self.run_tag,
+            sandbox: &self.sandbox,
+        }
+    }
 }
 
 /// One tool. Implementations are small typed structs; the registry holds

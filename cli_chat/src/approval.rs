@@ -68,6 +68,18 @@ impl Approver for TtyApprover {
     }
 }
 
+impl TtyApprover {
+    /// Shows `shown` on the terminal and reads one answer line; `None`
+    /// when there is no terminal or the user pressed Ctrl+C / Ctrl+D.
+    pub fn ask_line(&mut self, shown: &str, prompt: &str) -> Option<String> {
+        if let Ok(mut tty) = OpenOptions::new().write(true).open("/dev/tty") {
+            let _ = tty.write_all(shown.as_bytes());
+            let _ = tty.flush();
+        }
+        self.editor.as_mut()?.readline(prompt).ok()
+    }
+}
+
 /// `y` or `yes`, any case, surrounding blanks ignored.
 pub fn is_yes(answer: &str) -> bool {
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")

@@ -15,6 +15,9 @@ Examples:
   k                                     on a terminal: an interactive chat (/help inside)
   k --new \"start over: plan a refactor\" start a fresh conversation
   k --resume                            continue this directory's latest conversation
+  k --fork ID                           continue a copy of a conversation open elsewhere
+  k --resume ID --rerun CALL            after a crash: run an interrupted call again
+  k --resume ID --abandon CALL          …or give it up (the model is told it may have run)
   k --json \"list the TODOs\" | jq .      one JSON event per line, for scripts and editors
   k sessions                            saved conversations (id, age, size, title)
   k config                              the effective settings and where each came from
@@ -22,7 +25,9 @@ Examples:
   k --overlay                           inside koi: open the Cmd+L overlay
 
 By default `k` continues the latest conversation started in the current
-directory. Tool activity goes to stderr (`→ fs_read src/main.rs`,
+directory (or starts a new one when that one is open in another koi or k).
+A conversation is open for writing in one place at a time. After a crash,
+a call that may have partly run is never repeated until you decide. Tool activity goes to stderr (`→ fs_read src/main.rs`,
 `← read src/main.rs → 120 lines`). Anything that edits files or runs a command
 that is not proven read-only asks `[y/N]` on the terminal; with no terminal it
 is refused (mode dont-ask) unless --mode says otherwise.
@@ -56,6 +61,22 @@ pub struct Cli {
     /// this directory's latest (an error when there is none).
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
+
+    /// Continue a copy of saved conversation ID under a new id (works
+    /// while the original is open elsewhere; its log says where it came
+    /// from).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["new", "resume"])]
+    pub fork: Option<String>,
+
+    /// Run an interrupted call again (CALL from the `uncertain` notice).
+    /// Repeatable.
+    #[arg(long, value_name = "CALL")]
+    pub rerun: Vec<String>,
+
+    /// Give up an interrupted call; the model is told its effect is
+    /// unknown. Repeatable.
+    #[arg(long, value_name = "CALL")]
+    pub abandon: Vec<String>,
 
     /// Do not read piped standard input.
     #[arg(long)]
@@ -208,5 +229,12 @@ mod tests {
         assert!(c.common.json);
         assert!(Cli::try_parse_from(["k", "--mode", "yolo", "x"]).is_err());
         assert!(Cli::try_parse_from(["k", "--new", "--resume", "x"]).is_err());
+        let c = Cli::try_parse_from(["k", "--resume", "s", "--rerun", "c1", "--abandon", "c2"])
+            .unwrap();
+        assert_eq!(
+            (c.rerun, c.abandon),
+            (vec!["c1".to_string()], vec!["c2".to_string()])
+        );
+        assert!(Cli::try_parse_from(["k", "--fork", "s", "--new"]).is_err());
     }
 }

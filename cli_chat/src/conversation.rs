@@ -1,7 +1,7 @@
-//! Which conversation a run continues: `--new`, `--resume [ID]`, or by
-//! default this directory's latest.
+//! Which conversation a run continues: `--new`, `--resume [ID]`,
+//! `--fork ID`, or by default this directory's latest.
 
-use ai_chat_engine::{Conversation, Engine, StreamMsg, TranscriptItem};
+use ai_chat_engine::{Conversation, Engine, EngineError, StreamMsg, TranscriptItem};
 use anyhow::{anyhow, bail, Result};
 
 /// What the user asked for.
@@ -13,41 +13,89 @@ pub enum Start {
     ResumeLatest,
     /// Continue this session.
     Resume(String),
+    /// Continue a copy of this session under a new id.
+    Fork(String),
     /// Continue this directory's latest, or start fresh.
     Auto,
 }
 
 impl Start {
-    /// From `--new` and `--resume [ID]`.
-    pub fn from_flags(new: bool, resume: Option<&str>) -> Start {
-        match (new, resume) {
-            (true, _) => Start::New,
-            (false, Some("")) => Start::ResumeLatest,
-            (false, Some(id)) => Start::Resume(id.to_string()),
-            (false, None) => Start::Auto,
+    /// From `--new`, `--resume [ID]` and `--fork ID`.
+    pub fn from_flags(new: bool, resume: Option<&str>, fork: Option<&str>) -> Start {
+        match (new, resume, fork) {
+            (_, _, Some(id)) => Start::Fork(id.to_string()),
+            (true, _, _) => Start::New,
+            (false, Some(""), _) => Start::ResumeLatest,
+            (false, Some(id), _) => Start::Resume(id.to_string()),
+            (false, None, _) => Start::Auto,
         }
     }
 }
 
-/// The chosen conversation and whether it continues an earlier one.
-pub fn pick(engine: &Engine, start: &Start) -> Result<(Conversation, bool)> {
+/// The chosen conversation.
+pub struct Picked {
+    /// The conversation.
+    pub conv: Conversation,
+    /// Whether it continues an earlier one.
+    pub resumed: bool,
+    /// Things the user should know about the choice.
+    pub notes: Vec<String>,
+}
+
+impl Picked {
+    fn new(conv: Conversation, resumed: bool) -> Picked {
+        Picked {
+            conv,
+            resumed,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// Picks the conversation `start` names. One held elsewhere is refused
+/// with its holder named, except by default, where a new one is started.
+pub fn pick(engine: &Engine, start: &Start) -> Result<Picked> {
     match start {
-        Start::New => Ok((engine.new_conversation(), false)),
-        Start::Auto => Ok(match engine.latest_conversation() {
-            Some(c) => (c, true),
-            None => (engine.new_conversation(), false),
-        }),
-        Start::ResumeLatest => engine
-            .latest_conversation()
-            .map(|c| (c, true))
-            .ok_or_else(|| {
+        Start::New => Ok(Picked::new(engine.new_conversation(), false)),
+        Start::Auto => {
+            let Some(latest) = engine.latest_session() else {
+                return Ok(Picked::new(engine.new_conversation(), false));
+            };
+            match engine.load_conversation(&latest.id) {
+                Ok(c) => Ok(Picked::new(c, true)),
+                Err(EngineError::Locked { session, holder }) => {
+                    let mut p = Picked::new(engine.new_conversation(), false);
+                    p.notes.push(format!(
+                        "note: this directory's latest conversation ({session}) is {holder}; \
+                         starting a new one. `k --fork {session}` continues a copy of it, \
+                         `k --new` starts fresh without this note."
+                    ));
+                    Ok(p)
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+        Start::ResumeLatest => {
+            let latest = engine.latest_session().ok_or_else(|| {
                 anyhow!("no saved conversation in this directory; `k sessions` lists them all")
-            }),
+            })?;
+            Ok(Picked::new(engine.load_conversation(&latest.id)?, true))
+        }
         Start::Resume(id) => {
             if !engine.sessions().iter().any(|s| s.id == *id) {
                 bail!("no session {id:?}; `k sessions` lists them");
             }
-            Ok((engine.load_conversation(id)?, true))
+            Ok(Picked::new(engine.load_conversation(id)?, true))
+        }
+        Start::Fork(id) => {
+            if !engine.sessions().iter().any(|s| s.id == *id) {
+                bail!("no session {id:?}; `k sessions` lists them");
+            }
+            let conv = engine.fork_conversation(id)?;
+            let mut p = Picked::new(conv, true);
+            p.notes
+                .push(format!("note: forked session {id} into {}", p.conv.id()));
+            Ok(p)
         }
     }
 }

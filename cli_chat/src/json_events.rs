@@ -92,6 +92,21 @@ pub enum Event {
         /// Who decided.
         by: DecidedBy,
     },
+    /// A call a crash interrupted: it may have partly run, and nothing
+    /// goes on until it is decided (`k --resume SESSION --rerun ID` or
+    /// `--abandon ID`).
+    Uncertain {
+        /// Session id.
+        session: String,
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Its full arguments, secrets masked.
+        arguments: String,
+        /// When it started (RFC 3339).
+        started_at: String,
+    },
     /// Token usage of one model round.
     Usage {
         /// Input tokens (cached included).
@@ -192,6 +207,8 @@ pub fn error_kind(e: &EngineError) -> &'static str {
         EngineError::Config(_) => "config",
         EngineError::Session(_) => "session",
         EngineError::Internal(_) => "internal",
+        EngineError::Locked { .. } => "locked",
+        EngineError::Uncertain { .. } => "uncertain",
     }
 }
 

@@ -38,6 +38,7 @@ pub mod sessions_cmd;
 pub mod setup;
 pub mod tty;
 pub mod turn;
+pub mod uncertain;
 
 use std::io::{IsTerminal, Write};
 

@@ -2,6 +2,7 @@
 
 use std::io::{self, IsTerminal, Read};
 
+use ai_chat_engine::Step;
 use ai_tools::terminal_text::escape_controls;
 use anyhow::{bail, Context, Result};
 
@@ -16,6 +17,7 @@ use crate::render::{JsonOutput, Output, Style, TextOutput};
 use crate::setup::{self, Front, Settings};
 use crate::tty;
 use crate::turn::{Driver, TurnOutcome};
+use crate::uncertain;
 
 /// Reads piped stdin unless it is a terminal or `--no-stdin` was given.
 pub fn read_piped_stdin(cli: &Cli) -> Result<Option<Piped>> {
@@ -29,20 +31,25 @@ pub fn read_piped_stdin(cli: &Cli) -> Result<Option<Piped>> {
     ))
 }
 
-/// Runs one turn for `question` and/or `piped`.
+/// Runs one turn for `question` and/or `piped`; with neither, continues
+/// what a crash left unfinished in the resumed conversation.
 pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<Exit> {
-    let Some(mut input) = piped::user_input(question, piped) else {
+    let mut input = piped::user_input(question, piped);
+    if input.is_none() && cli.resume.is_none() && cli.fork.is_none() {
         bail!("nothing to ask: give a question, or pipe some input (`k --help`)");
-    };
-    input.terminal_size = tty::size();
+    }
+    if let Some(i) = input.as_mut() {
+        i.terminal_size = tty::size();
+    }
     let settings = Settings::load(&cli.common)?;
     let resolved = settings.resolve();
     let can_ask = tty::has_tty();
     let mode = setup::effective_mode(cli.common.mode, can_ask, resolved.approval_mode);
     let (provider, model) = (resolved.provider.to_string(), resolved.model.clone());
     let engine = setup::build_engine(resolved, mode, Front::OneShot, settings.file.as_deref())?;
-    let start = Start::from_flags(cli.new, cli.resume.as_deref());
-    let (conv, resumed) = conversation::pick(&engine, &start)?;
+    let start = Start::from_flags(cli.new, cli.resume.as_deref(), cli.fork.as_deref());
+    let picked = conversation::pick(&engine, &start)?;
+    let (conv, resumed) = (picked.conv, picked.resumed);
 
     let stdout = io::stdout();
     let mut output: Box<dyn Output> = if cli.common.json {
@@ -51,11 +58,7 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
         let raw = !stdout.is_terminal();
         Box::new(TextOutput::new(stdout.lock(), io::stderr(), Style::for_stderr()).raw_answer(raw))
     };
-    let mut approver: Box<dyn Approver> = if can_ask {
-        Box::new(TtyApprover::open())
-    } else {
-        Box::new(NoTty)
-    };
+    let mut tty_approver = can_ask.then(TtyApprover::open);
     let session = Event::Session {
         id: conv.id(),
         resumed,
@@ -66,14 +69,62 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
     if output.event(&session).is_err() {
         return Ok(Exit::TurnFailed);
     }
-    if !cli.common.json && resumed {
-        for note in conversation::notes(&conv) {
+    if !cli.common.json {
+        let notes = picked.notes.into_iter().chain(if resumed {
+            conversation::notes(&conv)
+        } else {
+            Vec::new()
+        });
+        for note in notes {
             say!("{}", Style::for_stderr().dim(&escape_controls(&note)));
         }
     }
+    // Interrupted calls are decided before anything else happens: by
+    // flag, on the terminal (not for --json, whose reader is a program),
+    // or not at all, and then `k` stops.
+    let flags = uncertain::Flags {
+        rerun: cli.rerun.clone(),
+        abandon: cli.abandon.clone(),
+    };
+    let ask = if cli.common.json {
+        None
+    } else {
+        tty_approver.as_mut()
+    };
+    let undecided = uncertain::resolve(&engine, &conv, &flags, ask)?;
+    if !undecided.is_empty() {
+        let how = uncertain::how_to_decide(&conv.id(), &undecided);
+        if cli.common.json {
+            for ev in uncertain::events(&engine, &conv.id(), &undecided) {
+                let _ = output.event(&ev);
+            }
+            let _ = output.event(&Event::Error {
+                kind: "uncertain".into(),
+                message: how,
+            });
+        } else {
+            for u in &undecided {
+                say_raw!("{}", uncertain::describe(&engine, u, Style::for_stderr()));
+            }
+            say!("k: {how}");
+        }
+        return Ok(Exit::TurnFailed);
+    }
+    if input.is_none() && conv.next_step() == Step::Idle {
+        // A decision alone (or a fork) with nothing to continue.
+        let _ = output.event(&Event::Done);
+        return Ok(Exit::Done);
+    }
+    let mut approver: Box<dyn Approver> = match tty_approver {
+        Some(t) => Box::new(t),
+        None => Box::new(NoTty),
+    };
     // From here on Ctrl+C cancels the turn instead of killing `k`.
     let interrupts = Interrupts::install().context("cannot install the Ctrl+C handler")?;
-    let (rx, cancel) = engine.submit(&conv, input);
+    let (rx, cancel) = match input {
+        Some(input) => engine.submit(&conv, input),
+        None => engine.resume(&conv),
+    };
     let result = Driver {
         output: output.as_mut(),
         approver: approver.as_mut(),

@@ -154,7 +154,10 @@ impl<O: Write, E: Write> TextOutput<O, E> {
 impl<O: Write, E: Write> Output for TextOutput<O, E> {
     fn event(&mut self, ev: &Event) -> io::Result<()> {
         match ev {
-            Event::Session { .. } | Event::Usage { .. } | Event::ApprovalAsked { .. } => Ok(()),
+            Event::Session { .. }
+            | Event::Usage { .. }
+            | Event::ApprovalAsked { .. }
+            | Event::Uncertain { .. } => Ok(()),
             Event::AssistantStart => {
                 if self.wrote_answer {
                     self.end_answer_line()?;

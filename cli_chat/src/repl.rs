@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use ai_chat_engine::{Conversation, Engine, Message, SlashCommand, UserInput};
+use ai_chat_engine::{Conversation, Engine, Message, SlashCommand, Step, UserInput};
 use ai_tools::terminal_text::escape_controls;
 use ai_tools::Mode;
 use anyhow::{Context, Result};
@@ -21,6 +21,7 @@ use crate::render::{Style, TextOutput};
 use crate::sessions_cmd;
 use crate::setup::{self, Front, Settings};
 use crate::turn::{Driver, Tokens, TurnOutcome};
+use crate::uncertain;
 
 /// Lines of input history kept on disk.
 const HISTORY_LINES: usize = 1000;
@@ -34,6 +35,7 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /new             start a fresh conversation
   /clear           clear the screen and start a fresh conversation
   /resume [ID]     continue a saved conversation (without ID: list them)
+  /fork [ID]       continue a copy of a conversation (default: this one)
   /sessions        list saved conversations
   /model [NAME]    show or switch the model
   /mode [MODE]     show or switch the approval mode
@@ -55,8 +57,9 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     let resolved = settings.resolve();
     let mode = setup::effective_mode(cli.common.mode, true, resolved.approval_mode);
     let engine = setup::build_engine(resolved, mode, Front::Repl, settings.file.as_deref())?;
-    let start = Start::from_flags(cli.new, cli.resume.as_deref());
-    let (conv, resumed) = conversation::pick(&engine, &start)?;
+    let start = Start::from_flags(cli.new, cli.resume.as_deref(), cli.fork.as_deref());
+    let picked = conversation::pick(&engine, &start)?;
+    let (conv, resumed) = (picked.conv, picked.resumed);
     let config = Config::builder()
         .max_history_size(HISTORY_LINES)?
         .auto_add_history(false)
@@ -77,7 +80,15 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
+    for note in &picked.notes {
+        say!("{}", repl.style.dim(note));
+    }
     repl.banner(resumed);
+    let flags = uncertain::Flags {
+        rerun: cli.rerun.clone(),
+        abandon: cli.abandon.clone(),
+    };
+    repl.continue_interrupted(&flags)?;
     let mut armed = false;
     loop {
         repl.interrupts.clear();
@@ -154,11 +165,38 @@ impl Repl {
         }
     }
 
+    /// Decides interrupted calls with the user, then continues what the
+    /// interruption left unfinished (the planner's next step).
+    fn continue_interrupted(&mut self, flags: &uncertain::Flags) -> Result<()> {
+        let left = uncertain::resolve(&self.engine, &self.conv, flags, Some(&mut self.approver))?;
+        if !left.is_empty() {
+            say!(
+                "{}",
+                self.style
+                    .yellow(&uncertain::how_to_decide(&self.conv.id(), &left))
+            );
+            return Ok(());
+        }
+        if self.conv.next_step() != Step::Idle {
+            say!("{}", self.style.dim("continuing the interrupted turn"));
+            self.drive(None);
+        }
+        Ok(())
+    }
+
     fn ask(&mut self, text: &str) {
         let mut input = UserInput::text(text);
         input.terminal_size = crate::tty::size();
+        self.drive(Some(input));
+    }
+
+    /// Runs a turn (`None`: the continuation of an interrupted one).
+    fn drive(&mut self, input: Option<UserInput>) {
         self.interrupts.clear();
-        let (rx, cancel) = self.engine.submit(&self.conv, input);
+        let (rx, cancel) = match input {
+            Some(input) => self.engine.submit(&self.conv, input),
+            None => self.engine.resume(&self.conv),
+        };
         let mut output = TextOutput::new(io::stdout(), io::stderr(), self.style);
         let result = Driver {
             output: &mut output,
@@ -190,15 +228,10 @@ impl Repl {
                 self.list_sessions();
                 say!("continue one with /resume ID");
             }
-            SlashCommand::Resume(Some(id)) => {
-                match conversation::pick(&self.engine, &Start::Resume(id)) {
-                    Ok((conv, _)) => {
-                        self.conv = conv;
-                        self.tokens = Tokens::default();
-                        self.banner(true);
-                    }
-                    Err(e) => say!("k: {e:#}"),
-                }
+            SlashCommand::Resume(Some(id)) => self.switch(&Start::Resume(id)),
+            SlashCommand::Fork(id) => {
+                let id = id.unwrap_or_else(|| self.conv.id());
+                self.switch(&Start::Fork(id));
             }
             SlashCommand::Sessions => self.list_sessions(),
             SlashCommand::Model(None) => say!("model: {}", self.engine.model()),
@@ -217,6 +250,29 @@ impl Repl {
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false
+    }
+
+    /// Continues another conversation (its interrupted calls decided
+    /// first).
+    fn switch(&mut self, start: &Start) {
+        // This chat's own hold on it must not count as someone else's.
+        if matches!(start, Start::Resume(id) if *id == self.conv.id()) {
+            self.conv = self.engine.new_conversation();
+        }
+        match conversation::pick(&self.engine, start) {
+            Ok(picked) => {
+                self.conv = picked.conv;
+                self.tokens = Tokens::default();
+                for note in &picked.notes {
+                    say!("{}", self.style.dim(note));
+                }
+                self.banner(true);
+                if let Err(e) = self.continue_interrupted(&uncertain::Flags::default()) {
+                    say!("k: {e:#}");
+                }
+            }
+            Err(e) => say!("k: {e:#}"),
+        }
     }
 
     fn list_sessions(&self) {

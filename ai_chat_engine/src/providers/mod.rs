@@ -285,6 +285,17 @@ impl CallAssembler {
 /// The arguments to send back in history: the model's own text when it is a
 /// JSON object, else `{}` (providers reject non-object arguments, and the
 /// tool result already tells the model what was wrong).
+pub(crate) fn history_calls(calls: &[ToolCall]) -> Vec<ToolCall> {
+    calls
+        .iter()
+        .map(|c| ToolCall {
+            arguments: history_arguments(&c.arguments),
+            ..c.clone()
+        })
+        .collect()
+}
+
+/// One call's arguments as sent back in history (see [`history_calls`]).
 pub(crate) fn history_arguments(raw: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(raw) {
         Ok(v) if v.is_object() => raw.to_string(),

@@ -11,6 +11,7 @@ mod common;
 mod dialects;
 mod failures;
 mod panics;
+mod recovery;
 mod robustness;
 mod sessions;
 mod turns;

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use ai_chat_engine::session_log::{read_log, Entry, UNCERTAIN_RESULT};
+use ai_chat_engine::session_log::{read_log, Entry};
 use ai_chat_engine::{AttachmentKind, Message, ProviderKind, StreamMsg, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
@@ -41,6 +41,8 @@ fn load_continue_and_ignore_a_torn_tail() {
             Entry::ToolResult { .. } => "tool_result",
             Entry::Usage { .. } => "usage",
             Entry::TurnEnd { .. } => "turn_end",
+            Entry::Context(_) => "context",
+            Entry::Draft { .. } => "draft",
             _ => "other",
         })
         .collect();
@@ -48,11 +50,14 @@ fn load_continue_and_ignore_a_torn_tail() {
         kinds,
         [
             "meta",
+            "context",
             "env",
             "user",
+            "draft",
             "assistant",
             "tool_start",
             "tool_result",
+            "draft",
             "assistant",
             "turn_end"
         ]
@@ -76,13 +81,27 @@ fn load_continue_and_ignore_a_torn_tail() {
     assert_eq!(sessions.len(), 1);
     assert_eq!(sessions[0].id, conv.id());
     assert_eq!(sessions[0].user_messages, 1);
-    let latest = h.engine.latest_conversation().expect("latest for this cwd");
-    assert_eq!(latest.id(), conv.id());
-    assert_eq!(
-        latest.messages(),
-        conv.messages(),
-        "replay equals the live history"
-    );
+    // One writer: while `conv` is open, loading it again (even in this
+    // process) is refused and names the holder.
+    match h.engine.latest_conversation() {
+        Err(ai_chat_engine::EngineError::Locked { session, holder }) => {
+            assert_eq!(session, conv.id());
+            assert!(
+                holder.contains(&format!("pid {}", std::process::id())),
+                "{holder}"
+            );
+        }
+        other => panic!("expected Locked, got {other:?}"),
+    }
+    let (id, live) = (conv.id(), conv.messages());
+    drop(conv);
+    let latest = h
+        .engine
+        .latest_conversation()
+        .unwrap()
+        .expect("latest for this cwd");
+    assert_eq!(latest.id(), id);
+    assert_eq!(latest.messages(), live, "replay equals the live history");
 
     // Continuing after a reload keeps the cache prefix.
     assert!(is_done(&run(&h.engine, &latest, "and again?")));
@@ -119,14 +138,15 @@ fn a_started_call_without_result_is_uncertain_after_a_crash() {
         .unwrap();
     let uncertain = conv.uncertain_calls();
     assert_eq!(uncertain.len(), 1);
-    assert_eq!(uncertain[0].id, "k1");
-    let m = conv.messages();
-    assert!(
-        matches!(&m[3], Message::ToolResult { call_id, content, .. } if call_id == "k1" && content == UNCERTAIN_RESULT)
-    );
-    assert!(
-        matches!(&m[4], Message::ToolResult { call_id, content, .. } if call_id == "k2" && content.starts_with("not run"))
-    );
+    assert_eq!(uncertain[0].call.id, "k1");
+    assert_eq!(uncertain[0].started_at, "2026-01-01T00:00:04.000Z");
+    // The open round has no results yet: what becomes of it is the
+    // planner's call, and the uncertain one blocks everything.
+    assert_eq!(conv.messages().len(), 3);
+    assert!(matches!(
+        conv.next_step(),
+        ai_chat_engine::Step::ResolveUncertain(ref calls) if calls.len() == 1
+    ));
     // Continuing it says so; elsewhere, it also says where it began.
     let notes = conv.resume_notes(h.engine.workspace());
     assert_eq!(notes.len(), 1, "{notes:?}");
@@ -141,8 +161,32 @@ fn a_started_call_without_result_is_uncertain_after_a_crash() {
     assert!(
         matches!(&transcript[0], ai_chat_engine::TranscriptItem::Asked { text, .. } if text == "delete the cache")
     );
-    // The conversation can continue; both calls have results in the request.
+    // Nothing runs and the model is not called until the user decides.
+    let refused = run(&h.engine, &conv, "what happened?");
+    assert!(
+        matches!(
+            refused.last(),
+            Some(StreamMsg::Err(ai_chat_engine::EngineError::Uncertain {
+                calls: 1
+            }))
+        ),
+        "{refused:?}"
+    );
+    assert!(server.requests().is_empty());
+    conv.decide_uncertain("k1", ai_chat_engine::UncertainDecision::Abandon)
+        .unwrap();
+    let m = conv.messages();
+    assert!(
+        matches!(&m[3], Message::ToolResult { call_id, content, .. } if call_id == "k1" && content == ai_chat_engine::ABANDONED_RESULT)
+    );
+    // Now the committed call that never started runs, then the question.
     assert!(is_done(&run(&h.engine, &conv, "what happened?")));
+    let m = conv.messages();
+    assert!(
+        matches!(&m[4], Message::ToolResult { call_id, is_error: false, .. } if call_id == "k2"),
+        "{:?}",
+        m[4]
+    );
     let body = server.requests()[0].json();
     let msgs = body["messages"].as_array().unwrap();
     assert_eq!(msgs.iter().filter(|m| m["role"] == "tool").count(), 2);
@@ -239,8 +283,10 @@ fn compaction_summarises_in_band_and_is_recorded() {
         .records
         .iter()
         .any(|r| matches!(&r.entry, Entry::Summary { method, .. } if method == "summary")));
-    let loaded = h.engine.load_conversation(&conv.id()).unwrap();
-    assert_eq!(loaded.messages(), conv.messages());
     assert!(matches!(conv.messages()[1], Message::Summary(_)));
+    let (id, live) = (conv.id(), conv.messages());
+    drop(conv);
+    let loaded = h.engine.load_conversation(&id).unwrap();
+    assert_eq!(loaded.messages(), live);
     let _ = StreamMsg::Done;
 }

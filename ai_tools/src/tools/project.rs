@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::ToolOutput;
-use crate::process::{run_foreground, Ended};
+use crate::process::{run_foreground, Ended, ShellJob};
 use crate::sandbox::Level;
 use crate::tool::{Effect, Tool, ToolContext};
 use crate::tools::bounded_file::read_regular;
@@ -179,16 +179,13 @@ impl Tool for ProjectSummary {
             }
         }
         if root.join(".git").exists() {
-            match run_foreground(
-                "git status --short --branch",
-                root,
-                root,
-                GIT_TIMEOUT,
-                &ctx.cancel,
-                &ctx.secret_env_vars,
-                // A fixed command this tool knows changes nothing.
-                &ctx.sandbox.at(Level::ReadOnly),
-            ) {
+            // A fixed command this tool knows changes nothing.
+            let read_only = ctx.sandbox.at(Level::ReadOnly);
+            let job = ShellJob {
+                sandbox: &read_only,
+                ..ctx.shell_job("git status --short --branch", root)
+            };
+            match run_foreground(&job, GIT_TIMEOUT, &ctx.cancel) {
                 Ok(r) if r.ended == Ended::Exited(0) => {
                     let status: String = r.stdout.chars().take(MAX_STATUS_CHARS).collect();
                     out.push_str(&format!("\ngit status:\n{status}"));

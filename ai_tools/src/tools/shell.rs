@@ -176,15 +176,7 @@ impl Tool for ShellExec {
             .map_or(DEFAULT_TIMEOUT, |t| {
                 Duration::from_secs_f64(t.min(MAX_TIMEOUT.as_secs_f64()))
             });
-        let r = run_foreground(
-            &a.command,
-            &cwd,
-            ctx.workspace.root(),
-            timeout,
-            &ctx.cancel,
-            &ctx.secret_env_vars,
-            &ctx.sandbox,
-        )?;
+        let r = run_foreground(&ctx.shell_job(&a.command, &cwd), timeout, &ctx.cancel)?;
         let status = describe_end(r.ended, timeout);
         let (out, err) = budget_streams(&r.stdout, &r.stderr, MAX_SHELL_CHARS);
         let mut for_model = format!("{status} ({:.1} s)\n", r.elapsed.as_secs_f64());
@@ -255,13 +247,7 @@ impl Tool for ShellBg {
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: BgArgs = parse_args(self.name(), args)?;
         let cwd = run_dir(&ctx.workspace, &a.cwd)?;
-        let id = ctx.background.start(
-            &a.command,
-            &cwd,
-            ctx.workspace.root(),
-            &ctx.secret_env_vars,
-            &ctx.sandbox,
-        )?;
+        let id = ctx.background.start(&ctx.shell_job(&a.command, &cwd))?;
         Ok(ToolOutput::same(
             format!("started background process {id}: {}\nUse shell_poll with id {id} to read its output.", a.command),
             format!("bg {id}: {}", first_line(&a.command)),

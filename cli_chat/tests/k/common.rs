@@ -116,10 +116,14 @@ impl Home {
         }
     }
 
-    /// Session log files, newest last by name.
+    /// Session log files (not their `.lock` sidecars), newest last by name.
     pub fn session_files(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())
-            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .map(|d| {
+                d.map(|e| e.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort();
         v

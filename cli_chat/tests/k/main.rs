@@ -6,8 +6,10 @@
 mod approval;
 mod bench;
 mod common;
+mod crash;
 mod escapes;
 mod oneshot;
 mod policy;
 mod repl;
 mod sessions;
+mod writers;

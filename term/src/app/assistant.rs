@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
-    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineOptions,
-    StreamMsg, TranscriptItem, UserInput,
+    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineError,
+    EngineOptions, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision, UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::{Receiver, Sender};
@@ -27,8 +27,29 @@ pub struct Assistant {
     conversation: Option<Conversation>,
     turn: Option<Turn>,
     approval: Option<Sender<ApprovalReply>>,
+    /// An interrupted call shown in the approval row, waiting for the
+    /// user to choose rerun (allow) or abandon (deny).
+    uncertain: Option<UncertainCall>,
     waker: Arc<dyn Fn() + Send + Sync>,
     config_path: Option<PathBuf>,
+    /// Where sessions live (`None`: the platform data dir).
+    data_dir: Option<PathBuf>,
+}
+
+/// The approval row for an interrupted call: tool, full arguments (secrets
+/// masked) and when it started.
+fn uncertain_row(engine: &Engine, u: &UncertainCall) -> (String, String) {
+    let summary = format!(
+        "{} was interrupted and may have partly run · Enter: run it again · Esc: abandon it",
+        u.call.name
+    );
+    let detail = format!(
+        "call {} started {}; nothing runs again until you choose.\n{}",
+        u.call.id,
+        u.started_at,
+        engine.masked_arguments(&u.call.arguments)
+    );
+    (summary, detail)
 }
 
 impl Assistant {
@@ -38,9 +59,18 @@ impl Assistant {
             conversation: None,
             turn: None,
             approval: None,
+            uncertain: None,
             waker,
             config_path,
+            data_dir: None,
         }
+    }
+
+    /// Keeps sessions under `data_dir` instead of the platform data dir.
+    #[cfg(test)]
+    fn with_data_dir(mut self, data_dir: &Path) -> Self {
+        self.data_dir = Some(data_dir.to_path_buf());
+        self
     }
 
     pub fn is_busy(&self) -> bool {
@@ -78,6 +108,7 @@ impl Assistant {
             tools.sandbox = resolved.sandbox.clone();
             let options = EngineOptions {
                 waker: Some(self.waker.clone()),
+                data_dir: self.data_dir.clone(),
                 ..EngineOptions::default()
             };
             let engine =
@@ -160,6 +191,19 @@ impl Assistant {
     /// unasked for the rest of the conversation (accept-edits), where the
     /// current mode is the stricter default.
     pub fn decide(&mut self, approve: bool, for_conversation: bool) {
+        if let Some(u) = self.uncertain.take() {
+            let decision = if approve {
+                UncertainDecision::Rerun
+            } else {
+                UncertainDecision::Abandon
+            };
+            if let Some(c) = &self.conversation {
+                // The call was listed as undecided a moment ago; a failure
+                // here leaves it undecided, and the next row asks again.
+                let _ = c.decide_uncertain(&u.call.id, decision);
+            }
+            return;
+        }
         if let Some(reply) = self.approval.take() {
             let _ = reply.send(if approve {
                 ApprovalReply::Approve
@@ -180,6 +224,66 @@ impl Assistant {
     pub fn new_conversation(&mut self) {
         self.interrupt();
         self.conversation = None;
+        self.uncertain = None;
+    }
+
+    /// The next interrupted call to decide, as an approval row; `None`
+    /// when every one is decided.
+    pub fn next_uncertain(&mut self) -> Option<(String, String)> {
+        if self.turn.is_some() || self.is_read_only() {
+            return None;
+        }
+        let engine = self.engine.as_ref()?;
+        let next = self
+            .conversation
+            .as_ref()?
+            .uncertain_calls()
+            .into_iter()
+            .next()?;
+        let row = uncertain_row(engine, &next);
+        self.uncertain = Some(next);
+        Some(row)
+    }
+
+    /// Continues what an interruption left unfinished (once every
+    /// interrupted call is decided). True when a turn started.
+    pub fn continue_interrupted(&mut self) -> bool {
+        if self.turn.is_some() || self.uncertain.is_some() || self.is_read_only() {
+            return false;
+        }
+        let (Some(engine), Some(conv)) = (&self.engine, &self.conversation) else {
+            return false;
+        };
+        if !conv.uncertain_calls().is_empty() || conv.next_step() == Step::Idle {
+            return false;
+        }
+        let (rx, cancel) = engine.resume(conv);
+        self.turn = Some(Turn { rx, cancel });
+        true
+    }
+
+    /// Continues a copy of saved conversation `id` (the current one when
+    /// `None`) under a new id; returns its transcript and notes.
+    pub fn fork(
+        &mut self,
+        id: Option<&str>,
+        workspace: &Path,
+    ) -> Result<(String, Vec<TranscriptItem>, Vec<String>), String> {
+        let current = self.conversation.as_ref().map(Conversation::id);
+        let Some(id) = id.map(str::to_owned).or(current) else {
+            return Err("nothing to fork yet: /fork ID names a saved conversation".into());
+        };
+        self.interrupt();
+        let engine = self.engine(workspace)?;
+        let conversation = engine
+            .fork_conversation(&id)
+            .map_err(|e| format!("cannot fork {id}: {e}"))?;
+        let transcript = conversation.transcript();
+        let notes = conversation.resume_notes(engine.workspace());
+        let new_id = conversation.id();
+        self.conversation = Some(conversation);
+        self.uncertain = None;
+        Ok((new_id, transcript, notes))
     }
 
     pub fn set_mode(&mut self, mode: Mode, workspace: &Path) -> Result<(), String> {
@@ -214,14 +318,35 @@ impl Assistant {
         workspace: &Path,
     ) -> Result<(Vec<TranscriptItem>, Vec<String>), String> {
         self.interrupt();
+        // This panel's own hold on it must not count as someone else's.
+        if self.conversation.as_ref().is_some_and(|c| c.id() == id) {
+            self.conversation = None;
+        }
         let engine = self.engine(workspace)?;
-        let conversation = engine
-            .load_conversation(id)
-            .map_err(|e| format!("cannot resume {id}: {e}"))?;
+        let (conversation, mut notes) = match engine.load_conversation(id) {
+            Ok(c) => (c, Vec::new()),
+            // Someone else writes it: show it, read-only, and say who.
+            Err(locked @ EngineError::Locked { .. }) => {
+                let c = engine
+                    .open_read_only(id)
+                    .map_err(|e| format!("cannot resume {id}: {e}"))?;
+                (c, vec![format!("read-only here: {locked}")])
+            }
+            Err(e) => return Err(format!("cannot resume {id}: {e}")),
+        };
         let transcript = conversation.transcript();
-        let notes = conversation.resume_notes(engine.workspace());
+        notes.extend(conversation.resume_notes(engine.workspace()));
         self.conversation = Some(conversation);
+        self.uncertain = None;
         Ok((transcript, notes))
+    }
+
+    /// True when the current conversation is open read-only (someone
+    /// else writes it).
+    pub fn is_read_only(&self) -> bool {
+        self.conversation
+            .as_ref()
+            .is_some_and(Conversation::is_read_only)
     }
 }
 
@@ -230,3 +355,7 @@ impl Drop for Assistant {
         self.cancel();
     }
 }
+
+#[cfg(test)]
+#[path = "assistant_tests.rs"]
+mod tests;

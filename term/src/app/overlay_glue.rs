@@ -112,9 +112,9 @@ impl Ctx<'_> {
                 self.refresh_status();
             }
             OverlayAction::Cancel => self.assistant.cancel(),
-            OverlayAction::Approve => self.assistant.decide(true, false),
-            OverlayAction::ApproveForConversation => self.assistant.decide(true, true),
-            OverlayAction::Deny => self.assistant.decide(false, false),
+            OverlayAction::Approve => self.decide(true, false),
+            OverlayAction::ApproveForConversation => self.decide(true, true),
+            OverlayAction::Deny => self.decide(false, false),
             OverlayAction::InsertIntoTerminal(command) => {
                 let bracketed = self
                     .session
@@ -183,11 +183,27 @@ impl Ctx<'_> {
                 Ok((transcript, notes)) => {
                     self.overlay.set_busy(false);
                     self.overlay.conversation_mut().load(transcript);
-                    self.overlay
-                        .notice(format!("continuing session {id} · /new starts fresh"));
+                    if !self.assistant.is_read_only() {
+                        self.overlay
+                            .notice(format!("continuing session {id} · /new starts fresh"));
+                    }
                     for note in notes {
                         self.overlay.notice(note);
                     }
+                    self.after_decision();
+                }
+                Err(e) => self.overlay.error(e),
+            },
+            SlashCommand::Fork(id) => match self.assistant.fork(id.as_deref(), &self.workspace) {
+                Ok((new_id, transcript, notes)) => {
+                    self.overlay.set_busy(false);
+                    self.overlay.conversation_mut().load(transcript);
+                    self.overlay
+                        .notice(format!("continuing a copy as session {new_id}"));
+                    for note in notes {
+                        self.overlay.notice(note);
+                    }
+                    self.after_decision();
                 }
                 Err(e) => self.overlay.error(e),
             },
@@ -195,6 +211,23 @@ impl Ctx<'_> {
             SlashCommand::Help | SlashCommand::Unknown(_) => {}
         }
         self.refresh_status();
+    }
+
+    /// Answers the approval row: an engine approval, or the rerun/abandon
+    /// choice for an interrupted call.
+    fn decide(&mut self, approve: bool, for_conversation: bool) {
+        self.assistant.decide(approve, for_conversation);
+        self.after_decision();
+    }
+
+    /// Shows the next interrupted call to decide, or, once all are
+    /// decided, continues the interrupted turn.
+    fn after_decision(&mut self) {
+        if let Some(row) = self.assistant.next_uncertain() {
+            self.overlay.set_approval(Some(row));
+        } else if self.assistant.continue_interrupted() {
+            self.overlay.set_busy(true);
+        }
     }
 
     /// Feed what the engine sent since the last wake-up.

@@ -1,0 +1,245 @@
+//! What one line of a session log records.
+//!
+//! Format history: 1 had no approvals, drafts, decisions or proofs; 2 adds
+//! them and the per-conversation context. Every field added in 2 has a
+//! default, so a format-1 log still reads (its calls count as unproven).
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Attachment, ToolCall};
+
+/// Version of the entry format, written in [`Entry::Meta`].
+pub const LOG_FORMAT: u32 = 2;
+
+/// One line: an id, a timestamp and the entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Unique within the file (`e1`, `e2`, …).
+    pub id: String,
+    /// RFC 3339 UTC.
+    pub ts: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub entry: Entry,
+}
+
+/// Where a forked conversation came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkOrigin {
+    /// The source session id.
+    pub session: String,
+    /// How many of its records were copied.
+    pub records: usize,
+}
+
+/// The per-conversation context: what the conversation runs against,
+/// beside its history. Other parts of koi extend it; every field must
+/// have a default so older logs keep loading.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConversationContext {
+    /// The directory tools work in.
+    #[serde(default)]
+    pub workspace: String,
+    /// Names of the tools offered to the model.
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Opaque provider state that must travel with the conversation
+    /// (thinking signatures and the like), by provider name.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub provider_blocks: serde_json::Map<String, serde_json::Value>,
+}
+
+/// What the policy proved about a call when it started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StartProof {
+    /// Proven to change nothing: safe to run again after a crash.
+    ReadOnly,
+    /// Anything else (and every format-1 start).
+    #[default]
+    Unproven,
+}
+
+/// Who or what settled an approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decider {
+    /// The user answered.
+    User,
+    /// Nobody answered in time.
+    Timeout,
+    /// The request was dismissed without an answer.
+    Dismissed,
+}
+
+/// The user's choice for a call whose effect is uncertain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UncertainDecision {
+    /// Run it again (once).
+    Rerun,
+    /// Do not run it; the model is told its effect is unknown.
+    Abandon,
+}
+
+/// What a line records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Entry {
+    /// First line: which session, where, with what.
+    Meta {
+        /// Session id (also the file stem).
+        session: String,
+        /// Working directory the conversation belongs to.
+        cwd: String,
+        /// Provider name.
+        provider: String,
+        /// Model name.
+        model: String,
+        /// [`LOG_FORMAT`].
+        format: u32,
+        /// Set when this conversation is a copy of another.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<ForkOrigin>,
+    },
+    /// The conversation's context (the latest one holds).
+    Context(ConversationContext),
+    /// The environment message.
+    Environment {
+        /// Its text.
+        text: String,
+    },
+    /// A user message.
+    User {
+        /// What they typed.
+        text: String,
+        /// Attached context.
+        #[serde(default)]
+        attachments: Vec<Attachment>,
+    },
+    /// A model round began streaming; until its [`Entry::Assistant`],
+    /// whatever it streams is a draft with no right to act.
+    Draft {
+        /// The round within its turn (1-based).
+        round: usize,
+    },
+    /// A draft left by a crash was thrown away.
+    DraftDiscarded,
+    /// A model round's committed answer.
+    Assistant {
+        /// Text.
+        text: String,
+        /// Reasoning shown to the user (never sent back).
+        #[serde(default)]
+        reasoning: String,
+        /// Tool calls (arguments as sent back to the provider).
+        #[serde(default)]
+        tool_calls: Vec<ToolCall>,
+        /// The provider's raw stop reason.
+        #[serde(default)]
+        finish: String,
+    },
+    /// A committed call needs the user's consent.
+    ApprovalAsked {
+        /// Call id.
+        call_id: String,
+        /// What would run or change.
+        summary: String,
+    },
+    /// How an approval request was settled.
+    ApprovalDecided {
+        /// Call id.
+        call_id: String,
+        /// Whether the call may run.
+        approved: bool,
+        /// Who settled it.
+        by: Decider,
+    },
+    /// A tool call is about to run (synced to disk before it does).
+    ToolStart {
+        /// Call id.
+        call_id: String,
+        /// Tool.
+        name: String,
+        /// The model's raw arguments.
+        arguments: String,
+        /// What the policy proved about it.
+        #[serde(default)]
+        proof: StartProof,
+        /// The tag its processes carry (to find strays after a crash).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run_tag: Option<String>,
+    },
+    /// A tool call's result.
+    ToolResult {
+        /// Call id.
+        call_id: String,
+        /// Tool.
+        name: String,
+        /// Error, refusal or not run.
+        is_error: bool,
+        /// What the model was shown.
+        for_model: String,
+        /// The whole result.
+        full: String,
+    },
+    /// The user decided what becomes of a call whose effect is uncertain.
+    UncertainDecided {
+        /// Call id.
+        call_id: String,
+        /// Rerun or abandon.
+        decision: UncertainDecision,
+    },
+    /// An engine notice shown to the model.
+    Notice {
+        /// Its text.
+        text: String,
+    },
+    /// Token usage of one round.
+    Usage {
+        /// Model used.
+        model: String,
+        /// Input tokens (cached included).
+        input: u64,
+        /// Cached input tokens.
+        cached_input: u64,
+        /// Output tokens.
+        output: u64,
+    },
+    /// Older history replaced by a summary: the model now sees the
+    /// environment, this text, then messages from `keep_from` on.
+    Summary {
+        /// The summary (or placeholder when summarising failed).
+        text: String,
+        /// Index of the first message kept verbatim.
+        keep_from: usize,
+        /// `summary` or `dropped`.
+        method: String,
+    },
+    /// The conversation's title.
+    Title {
+        /// The title.
+        text: String,
+    },
+    /// A turn ended.
+    TurnEnd {
+        /// `done` or the error.
+        outcome: String,
+    },
+}
+
+impl Entry {
+    /// Entries that must be on disk before koi acts on them: the start
+    /// of a call that may have an effect (before the effect), and the
+    /// user's choice about an uncertain call. A proven read-only start
+    /// is only written: lost in a crash, it leaves a committed call that
+    /// never started, which runs again just as a started read-only call
+    /// would, so syncing it would buy nothing.
+    pub fn needs_sync(&self) -> bool {
+        match self {
+            Entry::ToolStart { proof, .. } => *proof != StartProof::ReadOnly,
+            Entry::UncertainDecided { .. } => true,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The panel's side of crash recovery, against the loopback provider: an
+//! interrupted call is decided in the approval row, a conversation open
+//! elsewhere is refused by name, and /fork continues a copy.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ai_chat_engine::session_log::{read_log, Entry, Record, StartProof, LOG_FORMAT};
+use ai_chat_engine::{StreamMsg, ToolCall};
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::FakeProvider;
+
+use super::Assistant;
+
+const ID: &str = "20260101-000000-0ver1a";
+
+struct Fixture {
+    _server: FakeProvider,
+    root: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let server =
+            FakeProvider::start_with(|_, _| ChatStream::new().text("Noted.").stop().reply());
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("ws")).unwrap();
+        std::fs::write(
+            root.path().join("koi.toml"),
+            format!(
+                "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\napproval_mode = \"bypass\"\n",
+                server.base_url()
+            ),
+        )
+        .unwrap();
+        Fixture {
+            _server: server,
+            root,
+        }
+    }
+
+    fn ws(&self) -> std::path::PathBuf {
+        self.root.path().join("ws").canonicalize().unwrap()
+    }
+
+    fn sessions(&self) -> std::path::PathBuf {
+        self.root.path().join("data/sessions")
+    }
+
+    fn assistant(&self) -> Assistant {
+        Assistant::new(Some(self.root.path().join("koi.toml")), Arc::new(|| {}))
+            .with_data_dir(&self.root.path().join("data"))
+    }
+
+    /// A log a crash left: a shell call started, no result.
+    fn crashed_log(&self, command: &str) {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "shell_exec".into(),
+            arguments: serde_json::json!({ "command": command }).to_string(),
+        };
+        let entries = vec![
+            Entry::Meta {
+                session: ID.into(),
+                cwd: self.ws().to_string_lossy().into_owned(),
+                provider: "openai".into(),
+                model: "m".into(),
+                format: LOG_FORMAT,
+                forked_from: None,
+            },
+            Entry::User {
+                text: "count".into(),
+                attachments: vec![],
+            },
+            Entry::Assistant {
+                text: String::new(),
+                reasoning: String::new(),
+                tool_calls: vec![call.clone()],
+                finish: "tool_calls".into(),
+            },
+            Entry::ToolStart {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                proof: StartProof::Unproven,
+                run_tag: None,
+            },
+        ];
+        std::fs::create_dir_all(self.sessions()).unwrap();
+        let text: String = entries
+            .into_iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                let r = Record {
+                    id: format!("e{}", i + 1),
+                    ts: "2026-01-01T00:00:00.000Z".into(),
+                    entry,
+                };
+                serde_json::to_string(&r).unwrap() + "\n"
+            })
+            .collect();
+        std::fs::write(self.sessions().join(format!("{ID}.jsonl")), text).unwrap();
+    }
+}
+
+/// Drains the running turn until it ends.
+fn finish(a: &mut Assistant) -> Vec<StreamMsg> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut out = Vec::new();
+    while a.is_busy() {
+        assert!(Instant::now() < deadline, "the turn did not end: {out:?}");
+        out.extend(a.drain());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    out
+}
+
+/// This test binary's name, as a lock file records its holder.
+fn program() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap()
+}
+
+fn count(ws: &Path) -> usize {
+    std::fs::read_to_string(ws.join("count.txt"))
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_approval_row_decides_an_interrupted_call_then_the_turn_goes_on() {
+    let f = Fixture::new();
+    f.crashed_log("echo x >> count.txt");
+    let mut a = f.assistant();
+    let (_, notes) = a.resume(ID, &f.ws()).unwrap();
+    assert!(notes.iter().any(|n| n.contains("interrupted")), "{notes:?}");
+    // Nothing goes on while the row waits.
+    assert!(!a.continue_interrupted());
+    let (summary, detail) = a.next_uncertain().unwrap();
+    assert!(summary.contains("shell_exec") && summary.contains("run it again"));
+    assert!(
+        detail.contains("echo x >> count.txt"),
+        "full arguments: {detail}"
+    );
+    a.decide(true, false);
+    assert!(a.next_uncertain().is_none());
+    assert!(a.continue_interrupted());
+    let msgs = finish(&mut a);
+    assert!(matches!(msgs.last(), Some(StreamMsg::Done)), "{msgs:?}");
+    assert_eq!(count(&f.ws()), 1, "rerun runs it exactly once");
+}
+
+#[test]
+fn abandon_in_the_row_runs_nothing_and_the_log_says_so() {
+    let f = Fixture::new();
+    f.crashed_log("echo x >> count.txt");
+    let mut a = f.assistant();
+    a.resume(ID, &f.ws()).unwrap();
+    a.next_uncertain().unwrap();
+    a.decide(false, false);
+    assert!(a.continue_interrupted());
+    finish(&mut a);
+    assert_eq!(count(&f.ws()), 0);
+    let log = read_log(&f.sessions().join(format!("{ID}.jsonl"))).unwrap();
+    assert!(log.records.iter().any(|r| matches!(
+        &r.entry,
+        Entry::ToolResult { for_model, .. } if for_model.contains("abandoned by the user")
+    )));
+}
+
+#[test]
+fn a_second_panel_is_refused_by_name_and_fork_continues_a_copy() {
+    let f = Fixture::new();
+    f.crashed_log("echo x >> count.txt");
+    let mut first = f.assistant();
+    first.resume(ID, &f.ws()).unwrap();
+    // Resuming it again in the same panel is no conflict.
+    first.resume(ID, &f.ws()).unwrap();
+    let mut second = f.assistant();
+    let (transcript, notes) = second.resume(ID, &f.ws()).unwrap();
+    assert!(!transcript.is_empty());
+    let holder = format!("open in {}, pid {}", program(), std::process::id());
+    assert!(
+        notes[0].starts_with("read-only here")
+            && notes[0].contains(&holder)
+            && notes[0].contains("/fork"),
+        "{notes:?}"
+    );
+    // Read-only: no row, no continuation, and a question is refused.
+    assert!(second.is_read_only());
+    assert!(second.next_uncertain().is_none());
+    assert!(!second.continue_interrupted());
+    second
+        .submit("may I?".into(), vec![], (80, 24), &f.ws())
+        .unwrap();
+    let msgs = finish(&mut second);
+    assert!(
+        matches!(msgs.last(), Some(StreamMsg::Err(ai_chat_engine::EngineError::Session(why))) if why.contains("read-only")),
+        "{msgs:?}"
+    );
+    let (new_id, _, notes) = second.fork(Some(ID), &f.ws()).unwrap();
+    assert_ne!(new_id, ID);
+    assert!(notes.iter().any(|n| n.contains(ID)), "{notes:?}");
+    // The copy never runs the original's interrupted call.
+    assert!(second.next_uncertain().is_none());
+    assert!(second.continue_interrupted());
+    finish(&mut second);
+    assert_eq!(count(&f.ws()), 0);
+}
