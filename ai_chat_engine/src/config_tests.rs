@@ -1,0 +1,110 @@
+//! Tests of the `[ai]` config: parsing, validation, key lookup, resolution.
+
+use super::*;
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+#[test]
+fn reads_only_the_ai_table() {
+    let text = r#"
+        [font]
+        size = 13
+        [ai]
+        provider = "openai"
+        base_url = "http://127.0.0.1:11434/v1/"
+        model = "qwen2.5-coder"
+        api_key = "sk-secret"
+        [colors.primary]
+        background = "x"
+    "#;
+    let cfg = AiConfig::from_toml_str(text, Path::new("koi.toml")).unwrap();
+    assert_eq!(cfg.model.as_deref(), Some("qwen2.5-coder"));
+    assert!(!format!("{cfg:?}").contains("sk-secret"));
+    let r = cfg.resolve_with(&no_env, false);
+    assert_eq!(r.provider, ProviderKind::OpenAi);
+    assert_eq!(r.base_url, "http://127.0.0.1:11434/v1");
+    assert_eq!(r.fast_model, "qwen2.5-coder");
+    assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("sk-secret"));
+    assert!(!format!("{r:?}").contains("sk-secret"));
+    let key = r.sources.iter().find(|p| p.key == "api_key").unwrap();
+    assert_eq!((key.value.as_str(), &key.source), ("***", &Source::Config));
+}
+
+#[test]
+fn bad_values_are_clear_errors() {
+    let e =
+        AiConfig::from_toml_str("[ai]\napproval_mode = \"yolo\"", Path::new("k.toml")).unwrap_err();
+    assert!(e.to_string().contains("approval_mode"), "{e}");
+    let e = AiConfig::from_toml_str("[ai]\nprovider = \"gpt\"", Path::new("k.toml")).unwrap_err();
+    assert!(e.to_string().contains("k.toml"), "{e}");
+    assert!(AiConfig::from_toml_str("[ai\n", Path::new("k.toml")).is_err());
+}
+
+#[test]
+fn sandbox_settings_are_validated_and_expanded() {
+    let path = Path::new("k.toml");
+    let e = AiConfig::from_toml_str("[ai]\nsandbox = \"strict\"", path).unwrap_err();
+    assert!(
+        e.to_string().contains("sandbox") && e.to_string().contains("strict"),
+        "{e}"
+    );
+    let e = AiConfig::from_toml_str("[ai]\nsandbox_writable = [\"rel/dir\"]", path).unwrap_err();
+    assert!(e.to_string().contains("sandbox_writable"), "{e}");
+    let cfg = AiConfig::from_toml_str(
+        "[ai]\nsandbox = \"require\"\nsandbox_writable = [\"~/.m2\", \"/opt/cache\"]",
+        path,
+    )
+    .unwrap();
+    let r = cfg.resolve_with(&no_env, false);
+    assert_eq!(r.sandbox.mode, SandboxMode::Require);
+    let home = dirs::home_dir().unwrap_or_default();
+    assert_eq!(
+        r.sandbox.writable,
+        vec![home.join(".m2"), PathBuf::from("/opt/cache")]
+    );
+    let shown = r.sources.iter().find(|p| p.key == "sandbox").unwrap();
+    assert_eq!(
+        (shown.value.as_str(), &shown.source),
+        ("require", &Source::Config)
+    );
+    // Unset: auto, with the build caches.
+    let r = AiConfig::default().resolve_with(&no_env, false);
+    assert_eq!(r.sandbox, SandboxConfig::default());
+}
+
+#[test]
+fn key_lookup_order_and_sources() {
+    let cfg = AiConfig {
+        provider: Some(ProviderKind::Anthropic),
+        ..AiConfig::default()
+    };
+    let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "a-key".to_string());
+    let r = cfg.resolve_with(&env, false);
+    assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("a-key"));
+    assert_eq!(r.key_env_vars, vec!["KOI_API_KEY", "ANTHROPIC_API_KEY"]);
+    let env2 = |k: &str| (k == "KOI_API_KEY" || k == "ANTHROPIC_API_KEY").then(|| k.to_string());
+    let r = cfg.resolve_with(&env2, false);
+    assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("KOI_API_KEY"));
+    assert_eq!(r.fast_model, "claude-haiku-4-5");
+}
+
+#[test]
+fn a_missing_file_is_the_empty_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = AiConfig::load_from(&dir.path().join("koi.toml")).unwrap();
+    assert_eq!(cfg, AiConfig::default());
+    std::fs::write(dir.path().join("koi.toml"), "[font]\nsize = 12\n").unwrap();
+    assert_eq!(
+        AiConfig::load_from(&dir.path().join("koi.toml")).unwrap(),
+        AiConfig::default()
+    );
+}
+
+#[test]
+fn nothing_configured_without_servers_is_demo() {
+    let r = AiConfig::default().resolve_with(&no_env, false);
+    assert_eq!(r.provider, ProviderKind::Demo);
+    assert!(r.api_key.is_none());
+}
