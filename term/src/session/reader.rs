@@ -12,7 +12,9 @@ use crossbeam_channel::{Receiver, Sender};
 use parking_lot::RwLock;
 
 use super::events::EventProxy;
-use super::osc_scan::{Marker, OscScanner};
+use super::osc_scan::Marker;
+use super::requests::{self, Action, Tracked};
+use super::seq_scan::SeqScanner;
 use super::shell_state::ShellState;
 use super::wake::WakeReason;
 use super::writer::WriterMsg;
@@ -51,8 +53,9 @@ impl Reader {
     pub(crate) fn run(mut self) -> Option<ExitStatus> {
         let mut parser: Processor<StdSyncHandler> = Processor::new();
         let mut buf = vec![0u8; MAX_LOCKED_SLICE];
-        let mut scanner = OscScanner::default();
-        let mut markers = Vec::new();
+        let mut scanner = SeqScanner::default();
+        let mut actions: Vec<(usize, Action)> = Vec::new();
+        let mut tracked = Tracked::default();
         let mut exited: Option<(ExitStatus, Instant)> = None;
 
         loop {
@@ -102,15 +105,25 @@ impl Reader {
                 None => break,
             };
             self.bytes_read.fetch_add(filled as u64, Ordering::Relaxed);
-            markers.clear();
-            scanner.scan(&buf[..filled], &mut markers);
+            actions.clear();
+            scanner.scan(&buf[..filled], |end, seq| {
+                if let Some(action) = requests::classify(seq) {
+                    actions.push((end, action));
+                }
+            });
             let mut term = self.terminal.lock();
-            // Parse up to each marker, so it sees the screen as it was there.
+            // Parse up to each action, so it sees the screen as it was there
+            // and its reply queues behind the parser's earlier ones.
             let mut done = 0;
-            for (end, marker) in markers.drain(..) {
+            for (end, action) in actions.drain(..) {
                 parser.advance(&mut *term, &buf[done..end]);
                 done = end;
-                self.on_marker(&term, marker);
+                if action.needs_current_state() && parser.sync_bytes_count() > 0 {
+                    // A query inside a synchronized update: the update ends
+                    // here, or the answer would describe an older screen.
+                    parser.stop_sync(&mut *term);
+                }
+                self.on_action(&mut term, &mut tracked, action);
             }
             parser.advance(&mut *term, &buf[done..filled]);
             self.flush_replies(&term);
@@ -150,6 +163,36 @@ impl Reader {
                 return Some(filled);
             }
         }
+    }
+
+    fn on_action(&self, term: &mut Term<EventProxy>, tracked: &mut Tracked, action: Action) {
+        use super::answers;
+        let reply = match action {
+            Action::Marker(marker) => return self.on_marker(term, marker),
+            Action::Checksum { id, rect } => answers::checksum(term, id, rect, tracked),
+            Action::StatusString(setting) => answers::status_string(term, setting, tracked),
+            Action::PrivateMode(mode) => {
+                self.proxy
+                    .withdraw_reply(&answers::core_unknown_mode_reply(mode));
+                answers::private_mode(term, mode)
+            }
+            Action::Window(report) => answers::window(report, *self.size.read()),
+            Action::Version => answers::version(),
+            Action::SoftReset => return answers::soft_reset(term, tracked),
+            Action::SetMargins { top, bottom } => {
+                use alacritty_terminal::grid::Dimensions;
+                return tracked.set_margins(top, bottom, term.screen_lines());
+            }
+            Action::SetLevel(level) => {
+                tracked.level = level;
+                return;
+            }
+            Action::FullReset => {
+                *tracked = Tracked::default();
+                return;
+            }
+        };
+        self.proxy.queue_reply(reply);
     }
 
     fn on_marker(&self, term: &Term<EventProxy>, marker: Marker) {

@@ -1,0 +1,283 @@
+//! The bytes koi sends back for the requests in [`super::requests`], in
+//! xterm's formats (ctlseqs), read from the core's state at the request.
+
+use std::fmt::Write as _;
+
+use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::index::{Column, Line, Point};
+use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::term::{Term, TermMode};
+use alacritty_terminal::vte::ansi::{
+    Attr, CharsetIndex, Color, CursorShape, Handler, NamedColor, NamedPrivateMode, PrivateMode,
+    StandardCharset,
+};
+
+use super::requests::{RawRect, Setting, Tracked, WindowReport};
+use super::GridSize;
+
+const ST: &str = "\x1b\\";
+
+/// DECRQM's answer for a mode: 1 set, 2 reset (ctlseqs).
+fn mode_state(set: bool) -> u8 {
+    if set {
+        1
+    } else {
+        2
+    }
+}
+
+/// DECRQM for a private mode the core tracks but does not report.
+pub(crate) fn private_mode<T>(term: &Term<T>, mode: u16) -> String {
+    let set = match mode {
+        66 => term.mode().contains(TermMode::APP_KEYPAD),
+        _ => false,
+    };
+    format!("\x1b[?{mode};{}$y", mode_state(set))
+}
+
+/// What the core itself answers for `mode`, so that reply can be dropped.
+pub(crate) fn core_unknown_mode_reply(mode: u16) -> String {
+    format!("\x1b[?{mode};0$y")
+}
+
+pub(crate) fn version() -> String {
+    format!("\x1bP>|koi({}){ST}", env!("CARGO_PKG_VERSION"))
+}
+
+pub(crate) fn window(report: WindowReport, size: GridSize) -> String {
+    let rows = u32::from(size.rows);
+    let cols = u32::from(size.cols);
+    let (cw, ch) = (u32::from(size.cell_width), u32::from(size.cell_height));
+    match report {
+        // A terminal that is drawing is not iconified.
+        WindowReport::State => "\x1b[1t".into(),
+        // koi does not know where the compositor put it; xterm reports its
+        // origin, and 0;0 is the honest "unknown" of a headless screen.
+        WindowReport::Position => "\x1b[3;0;0t".into(),
+        // koi knows no screen beyond its own window, so the screen reports
+        // are the text area: the most an application can use.
+        WindowReport::ScreenPixels => format!("\x1b[5;{};{}t", rows * ch, cols * cw),
+        WindowReport::CellPixels => format!("\x1b[6;{ch};{cw}t"),
+        WindowReport::ScreenChars => format!("\x1b[9;{rows};{cols}t"),
+    }
+}
+
+/// DECRQSS: `DCS 1 $ r value ST`, or `DCS 0 $ r ST` for a setting koi
+/// cannot report (xterm's convention, which inverts the VT420 manual's).
+pub(crate) fn status_string<T>(term: &Term<T>, setting: Setting, tracked: &Tracked) -> String {
+    let rows = term.screen_lines();
+    let value = match setting {
+        Setting::Sgr => format!("{}m", sgr(&term.grid().cursor.template)),
+        Setting::TopBottomMargins => {
+            let (top, bottom) = tracked.margins(rows);
+            format!("{top};{bottom}r")
+        }
+        // The core has no left/right margins: they are the whole width.
+        Setting::LeftRightMargins => format!("1;{}s", term.columns()),
+        Setting::CursorStyle => {
+            let style = term.cursor_style();
+            let steady = u8::from(!style.blinking);
+            let code = match style.shape {
+                CursorShape::Underline => 3 + steady,
+                CursorShape::Beam => 5 + steady,
+                _ => 1 + steady,
+            };
+            format!("{code} q")
+        }
+        // Replies always use 7-bit controls: vte parses no 8-bit ones.
+        Setting::ConformanceLevel => format!("{};1\"p", tracked.level),
+        Setting::Unknown => return format!("\x1bP0$r{ST}"),
+    };
+    format!("\x1bP1$r{value}{ST}")
+}
+
+/// The SGR parameters that recreate `template`, in xterm's order.
+fn sgr(template: &Cell) -> String {
+    let flags = template.flags;
+    let mut out = String::from("0");
+    let mut push = |s: &str| {
+        out.push(';');
+        out.push_str(s);
+    };
+    if flags.contains(Flags::BOLD) {
+        push("1");
+    }
+    if flags.contains(Flags::UNDERLINE) {
+        push("4");
+    }
+    // Styled underlines (kitty's 4:3…) have no xterm form; report how they
+    // are set, so an application reading them back can restore them.
+    for (flag, code) in [
+        (Flags::UNDERCURL, "4:3"),
+        (Flags::DOTTED_UNDERLINE, "4:4"),
+        (Flags::DASHED_UNDERLINE, "4:5"),
+    ] {
+        if flags.contains(flag) {
+            push(code);
+        }
+    }
+    for (flag, code) in [
+        (Flags::INVERSE, "7"),
+        (Flags::HIDDEN, "8"),
+        (Flags::DIM, "2"),
+        (Flags::ITALIC, "3"),
+        (Flags::STRIKEOUT, "9"),
+        (Flags::DOUBLE_UNDERLINE, "21"),
+    ] {
+        if flags.contains(flag) {
+            push(code);
+        }
+    }
+    if let Some(fg) = color_param(template.fg, 30, 90, 38) {
+        push(&fg);
+    }
+    if let Some(bg) = color_param(template.bg, 40, 100, 48) {
+        push(&bg);
+    }
+    if let Some(ul) = template
+        .underline_color()
+        .and_then(|c| color_param(c, 0, 0, 58))
+    {
+        push(&ul);
+    }
+    out
+}
+
+/// One colour as SGR: `base+n` for the 8 colours, `bright+n` for their
+/// bright forms, `extended:5:i` or `extended:2::r:g:b` otherwise (the
+/// colon forms xterm reports). `None` for the default colour.
+fn color_param(color: Color, base: u8, bright: u8, extended: u8) -> Option<String> {
+    match color {
+        Color::Named(name) => {
+            let index = name as usize;
+            match index {
+                0..=7 if base != 0 => Some(format!("{}", usize::from(base) + index)),
+                8..=15 if bright != 0 => Some(format!("{}", usize::from(bright) + index - 8)),
+                0..=15 => Some(format!("{extended}:5:{index}")),
+                // Foreground, Background and the other named slots are the
+                // defaults SGR 39/49/59 select.
+                _ => None,
+            }
+        }
+        Color::Indexed(i) => Some(format!("{extended}:5:{i}")),
+        Color::Spec(rgb) => Some(format!("{extended}:2::{}:{}:{}", rgb.r, rgb.g, rgb.b)),
+    }
+}
+
+/// The value DECRQCRA adds for a cell, as a DEC terminal (and xterm by
+/// default) computes it: the character's low 8 bits, plus 0x80 for bold,
+/// 0x40 blink, 0x20 inverse and 0x10 underline. Colours, italic and the
+/// other attributes do not count; the core has no blink. The second half
+/// of a wide character counts as 0xFF, as in xterm.
+fn cell_value(cell: &Cell) -> u32 {
+    let mut value = if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+        0xff
+    } else {
+        u32::from(cell.c) & 0xff
+    };
+    if cell.flags.intersects(Flags::ALL_UNDERLINES) {
+        value += 0x10;
+    }
+    if cell.flags.contains(Flags::INVERSE) {
+        value += 0x20;
+    }
+    if cell.flags.contains(Flags::BOLD) {
+        value += 0x80;
+    }
+    value
+}
+
+/// A cell that was never written: DEC terminals leave those out of the sum.
+/// The core cannot tell an erased cell from a written space, so a space
+/// with default colours and no attributes counts as never written.
+fn is_blank(cell: &Cell) -> bool {
+    cell.c == ' '
+        && (cell.flags - Flags::WRAPLINE).is_empty()
+        && cell.fg == Color::Named(NamedColor::Foreground)
+        && cell.bg == Color::Named(NamedColor::Background)
+        && cell.zerowidth().is_none()
+}
+
+/// DECRQCRA: `DCS id ! ~ xxxx ST`, the 16-bit two's complement of the sum
+/// over the rectangle (page 1 only: the core has one page). The rectangle
+/// is relative to the scrolling region in origin mode and clamped to it;
+/// an empty rectangle sums to 0. Like a VT520 and xterm, a blank cell
+/// counts only when it is the rectangle's first.
+pub(crate) fn checksum<T>(term: &Term<T>, id: u16, rect: RawRect, tracked: &Tracked) -> String {
+    let rows = term.screen_lines();
+    let cols = term.columns();
+    let (first_row, last_row) = if term.mode().contains(TermMode::ORIGIN) {
+        tracked.margins(rows)
+    } else {
+        (1, rows)
+    };
+    let offset = first_row - 1;
+    let edge = |value: u16, default: usize, limit: usize| match value {
+        0 => default,
+        v => usize::from(v).min(limit),
+    };
+    let top = edge(rect.top, 1, usize::MAX).saturating_add(offset);
+    let bottom = edge(rect.bottom, last_row - offset, usize::MAX).saturating_add(offset);
+    let bottom = bottom.min(last_row);
+    let left = edge(rect.left, 1, cols);
+    let right = edge(rect.right, cols, cols);
+
+    let mut sum: u32 = 0;
+    let mut first = true;
+    let grid = term.grid();
+    if top <= bottom && left <= right {
+        for row in top..=bottom {
+            let line = Line(row as i32 - 1);
+            for col in left..=right {
+                let cell = &grid[Point::new(line, Column(col - 1))];
+                if first || !is_blank(cell) {
+                    sum = sum.wrapping_add(cell_value(cell));
+                }
+                first = false;
+            }
+        }
+    }
+    let checksum = sum.wrapping_neg() & 0xffff;
+    let mut out = String::new();
+    let _ = write!(out, "\x1bP{id}!~{checksum:04X}{ST}");
+    out
+}
+
+/// DECSTR as far as the core's handler API reaches: modes (insert, origin,
+/// application cursor keys and keypad) reset, the cursor shown, autowrap
+/// on (xterm resets it to its resource default, on), the scrolling region
+/// the whole screen, SGR normal, every charset ASCII with G0 in use, and
+/// the saved cursor at home with normal attributes. The cursor stays where
+/// it is, as in xterm.
+pub(crate) fn soft_reset<T: alacritty_terminal::event::EventListener>(
+    term: &mut Term<T>,
+    tracked: &mut Tracked,
+) {
+    let point = term.grid().cursor.point;
+    term.unset_mode(alacritty_terminal::vte::ansi::Mode::Named(
+        alacritty_terminal::vte::ansi::NamedMode::Insert,
+    ));
+    for mode in [NamedPrivateMode::Origin, NamedPrivateMode::CursorKeys] {
+        term.unset_private_mode(PrivateMode::Named(mode));
+    }
+    for mode in [NamedPrivateMode::ShowCursor, NamedPrivateMode::LineWrap] {
+        term.set_private_mode(PrivateMode::Named(mode));
+    }
+    term.unset_keypad_application_mode();
+    term.set_scrolling_region(1, None);
+    tracked.reset_margins();
+    term.terminal_attribute(Attr::Reset);
+    for index in [
+        CharsetIndex::G0,
+        CharsetIndex::G1,
+        CharsetIndex::G2,
+        CharsetIndex::G3,
+    ] {
+        term.configure_charset(index, StandardCharset::Ascii);
+    }
+    term.set_active_charset(CharsetIndex::G0);
+    // Saving at home stores the reset attributes and charsets with it.
+    term.goto(0, 0);
+    term.save_cursor_position();
+    term.goto(point.line.0, point.column.0);
+}
