@@ -208,6 +208,48 @@ const SAME_AS_XTERM: &[(&str, &str, &str, &str)] = &[
     // DECRQM for DECNKM, which the core tracks but reports as unknown.
     ("DECNKM set", r"\033=", r"\033[?66$p", "\x1b[?66;1$y"),
     ("DECNKM reset", r"\033>", r"\033[?66$p", "\x1b[?66;2$y"),
+    (
+        "DECNKM set with DECSET",
+        r"\033[?66h",
+        r"\033[?66$p",
+        "\x1b[?66;1$y",
+    ),
+    (
+        "DECNKM reset with DECRESET",
+        r"\033[?66h\033[?66l",
+        r"\033[?66$p",
+        "\x1b[?66;2$y",
+    ),
+    // Device status reports.
+    ("DECXCPR", r"\033[5;6H", r"\033[?6n", "\x1b[?5;6;1R"),
+    (
+        "CPR and DECXCPR in origin mode are relative to the region",
+        r"\033[3;10r\033[?6h\033[2;2H",
+        r"\033[?6n\033[6n",
+        "\x1b[?2;2;1R\x1b[2;2R",
+    ),
+    ("no printer", "", r"\033[?15n", "\x1b[?13n"),
+    ("keyboard", "", r"\033[?26n", "\x1b[?27;1;0;0n"),
+    (
+        "no DEC locator",
+        "",
+        r"\033[?53n\033[?55n",
+        "\x1b[?53n\x1b[?53n",
+    ),
+    ("locator type", "", r"\033[?56n", "\x1b[?57;0n"),
+    ("no macro space", "", r"\033[?62n", "\x1b[0000*{"),
+    (
+        "macro memory checksum",
+        "",
+        r"\033[?63;123n",
+        "\x1bP123!~0000\x1b\\",
+    ),
+    ("data integrity", "", r"\033[?75n", "\x1b[?70n"),
+    ("no sessions", "", r"\033[?85n", "\x1b[?83n"),
+    // ANSI modes no terminal of this kind implements: permanently reset.
+    ("GATM", "", r"\033[1$p", "\x1b[1;4$y"),
+    ("FEAM", "", r"\033[13$p", "\x1b[13;4$y"),
+    ("EBM", "", r"\033[19$p", "\x1b[19;4$y"),
     // XTWINOPS reports that have one right answer.
     ("not iconified", "", r"\033[11t", "\x1b[1t"),
     ("text area in characters", "", r"\033[18t", "\x1b[8;24;80t"),
@@ -359,6 +401,14 @@ fn differences_from_xterm_are_the_documented_ones() {
         reply_text(r"\033[0;4:2m", r"\033P$qm\033\\"),
         "\x1bP1$r0;21m\x1b\\"
     );
+    // Modes xterm can set but koi never can are permanently reset (4);
+    // xterm, which could set them, says reset (2).
+    assert_eq!(
+        reply_text("", r"\033[?3$p\033[?5$p\033[?69$p"),
+        "\x1b[?3;4$y\x1b[?5;4$y\x1b[?69;4$y"
+    );
+    // koi has no user-defined keys, so they are locked (xterm: ?20n).
+    assert_eq!(reply_text("", r"\033[?25n"), "\x1b[?21n");
     // koi's default cursor is a steady block (xterm reports 1, blinking).
     assert_eq!(
         reply_text(r"\033[0 q", r"\033P$q q\033\\"),

@@ -12,7 +12,7 @@ use alacritty_terminal::vte::ansi::{
     StandardCharset,
 };
 
-use super::requests::{RawRect, Setting, Tracked, WindowReport};
+use super::requests::{DecStatus, RawRect, Setting, Tracked, WindowReport};
 use super::GridSize;
 
 const ST: &str = "\x1b\\";
@@ -26,18 +26,75 @@ fn mode_state(set: bool) -> u8 {
     }
 }
 
-/// DECRQM for a private mode the core tracks but does not report.
-pub(crate) fn private_mode<T>(term: &Term<T>, mode: u16) -> String {
-    let set = match mode {
-        66 => term.mode().contains(TermMode::APP_KEYPAD),
-        _ => false,
+/// DECRQM's answer for a mode koi can never set.
+const PERMANENTLY_RESET: u8 = 4;
+
+/// DECRQM for a mode koi answers instead of the core.
+pub(crate) fn mode<T>(term: &Term<T>, private: bool, mode: u16) -> String {
+    let state = match (private, mode) {
+        (true, 66) => mode_state(term.mode().contains(TermMode::APP_KEYPAD)),
+        _ => PERMANENTLY_RESET,
     };
-    format!("\x1b[?{mode};{}$y", mode_state(set))
+    let marker = if private { "?" } else { "" };
+    format!("\x1b[{marker}{mode};{state}$y")
 }
 
 /// What the core itself answers for `mode`, so that reply can be dropped.
-pub(crate) fn core_unknown_mode_reply(mode: u16) -> String {
-    format!("\x1b[?{mode};0$y")
+pub(crate) fn core_unknown_mode_reply(private: bool, mode: u16) -> String {
+    let marker = if private { "?" } else { "" };
+    format!("\x1b[{marker}{mode};0$y")
+}
+
+/// The cursor's row and column as CPR reports them: relative to the
+/// scrolling region's top in origin mode (DEC STD 070, xterm).
+fn cursor_report_position<T>(term: &Term<T>, tracked: &Tracked) -> (usize, usize) {
+    let point = term.grid().cursor.point;
+    let row = point.line.0.max(0) as usize + 1;
+    let row = if term.mode().contains(TermMode::ORIGIN) {
+        let (top, _) = tracked.margins(term.screen_lines());
+        row.saturating_sub(top - 1).max(1)
+    } else {
+        row
+    };
+    (row, point.column.0 + 1)
+}
+
+/// The CPR the core sends for the cursor (absolute, even in origin mode).
+pub(crate) fn core_cursor_report<T>(term: &Term<T>) -> String {
+    let point = term.grid().cursor.point;
+    format!("\x1b[{};{}R", point.line + 1, point.column + 1)
+}
+
+/// CPR as DEC terminals send it, or `None` where the core's is already right.
+pub(crate) fn cursor_report<T>(term: &Term<T>, tracked: &Tracked) -> Option<String> {
+    if !term.mode().contains(TermMode::ORIGIN) {
+        return None;
+    }
+    let (row, col) = cursor_report_position(term, tracked);
+    Some(format!("\x1b[{row};{col}R"))
+}
+
+/// The DEC status reports, with the answers of a terminal that has no
+/// printer, user-defined keys, locator, macros or sessions (ctlseqs).
+pub(crate) fn dec_status<T>(term: &Term<T>, status: DecStatus, tracked: &Tracked) -> String {
+    match status {
+        DecStatus::CursorPosition => {
+            let (row, col) = cursor_report_position(term, tracked);
+            format!("\x1b[?{row};{col};1R")
+        }
+        DecStatus::Printer => "\x1b[?13n".into(),
+        // koi has no DECUDK, so no key can be defined: locked. (xterm,
+        // which has them, says unlocked: ?20n.)
+        DecStatus::UserKeys => "\x1b[?21n".into(),
+        // North American, ready, LK201: what xterm reports.
+        DecStatus::Keyboard => "\x1b[?27;1;0;0n".into(),
+        DecStatus::Locator => "\x1b[?53n".into(),
+        DecStatus::LocatorType => "\x1b[?57;0n".into(),
+        DecStatus::MacroSpace => "\x1b[0000*{".into(),
+        DecStatus::MemoryChecksum(id) => format!("\x1bP{id}!~0000{ST}"),
+        DecStatus::DataIntegrity => "\x1b[?70n".into(),
+        DecStatus::Sessions => "\x1b[?83n".into(),
+    }
 }
 
 pub(crate) fn version() -> String {

@@ -171,13 +171,31 @@ impl Reader {
             Action::Marker(marker) => return self.on_marker(term, marker),
             Action::Checksum { id, rect } => answers::checksum(term, id, rect, tracked),
             Action::StatusString(setting) => answers::status_string(term, setting, tracked),
-            Action::PrivateMode(mode) => {
+            Action::Mode { private, mode } => {
                 self.proxy
-                    .withdraw_reply(&answers::core_unknown_mode_reply(mode));
-                answers::private_mode(term, mode)
+                    .withdraw_reply(&answers::core_unknown_mode_reply(private, mode));
+                answers::mode(term, private, mode)
             }
             Action::Window(report) => answers::window(report, *self.size.read()),
             Action::Version => answers::version(),
+            Action::DecStatus(status) => answers::dec_status(term, status, tracked),
+            Action::CursorPosition => match answers::cursor_report(term, tracked) {
+                Some(reply) => {
+                    self.proxy
+                        .withdraw_reply(&answers::core_cursor_report(term));
+                    reply
+                }
+                None => return,
+            },
+            Action::NumericKeypad(on) => {
+                use alacritty_terminal::vte::ansi::Handler;
+                if on {
+                    term.set_keypad_application_mode();
+                } else {
+                    term.unset_keypad_application_mode();
+                }
+                return;
+            }
             Action::SoftReset => return answers::soft_reset(term, tracked),
             Action::SetMargins { top, bottom } => {
                 use alacritty_terminal::grid::Dimensions;

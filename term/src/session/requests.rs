@@ -5,9 +5,19 @@
 use super::osc_scan::{self, Marker};
 use super::seq_scan::{DcsEnd, Header, Seq};
 
-/// The DEC private modes the core tracks but reports as unknown (`0`).
-/// ?66 is DECNKM, which the core keeps as its application keypad flag.
-pub(crate) const TRACKED_PRIVATE_MODES: &[u16] = &[66];
+/// DEC private modes koi answers instead of the core, which calls them
+/// unknown (`0`): ?66 DECNKM, which the core keeps as its application
+/// keypad flag, and modes koi can never set (132 columns, reverse video,
+/// left/right margins), which are permanently reset.
+pub(crate) const ANSWERED_PRIVATE_MODES: &[u16] = &[66, 3, 5, 69];
+
+/// DECNKM's mode number.
+const NUMERIC_KEYPAD_MODE: u16 = 66;
+
+/// ANSI modes koi answers: those ECMA-48 defines that no terminal of this
+/// kind implements (GATM, SRTM, VEM, HEM, PUM, FEAM, FETM, MATM, TTM, SATM,
+/// TSM, EBM). xterm reports each as permanently reset; so does koi.
+pub(crate) const ANSWERED_ANSI_MODES: &[u16] = &[1, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19];
 
 /// The conformance level reported before an application picks one with
 /// DECSCL: VT420, the level of the reports koi answers (DECRQCRA, DECRQSS).
@@ -48,6 +58,31 @@ pub(crate) struct RawRect {
     pub(crate) right: u16,
 }
 
+/// A DEC device status report (`CSI ? Ps n`) the core does not answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DecStatus {
+    /// ?6: DECXCPR, the cursor position with the page.
+    CursorPosition,
+    /// ?15: printer.
+    Printer,
+    /// ?25: user-defined keys.
+    UserKeys,
+    /// ?26: keyboard.
+    Keyboard,
+    /// ?53 and ?55: the DEC locator.
+    Locator,
+    /// ?56: the locator's type.
+    LocatorType,
+    /// ?62: DECMSR, macro space.
+    MacroSpace,
+    /// ?63: DECCKSR, the checksum of the macro memory, with its id.
+    MemoryChecksum(u16),
+    /// ?75: data integrity.
+    DataIntegrity,
+    /// ?85: multiple sessions.
+    Sessions,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Action {
     Marker(Marker),
@@ -58,11 +93,20 @@ pub(crate) enum Action {
     },
     /// DECRQSS.
     StatusString(Setting),
-    /// DECRQM for one of [`TRACKED_PRIVATE_MODES`].
-    PrivateMode(u16),
+    /// DECRQM for one of [`ANSWERED_PRIVATE_MODES`] or [`ANSWERED_ANSI_MODES`].
+    Mode {
+        private: bool,
+        mode: u16,
+    },
     Window(WindowReport),
     /// XTVERSION.
     Version,
+    /// `CSI ? Ps n`.
+    DecStatus(DecStatus),
+    /// CPR (`CSI 6 n`): the core ignores origin mode in its answer.
+    CursorPosition,
+    /// DECSET/DECRESET ?66 (DECNKM), which the core only knows as ESC =/>.
+    NumericKeypad(bool),
     /// DECSTR.
     SoftReset,
     /// DECSTBM as the application sent it (the core keeps its copy private).
@@ -122,6 +166,26 @@ fn csi(h: &Header) -> Option<Action> {
             },
         }),
         (b'p', b"!") => Some(Action::SoftReset),
+        (b'n', b"") if p.or(0, 0) == 6 => Some(Action::CursorPosition),
+        (b'n', b"?") => {
+            let status = match p.or(0, 0) {
+                6 => DecStatus::CursorPosition,
+                15 => DecStatus::Printer,
+                25 => DecStatus::UserKeys,
+                26 => DecStatus::Keyboard,
+                53 | 55 => DecStatus::Locator,
+                56 => DecStatus::LocatorType,
+                62 => DecStatus::MacroSpace,
+                63 => DecStatus::MemoryChecksum(p.get(1).unwrap_or(0)),
+                75 => DecStatus::DataIntegrity,
+                85 => DecStatus::Sessions,
+                _ => return None,
+            };
+            Some(Action::DecStatus(status))
+        }
+        (b'h' | b'l', b"?") if p.groups().any(|g| g[0] == NUMERIC_KEYPAD_MODE) => {
+            Some(Action::NumericKeypad(h.action == b'h'))
+        }
         (b'q', b">") if p.or(0, 0) == 0 => Some(Action::Version),
         (b't', b"") => {
             let report = match p.or(0, 0) {
@@ -136,9 +200,19 @@ fn csi(h: &Header) -> Option<Action> {
         }
         (b'p', b"?$") => {
             let mode = p.or(0, 0);
-            TRACKED_PRIVATE_MODES
+            ANSWERED_PRIVATE_MODES
                 .contains(&mode)
-                .then_some(Action::PrivateMode(mode))
+                .then_some(Action::Mode {
+                    private: true,
+                    mode,
+                })
+        }
+        (b'p', b"$") => {
+            let mode = p.or(0, 0);
+            ANSWERED_ANSI_MODES.contains(&mode).then_some(Action::Mode {
+                private: false,
+                mode,
+            })
         }
         (b'p', b"\"") => {
             let level = p.or(0, 0);
@@ -226,7 +300,9 @@ mod tests {
     #[test]
     fn recognises_each_request() {
         assert_eq!(
-            actions(b"\x1b[7;1;2;3;4;5*y\x1b[!p\x1b[>q\x1b[19t\x1b[?66$p\x1b[?1$p\x1b[64;1\"p"),
+            actions(
+                b"\x1b[7;1;2;3;4;5*y\x1b[!p\x1b[>q\x1b[19t\x1b[?66$p\x1b[?1$p\x1b[4$p\x1b[64;1\"p"
+            ),
             vec![
                 Action::Checksum {
                     id: 7,
@@ -240,7 +316,10 @@ mod tests {
                 Action::SoftReset,
                 Action::Version,
                 Action::Window(WindowReport::ScreenChars),
-                Action::PrivateMode(66),
+                Action::Mode {
+                    private: true,
+                    mode: 66
+                },
                 Action::SetLevel(64),
             ]
         );
