@@ -220,6 +220,12 @@ const SAME_AS_XTERM: &[(&str, &str, &str, &str)] = &[
         r"\033[?66$p",
         "\x1b[?66;2$y",
     ),
+    (
+        "mode 1048 saves and restores the cursor",
+        r"\033[3;4H\033[?1048h\033[9;9H\033[?1048l",
+        r"\033[6n",
+        "\x1b[3;4R",
+    ),
     // Device status reports.
     ("DECXCPR", r"\033[5;6H", r"\033[?6n", "\x1b[?5;6;1R"),
     (
@@ -407,6 +413,11 @@ fn differences_from_xterm_are_the_documented_ones() {
         reply_text("", r"\033[?3$p\033[?5$p\033[?69$p"),
         "\x1b[?3;4$y\x1b[?5;4$y\x1b[?69;4$y"
     );
+    // koi has no status line: the main display is active and the line's
+    // type is "none". xterm 379 refuses both (0$r); later xterms report
+    // these values.
+    assert_eq!(reply_text("", r"\033P$q$}\033\\"), "\x1bP1$r0$}\x1b\\");
+    assert_eq!(reply_text("", r"\033P$q$~\033\\"), "\x1bP1$r0$~\x1b\\");
     // koi has no user-defined keys, so they are locked (xterm: ?20n).
     assert_eq!(reply_text("", r"\033[?25n"), "\x1b[?21n");
     // koi's default cursor is a steady block (xterm reports 1, blinking).

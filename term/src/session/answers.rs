@@ -143,6 +143,13 @@ pub(crate) fn status_string<T>(term: &Term<T>, setting: Setting, tracked: &Track
         }
         // Replies always use 7-bit controls: vte parses no 8-bit ones.
         Setting::ConformanceLevel => format!("{};1\"p", tracked.level),
+        // koi's page is its screen.
+        Setting::LinesPerPage => format!("{rows}t"),
+        Setting::LinesPerScreen => format!("{rows}*|"),
+        Setting::ColumnsPerPage => format!("{}$|", term.columns()),
+        // No status line: the main display is always the active one.
+        Setting::ActiveStatusDisplay => "0$}".into(),
+        Setting::StatusLineType => "0$~".into(),
         Setting::Unknown => return format!("\x1bP0$r{ST}"),
     };
     format!("\x1bP1$r{value}{ST}")

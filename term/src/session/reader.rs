@@ -196,6 +196,15 @@ impl Reader {
                 }
                 return;
             }
+            Action::SaveCursor(save) => {
+                use alacritty_terminal::vte::ansi::Handler;
+                if save {
+                    term.save_cursor_position();
+                } else {
+                    term.restore_cursor_position();
+                }
+                return;
+            }
             Action::SoftReset => return answers::soft_reset(term, tracked),
             Action::SetMargins { top, bottom } => {
                 use alacritty_terminal::grid::Dimensions;

@@ -14,6 +14,9 @@ pub(crate) const ANSWERED_PRIVATE_MODES: &[u16] = &[66, 3, 5, 69];
 /// DECNKM's mode number.
 const NUMERIC_KEYPAD_MODE: u16 = 66;
 
+/// The xterm mode that saves and restores the cursor.
+const SAVE_CURSOR_MODE: u16 = 1048;
+
 /// ANSI modes koi answers: those ECMA-48 defines that no terminal of this
 /// kind implements (GATM, SRTM, VEM, HEM, PUM, FEAM, FETM, MATM, TTM, SATM,
 /// TSM, EBM). xterm reports each as permanently reset; so does koi.
@@ -31,6 +34,14 @@ pub(crate) enum Setting {
     LeftRightMargins,
     CursorStyle,
     ConformanceLevel,
+    /// DECSLPP, DECSNLS: lines per page and per screen.
+    LinesPerPage,
+    LinesPerScreen,
+    /// DECSCPP: columns per page.
+    ColumnsPerPage,
+    /// DECSASD, DECSSDT: koi has no status line.
+    ActiveStatusDisplay,
+    StatusLineType,
     Unknown,
 }
 
@@ -107,6 +118,9 @@ pub(crate) enum Action {
     CursorPosition,
     /// DECSET/DECRESET ?66 (DECNKM), which the core only knows as ESC =/>.
     NumericKeypad(bool),
+    /// DECSET ?1048 saves the cursor as DECSC does, DECRESET restores it;
+    /// the core does not know the mode.
+    SaveCursor(bool),
     /// DECSTR.
     SoftReset,
     /// DECSTBM as the application sent it (the core keeps its copy private).
@@ -186,6 +200,9 @@ fn csi(h: &Header) -> Option<Action> {
         (b'h' | b'l', b"?") if p.groups().any(|g| g[0] == NUMERIC_KEYPAD_MODE) => {
             Some(Action::NumericKeypad(h.action == b'h'))
         }
+        (b'h' | b'l', b"?") if p.groups().any(|g| g[0] == SAVE_CURSOR_MODE) => {
+            Some(Action::SaveCursor(h.action == b'h'))
+        }
         (b'q', b">") if p.or(0, 0) == 0 => Some(Action::Version),
         (b't', b"") => {
             let report = match p.or(0, 0) {
@@ -235,6 +252,11 @@ fn setting(payload: &[u8]) -> Setting {
         b"s" => Setting::LeftRightMargins,
         b" q" => Setting::CursorStyle,
         b"\"p" => Setting::ConformanceLevel,
+        b"t" => Setting::LinesPerPage,
+        b"*|" => Setting::LinesPerScreen,
+        b"$|" => Setting::ColumnsPerPage,
+        b"$}" => Setting::ActiveStatusDisplay,
+        b"$~" => Setting::StatusLineType,
         _ => Setting::Unknown,
     }
 }
