@@ -177,9 +177,38 @@ impl SeqScanner {
                     Some(at) => {
                         i += at + 1;
                         self.enter_escape();
+                        // ESC [ is by far the commonest: go straight to CSI.
+                        if bytes.get(i) == Some(&b'[') {
+                            i += 1;
+                            self.state = State::CsiEntry;
+                        }
                     }
                     None => return,
                 }
+                continue;
+            }
+            if matches!(self.state, State::CsiEntry | State::CsiParam) {
+                // Most CSIs are digits and `;` then a final byte: take those
+                // without the general state table.
+                let byte = bytes[i];
+                match byte {
+                    b'0'..=b'9' => self.param_digit(byte),
+                    b';' => self.param_end(false),
+                    0x40..=0x7e => {
+                        i += 1;
+                        self.finish_header(byte);
+                        self.state = State::Ground;
+                        found(i, Seq::Csi(&self.header));
+                        continue;
+                    }
+                    _ => {
+                        i += 1;
+                        self.step(byte, |seq| found(i, seq));
+                        continue;
+                    }
+                }
+                self.state = State::CsiParam;
+                i += 1;
                 continue;
             }
             let byte = bytes[i];
@@ -285,6 +314,7 @@ impl SeqScanner {
         true
     }
 
+    #[inline]
     fn step(&mut self, byte: u8, found: impl FnOnce(Seq<'_>)) {
         let c0 = matches!(byte, 0x00..=0x17 | 0x19 | 0x1c..=0x1f);
         match self.state {
