@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use alacritty_terminal::event::EventListener;
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line, Point};
 use alacritty_terminal::term::cell::{Cell, Flags};
@@ -12,10 +13,89 @@ use alacritty_terminal::vte::ansi::{
     StandardCharset,
 };
 
-use super::requests::{DecStatus, RawRect, Setting, Tracked, WindowReport};
+use super::requests::{Action, DecStatus, RawRect, Setting, Tracked, WindowReport};
 use super::GridSize;
 
 const ST: &str = "\x1b\\";
+
+/// What acting on a request produced.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Response {
+    /// koi's reply, queued behind the core's earlier ones.
+    pub(crate) reply: Option<String>,
+    /// The core's reply to the same request, to withdraw from the queue.
+    pub(crate) replaces: Option<String>,
+}
+
+impl Response {
+    fn reply(text: String) -> Self {
+        Self {
+            reply: Some(text),
+            replaces: None,
+        }
+    }
+}
+
+/// Act on `action` at its place in the stream: answer it, or change the
+/// state it changes. OSC marks are the reader's and produce nothing here.
+pub(crate) fn respond<T: EventListener>(
+    term: &mut Term<T>,
+    tracked: &mut Tracked,
+    size: GridSize,
+    action: Action,
+) -> Response {
+    match action {
+        Action::Marker(_) => Response::default(),
+        Action::Checksum { id, rect } => Response::reply(checksum(term, id, rect, tracked)),
+        Action::StatusString(setting) => Response::reply(status_string(term, setting, tracked)),
+        Action::Mode { private, mode: m } => Response {
+            reply: Some(mode(term, private, m)),
+            replaces: Some(core_unknown_mode_reply(private, m)),
+        },
+        Action::Window(report) => Response::reply(window(report, size)),
+        Action::Version => Response::reply(version()),
+        Action::DecStatus(status) => Response::reply(dec_status(term, status, tracked)),
+        Action::CursorPosition => match cursor_report(term, tracked) {
+            Some(reply) => Response {
+                reply: Some(reply),
+                replaces: Some(core_cursor_report(term)),
+            },
+            None => Response::default(),
+        },
+        Action::NumericKeypad(on) => {
+            if on {
+                term.set_keypad_application_mode();
+            } else {
+                term.unset_keypad_application_mode();
+            }
+            Response::default()
+        }
+        Action::SaveCursor(save) => {
+            if save {
+                term.save_cursor_position();
+            } else {
+                term.restore_cursor_position();
+            }
+            Response::default()
+        }
+        Action::SoftReset => {
+            soft_reset(term, tracked);
+            Response::default()
+        }
+        Action::SetMargins { top, bottom } => {
+            tracked.set_margins(top, bottom, term.screen_lines());
+            Response::default()
+        }
+        Action::SetLevel(level) => {
+            tracked.level = level;
+            Response::default()
+        }
+        Action::FullReset => {
+            *tracked = Tracked::default();
+            Response::default()
+        }
+    }
+}
 
 /// DECRQM's answer for a mode: 1 set, 2 reset (ctlseqs).
 fn mode_state(set: bool) -> u8 {
@@ -30,7 +110,7 @@ fn mode_state(set: bool) -> u8 {
 const PERMANENTLY_RESET: u8 = 4;
 
 /// DECRQM for a mode koi answers instead of the core.
-pub(crate) fn mode<T>(term: &Term<T>, private: bool, mode: u16) -> String {
+fn mode<T>(term: &Term<T>, private: bool, mode: u16) -> String {
     let state = match (private, mode) {
         (true, 66) => mode_state(term.mode().contains(TermMode::APP_KEYPAD)),
         _ => PERMANENTLY_RESET,
@@ -40,7 +120,7 @@ pub(crate) fn mode<T>(term: &Term<T>, private: bool, mode: u16) -> String {
 }
 
 /// What the core itself answers for `mode`, so that reply can be dropped.
-pub(crate) fn core_unknown_mode_reply(private: bool, mode: u16) -> String {
+fn core_unknown_mode_reply(private: bool, mode: u16) -> String {
     let marker = if private { "?" } else { "" };
     format!("\x1b[{marker}{mode};0$y")
 }
@@ -60,13 +140,13 @@ fn cursor_report_position<T>(term: &Term<T>, tracked: &Tracked) -> (usize, usize
 }
 
 /// The CPR the core sends for the cursor (absolute, even in origin mode).
-pub(crate) fn core_cursor_report<T>(term: &Term<T>) -> String {
+fn core_cursor_report<T>(term: &Term<T>) -> String {
     let point = term.grid().cursor.point;
     format!("\x1b[{};{}R", point.line + 1, point.column + 1)
 }
 
 /// CPR as DEC terminals send it, or `None` where the core's is already right.
-pub(crate) fn cursor_report<T>(term: &Term<T>, tracked: &Tracked) -> Option<String> {
+fn cursor_report<T>(term: &Term<T>, tracked: &Tracked) -> Option<String> {
     if !term.mode().contains(TermMode::ORIGIN) {
         return None;
     }
@@ -76,7 +156,7 @@ pub(crate) fn cursor_report<T>(term: &Term<T>, tracked: &Tracked) -> Option<Stri
 
 /// The DEC status reports, with the answers of a terminal that has no
 /// printer, user-defined keys, locator, macros or sessions (ctlseqs).
-pub(crate) fn dec_status<T>(term: &Term<T>, status: DecStatus, tracked: &Tracked) -> String {
+fn dec_status<T>(term: &Term<T>, status: DecStatus, tracked: &Tracked) -> String {
     match status {
         DecStatus::CursorPosition => {
             let (row, col) = cursor_report_position(term, tracked);
@@ -97,11 +177,11 @@ pub(crate) fn dec_status<T>(term: &Term<T>, status: DecStatus, tracked: &Tracked
     }
 }
 
-pub(crate) fn version() -> String {
+fn version() -> String {
     format!("\x1bP>|koi({}){ST}", env!("CARGO_PKG_VERSION"))
 }
 
-pub(crate) fn window(report: WindowReport, size: GridSize) -> String {
+fn window(report: WindowReport, size: GridSize) -> String {
     let rows = u32::from(size.rows);
     let cols = u32::from(size.cols);
     let (cw, ch) = (u32::from(size.cell_width), u32::from(size.cell_height));
@@ -121,7 +201,7 @@ pub(crate) fn window(report: WindowReport, size: GridSize) -> String {
 
 /// DECRQSS: `DCS 1 $ r value ST`, or `DCS 0 $ r ST` for a setting koi
 /// cannot report (xterm's convention, which inverts the VT420 manual's).
-pub(crate) fn status_string<T>(term: &Term<T>, setting: Setting, tracked: &Tracked) -> String {
+fn status_string<T>(term: &Term<T>, setting: Setting, tracked: &Tracked) -> String {
     let rows = term.screen_lines();
     let value = match setting {
         Setting::Sgr => format!("{}m", sgr(&term.grid().cursor.template)),
@@ -267,7 +347,7 @@ fn is_blank(cell: &Cell) -> bool {
 /// is relative to the scrolling region in origin mode and clamped to it;
 /// an empty rectangle sums to 0. Like a VT520 and xterm, a blank cell
 /// counts only when it is the rectangle's first.
-pub(crate) fn checksum<T>(term: &Term<T>, id: u16, rect: RawRect, tracked: &Tracked) -> String {
+fn checksum<T>(term: &Term<T>, id: u16, rect: RawRect, tracked: &Tracked) -> String {
     let rows = term.screen_lines();
     let cols = term.columns();
     let (first_row, last_row) = if term.mode().contains(TermMode::ORIGIN) {
@@ -313,10 +393,7 @@ pub(crate) fn checksum<T>(term: &Term<T>, id: u16, rect: RawRect, tracked: &Trac
 /// the whole screen, SGR normal, every charset ASCII with G0 in use, and
 /// the saved cursor at home with normal attributes. The cursor stays where
 /// it is, as in xterm.
-pub(crate) fn soft_reset<T: alacritty_terminal::event::EventListener>(
-    term: &mut Term<T>,
-    tracked: &mut Tracked,
-) {
+fn soft_reset<T: EventListener>(term: &mut Term<T>, tracked: &mut Tracked) {
     let point = term.grid().cursor.point;
     term.unset_mode(alacritty_terminal::vte::ansi::Mode::Named(
         alacritty_terminal::vte::ansi::NamedMode::Insert,
@@ -344,4 +421,99 @@ pub(crate) fn soft_reset<T: alacritty_terminal::event::EventListener>(
     term.goto(0, 0);
     term.save_cursor_position();
     term.goto(point.line.0, point.column.0);
+}
+
+#[cfg(test)]
+mod tests {
+    use alacritty_terminal::term::Config;
+    use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
+
+    use super::*;
+
+    struct NoEvents;
+    impl EventListener for NoEvents {}
+
+    fn term_after(bytes: &[u8]) -> Term<NoEvents> {
+        let mut term = Term::new(Config::default(), &GridSize::new(80, 24), NoEvents);
+        let mut parser: Processor<StdSyncHandler> = Processor::new();
+        parser.advance(&mut term, bytes);
+        term
+    }
+
+    fn rect(top: u16, left: u16, bottom: u16, right: u16) -> RawRect {
+        RawRect {
+            top,
+            left,
+            bottom,
+            right,
+        }
+    }
+
+    #[test]
+    fn checksum_sums_cells_and_skips_blanks_after_the_first() {
+        let t = Tracked::default();
+        let term = term_after(b"a\x1b[1;5Hb");
+        // 'a' + 'b' = 0xC3; the three blanks between add nothing.
+        assert_eq!(
+            checksum(&term, 1, rect(1, 1, 1, 5), &t),
+            "\x1bP1!~FF3D\x1b\\"
+        );
+        // A blank first cell counts as a space.
+        assert_eq!(
+            checksum(&term, 2, rect(1, 2, 1, 5), &t),
+            "\x1bP2!~FF7E\x1b\\"
+        );
+        // Reversed edges make an empty rectangle.
+        assert_eq!(
+            checksum(&term, 3, rect(2, 1, 1, 1), &t),
+            "\x1bP3!~0000\x1b\\"
+        );
+    }
+
+    #[test]
+    fn sgr_report_keeps_styled_underlines_and_their_colour() {
+        let term = term_after(b"\x1b[4:3;58:2::10:20:30;38:5:9m");
+        assert_eq!(
+            status_string(&term, Setting::Sgr, &Tracked::default()),
+            "\x1bP1$r0;4:3;38:5:9;58:2::10:20:30m\x1b\\"
+        );
+    }
+
+    #[test]
+    fn a_mode_reply_replaces_the_cores() {
+        let mut term = term_after(b"\x1b=");
+        let response = respond(
+            &mut term,
+            &mut Tracked::default(),
+            GridSize::default(),
+            Action::Mode {
+                private: true,
+                mode: 66,
+            },
+        );
+        assert_eq!(
+            response,
+            Response {
+                reply: Some("\x1b[?66;1$y".into()),
+                replaces: Some("\x1b[?66;0$y".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn soft_reset_keeps_the_cursor_and_homes_the_saved_one() {
+        let mut term = term_after(b"\x1b[?6h\x1b[5;10r\x1b[3;3H\x1b7\x1b[1m\x1b[?1h");
+        let mut tracked = Tracked::default();
+        tracked.set_margins(5, 10, 24);
+        let before = term.grid().cursor.point;
+        soft_reset(&mut term, &mut tracked);
+        assert_eq!(term.grid().cursor.point, before);
+        assert!(!term
+            .mode()
+            .intersects(TermMode::ORIGIN | TermMode::APP_CURSOR));
+        assert!(term.grid().cursor.template.flags.is_empty());
+        assert_eq!(tracked.margins(24), (1, 24));
+        term.restore_cursor_position();
+        assert_eq!(term.grid().cursor.point, Point::new(Line(0), Column(0)));
+    }
 }

@@ -166,60 +166,17 @@ impl Reader {
     }
 
     fn on_action(&self, term: &mut Term<EventProxy>, tracked: &mut Tracked, action: Action) {
-        use super::answers;
-        let reply = match action {
-            Action::Marker(marker) => return self.on_marker(term, marker),
-            Action::Checksum { id, rect } => answers::checksum(term, id, rect, tracked),
-            Action::StatusString(setting) => answers::status_string(term, setting, tracked),
-            Action::Mode { private, mode } => {
-                self.proxy
-                    .withdraw_reply(&answers::core_unknown_mode_reply(private, mode));
-                answers::mode(term, private, mode)
-            }
-            Action::Window(report) => answers::window(report, *self.size.read()),
-            Action::Version => answers::version(),
-            Action::DecStatus(status) => answers::dec_status(term, status, tracked),
-            Action::CursorPosition => match answers::cursor_report(term, tracked) {
-                Some(reply) => {
-                    self.proxy
-                        .withdraw_reply(&answers::core_cursor_report(term));
-                    reply
-                }
-                None => return,
-            },
-            Action::NumericKeypad(on) => {
-                use alacritty_terminal::vte::ansi::Handler;
-                if on {
-                    term.set_keypad_application_mode();
-                } else {
-                    term.unset_keypad_application_mode();
-                }
-                return;
-            }
-            Action::SaveCursor(save) => {
-                use alacritty_terminal::vte::ansi::Handler;
-                if save {
-                    term.save_cursor_position();
-                } else {
-                    term.restore_cursor_position();
-                }
-                return;
-            }
-            Action::SoftReset => return answers::soft_reset(term, tracked),
-            Action::SetMargins { top, bottom } => {
-                use alacritty_terminal::grid::Dimensions;
-                return tracked.set_margins(top, bottom, term.screen_lines());
-            }
-            Action::SetLevel(level) => {
-                tracked.level = level;
-                return;
-            }
-            Action::FullReset => {
-                *tracked = Tracked::default();
-                return;
-            }
-        };
-        self.proxy.queue_reply(reply);
+        if let Action::Marker(marker) = action {
+            return self.on_marker(term, marker);
+        }
+        let size = *self.size.read();
+        let response = super::answers::respond(term, tracked, size, action);
+        if let Some(core_reply) = response.replaces {
+            self.proxy.withdraw_reply(&core_reply);
+        }
+        if let Some(reply) = response.reply {
+            self.proxy.queue_reply(reply);
+        }
     }
 
     fn on_marker(&self, term: &Term<EventProxy>, marker: Marker) {
