@@ -99,6 +99,20 @@ impl EventProxy {
         self.emit(SessionEvent::Exited(status));
     }
 
+    /// Queue koi's own reply behind those the parser queued so far.
+    pub(crate) fn queue_reply(&self, text: String) {
+        self.replies.lock().push(PendingReply::Text(text));
+    }
+
+    /// Drop the core's last queued reply if it is `text`: koi answers that
+    /// request itself, and an application must not get two answers.
+    pub(crate) fn withdraw_reply(&self, text: &str) {
+        let mut replies = self.replies.lock();
+        if matches!(replies.last(), Some(PendingReply::Text(t)) if t == text) {
+            replies.pop();
+        }
+    }
+
     /// Turn queued replies into bytes, in the order the application asked.
     /// Called with the terminal locked, so colour slots can be read.
     pub(crate) fn resolve_replies(

@@ -3,13 +3,16 @@
 //!
 //! ```text
 //! child ◄──PTY──► reader thread ──advance()──► Arc<FairMutex<Term>>
-//!                    │ replies (DA, DSR, OSC 10/11…)       ▲ snapshot
+//!                    │ replies (DA, DSR, OSC 10/11, DECRQCRA…) ▲ snapshot
 //!   input ──────────►└──► writer thread ──► PTY            │ owner (UI, headless)
 //! ```
 
+mod answers;
 mod events;
 mod osc_scan;
 mod reader;
+mod requests;
+mod seq_scan;
 mod shell_state;
 mod size;
 mod wake;

@@ -1,13 +1,7 @@
-//! Spots the OSC sequences koi acts on that alacritty_terminal does not:
-//! shell integration marks (OSC 133), the working directory (OSC 7) and the
-//! token-guarded request to open the assistant (OSC 7717). The scanner only
-//! looks at bytes after an ESC, so plain output costs one `memchr`-like scan.
-
-/// Longest OSC payload worth looking at; anything longer is not ours.
-const MAX_PAYLOAD: usize = 4096;
-
-const ESC: u8 = 0x1b;
-const BEL: u8 = 0x07;
+//! The OSC sequences koi acts on that alacritty_terminal does not: shell
+//! integration marks (OSC 133), the working directory (OSC 7) and the
+//! token-guarded request to open the assistant (OSC 7717). The bytes are
+//! found by [`super::seq_scan`]; this module reads their payloads.
 
 /// A shell-integration mark (FinalTerm / OSC 133).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,86 +25,8 @@ pub enum Marker {
     OpenOverlay(String),
 }
 
-#[derive(Default)]
-enum State {
-    #[default]
-    Ground,
-    Esc,
-    Payload,
-    PayloadEsc,
-}
-
-#[derive(Default)]
-pub struct OscScanner {
-    state: State,
-    payload: Vec<u8>,
-    overflow: bool,
-}
-
-impl OscScanner {
-    /// Scan `bytes`, appending each marker with the offset just past its
-    /// terminator (so the caller can parse up to there first).
-    pub fn scan(&mut self, bytes: &[u8], out: &mut Vec<(usize, Marker)>) {
-        let mut i = 0;
-        while i < bytes.len() {
-            match self.state {
-                State::Ground => match bytes[i..].iter().position(|&b| b == ESC) {
-                    Some(at) => {
-                        i += at + 1;
-                        self.state = State::Esc;
-                    }
-                    None => return,
-                },
-                State::Esc => {
-                    self.state = if bytes[i] == b']' {
-                        State::Payload
-                    } else {
-                        State::Ground
-                    };
-                    self.payload.clear();
-                    self.overflow = false;
-                    if bytes[i] == ESC {
-                        self.state = State::Esc;
-                    }
-                    i += 1;
-                }
-                State::Payload => {
-                    let b = bytes[i];
-                    i += 1;
-                    match b {
-                        BEL => self.finish(i, out),
-                        ESC => self.state = State::PayloadEsc,
-                        // Other control bytes abort an OSC, as in the parser.
-                        0x18 | 0x1a => self.state = State::Ground,
-                        _ if self.payload.len() < MAX_PAYLOAD => self.payload.push(b),
-                        _ => self.overflow = true,
-                    }
-                }
-                State::PayloadEsc => {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                        self.finish(i, out);
-                    } else {
-                        // ESC starts something new; this OSC is over.
-                        self.state = State::Esc;
-                    }
-                }
-            }
-        }
-    }
-
-    fn finish(&mut self, end: usize, out: &mut Vec<(usize, Marker)>) {
-        self.state = State::Ground;
-        if self.overflow {
-            return;
-        }
-        if let Some(marker) = parse(&self.payload) {
-            out.push((end, marker));
-        }
-    }
-}
-
-fn parse(payload: &[u8]) -> Option<Marker> {
+/// The marker an OSC payload (raw, `;` kept) carries, if it is one of koi's.
+pub(crate) fn parse(payload: &[u8]) -> Option<Marker> {
     let text = std::str::from_utf8(payload).ok()?;
     let (code, rest) = text.split_once(';')?;
     match code {
@@ -161,17 +77,31 @@ fn percent_decode(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::seq_scan::{Seq, SeqScanner, MAX_STRING};
     use super::*;
 
-    fn scan_all(chunks: &[&[u8]]) -> Vec<Marker> {
-        let mut scanner = OscScanner::default();
+    fn scan_with_offsets(chunks: &[&[u8]]) -> Vec<(usize, Marker)> {
+        let mut scanner = SeqScanner::default();
         let mut out = Vec::new();
+        let mut base = 0;
         for chunk in chunks {
-            let mut found = Vec::new();
-            scanner.scan(chunk, &mut found);
-            out.extend(found.into_iter().map(|(_, m)| m));
+            scanner.scan(chunk, |end, seq| {
+                if let Seq::Osc(Some(payload)) = seq {
+                    if let Some(marker) = parse(payload) {
+                        out.push((base + end, marker));
+                    }
+                }
+            });
+            base += chunk.len();
         }
         out
+    }
+
+    fn scan_all(chunks: &[&[u8]]) -> Vec<Marker> {
+        scan_with_offsets(chunks)
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect()
     }
 
     #[test]
@@ -205,40 +135,27 @@ mod tests {
 
     #[test]
     fn offsets_point_past_the_terminator() {
-        let mut scanner = OscScanner::default();
-        let mut out = Vec::new();
-        scanner.scan(b"ab\x1b]133;C\x07cd", &mut out);
-        assert_eq!(out, vec![(10, Marker::Shell(ShellMark::OutputStart))]);
+        assert_eq!(
+            scan_with_offsets(&[b"ab\x1b]133;C\x07cd"]),
+            vec![(10, Marker::Shell(ShellMark::OutputStart))]
+        );
+        // An OSC ends at the ESC of its ST, where the parser acts on it.
+        assert_eq!(
+            scan_with_offsets(&[b"ab\x1b]133;C\x1b\\cd"]),
+            vec![(10, Marker::Shell(ShellMark::OutputStart))]
+        );
     }
 
     #[test]
     fn ignores_other_and_oversized_sequences() {
         let mut long = b"\x1b]7717;open-overlay;".to_vec();
-        long.extend(std::iter::repeat_n(b'a', MAX_PAYLOAD * 2));
-        long.push(BEL);
+        long.extend(std::iter::repeat_n(b'a', MAX_STRING * 2));
+        long.push(0x07);
         assert!(scan_all(&[&long]).is_empty());
         assert!(
             scan_all(&[b"\x1b]0;title\x07\x1b[31m\x1b]133;Z\x07\x1b]7717;other\x07"]).is_empty()
         );
-        // An ESC inside the payload that is not ST abandons the sequence.
-        assert!(scan_all(&[b"\x1b]133;A\x1b[0m\x07"]).is_empty());
-    }
-
-    #[test]
-    fn random_bytes_never_panic() {
-        let mut seed = 0x2545f4914f6cdd1du64;
-        let mut scanner = OscScanner::default();
-        let mut out = Vec::new();
-        for _ in 0..2000 {
-            let mut chunk = Vec::new();
-            for _ in 0..64 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let alphabet = b"\x1b]7;13\x07\\abc%file:/";
-                chunk.push(alphabet[(seed % alphabet.len() as u64) as usize]);
-            }
-            scanner.scan(&chunk, &mut out);
-        }
+        // CAN aborts the string before the mark is complete.
+        assert!(scan_all(&[b"\x1b]13\x183;A\x07"]).is_empty());
     }
 }

@@ -12,7 +12,9 @@ use crossbeam_channel::{Receiver, Sender};
 use parking_lot::RwLock;
 
 use super::events::EventProxy;
-use super::osc_scan::{Marker, OscScanner};
+use super::osc_scan::Marker;
+use super::requests::{self, Action, Tracked};
+use super::seq_scan::SeqScanner;
 use super::shell_state::ShellState;
 use super::wake::WakeReason;
 use super::writer::WriterMsg;
@@ -51,8 +53,9 @@ impl Reader {
     pub(crate) fn run(mut self) -> Option<ExitStatus> {
         let mut parser: Processor<StdSyncHandler> = Processor::new();
         let mut buf = vec![0u8; MAX_LOCKED_SLICE];
-        let mut scanner = OscScanner::default();
-        let mut markers = Vec::new();
+        let mut scanner = SeqScanner::default();
+        let mut actions: Vec<(usize, Action)> = Vec::new();
+        let mut tracked = Tracked::default();
         let mut exited: Option<(ExitStatus, Instant)> = None;
 
         loop {
@@ -102,15 +105,25 @@ impl Reader {
                 None => break,
             };
             self.bytes_read.fetch_add(filled as u64, Ordering::Relaxed);
-            markers.clear();
-            scanner.scan(&buf[..filled], &mut markers);
+            actions.clear();
+            scanner.scan(&buf[..filled], |end, seq| {
+                if let Some(action) = requests::classify(seq) {
+                    actions.push((end, action));
+                }
+            });
             let mut term = self.terminal.lock();
-            // Parse up to each marker, so it sees the screen as it was there.
+            // Parse up to each action, so it sees the screen as it was there
+            // and its reply queues behind the parser's earlier ones.
             let mut done = 0;
-            for (end, marker) in markers.drain(..) {
+            for (end, action) in actions.drain(..) {
                 parser.advance(&mut *term, &buf[done..end]);
                 done = end;
-                self.on_marker(&term, marker);
+                if action.needs_current_state() && parser.sync_bytes_count() > 0 {
+                    // A query inside a synchronized update: the update ends
+                    // here, or the answer would describe an older screen.
+                    parser.stop_sync(&mut *term);
+                }
+                self.on_action(&mut term, &mut tracked, action);
             }
             parser.advance(&mut *term, &buf[done..filled]);
             self.flush_replies(&term);
@@ -149,6 +162,20 @@ impl Reader {
             if filled == buf.len() || !self.poll.readable_now() {
                 return Some(filled);
             }
+        }
+    }
+
+    fn on_action(&self, term: &mut Term<EventProxy>, tracked: &mut Tracked, action: Action) {
+        if let Action::Marker(marker) = action {
+            return self.on_marker(term, marker);
+        }
+        let size = *self.size.read();
+        let response = super::answers::respond(term, tracked, size, action);
+        if let Some(core_reply) = response.replaces {
+            self.proxy.withdraw_reply(&core_reply);
+        }
+        if let Some(reply) = response.reply {
+            self.proxy.queue_reply(reply);
         }
     }
 

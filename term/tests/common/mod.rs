@@ -54,8 +54,14 @@ pub fn run_to_exit(session: &Session) -> Snapshot {
 /// Send `query` from inside the PTY and return the raw reply bytes the
 /// terminal wrote back, read in raw mode and printed as hex by `od`.
 pub fn query_reply(query: &str) -> Vec<u8> {
+    query_reply_script(&format!("printf '{query}'"))
+}
+
+/// Like [`query_reply`], with the shell commands that send the request.
+#[allow(dead_code)]
+pub fn query_reply_script(send: &str) -> Vec<u8> {
     let script = format!(
-        "stty raw -echo min 0 time 10; printf '{query}'; reply=$(dd bs=256 count=1 2>/dev/null | od -An -tx1 | tr -d ' \\n'); stty sane; echo \"REPLY:$reply:END\""
+        "stty raw -echo min 0 time 10; {send}; reply=$(dd bs=256 count=1 2>/dev/null | od -An -tx1 | tr -d ' \\n'); stty sane; echo \"REPLY:$reply:END\""
     );
     let session = sh(&script);
     let snap = run_to_exit(&session);

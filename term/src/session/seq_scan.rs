@@ -1,0 +1,453 @@
+//! A shadow of `vte::Parser`'s state machine over the raw PTY bytes.
+//!
+//! alacritty_terminal drops DCS strings and the CSIs it does not know before
+//! koi could see them, and never shows koi the OSCs it ignores. This scanner
+//! walks the same bytes beside the parser, byte for byte through the same
+//! states (Paul Williams' DEC parser as vte implements it: 7-bit introducers
+//! only, OSC ended by BEL, CAN/SUB aborting, any ESC ending a string), and
+//! reports every CSI, DCS and OSC with the offset just past its last byte.
+//! The reader then parses up to that offset before acting, so what koi does
+//! lands exactly where the parser would have done it. A property test in
+//! `seq_scan_tests.rs` holds it to vte's boundaries.
+
+/// vte keeps this many numeric parameters (subparameters included); a CSI
+/// with more is marked ignored and alacritty drops it.
+pub(crate) const MAX_PARAMS: usize = 32;
+
+/// vte keeps two intermediates; a third marks the sequence ignored.
+const MAX_INTERMEDIATES: usize = 2;
+
+/// Longest OSC or DCS payload kept. Nothing koi acts on comes near it; a
+/// longer string is reported as overflowed so no one acts on a cut one.
+pub(crate) const MAX_STRING: usize = 4096;
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+const CAN: u8 = 0x18;
+const SUB: u8 = 0x1a;
+const DEL: u8 = 0x7f;
+/// The 8-bit ST, which vte honours only inside a DCS string.
+const ST8: u8 = 0x9c;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Ground,
+    Escape,
+    EscapeIntermediate,
+    CsiEntry,
+    CsiParam,
+    CsiIntermediate,
+    CsiIgnore,
+    DcsEntry,
+    DcsParam,
+    DcsIntermediate,
+    DcsIgnore,
+    DcsPassthrough,
+    OscString,
+    SosPmApcString,
+}
+
+/// A control sequence's numeric parameters, grouped as vte groups them:
+/// `;` starts a parameter, `:` adds a subparameter to the current one.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Params {
+    values: [u16; MAX_PARAMS],
+    /// Bit `i` set: value `i + 1` is a subparameter of the same group.
+    joined: u32,
+    len: usize,
+}
+
+impl Params {
+    fn clear(&mut self) {
+        self.joined = 0;
+        self.len = 0;
+    }
+
+    fn is_full(&self) -> bool {
+        self.len == MAX_PARAMS
+    }
+
+    fn push(&mut self, value: u16, joins_next: bool) {
+        self.values[self.len] = value;
+        if joins_next {
+            self.joined |= 1 << self.len;
+        }
+        self.len += 1;
+    }
+
+    /// The parameter groups, each a slice of its value and subparameters.
+    pub(crate) fn groups(&self) -> impl Iterator<Item = &[u16]> + '_ {
+        let mut start = 0;
+        std::iter::from_fn(move || {
+            if start >= self.len {
+                return None;
+            }
+            let mut end = start;
+            while end + 1 < self.len && self.joined & (1 << end) != 0 {
+                end += 1;
+            }
+            let group = &self.values[start..=end];
+            start = end + 1;
+            Some(group)
+        })
+    }
+
+    /// The first value of group `index`, `None` when absent.
+    pub(crate) fn get(&self, index: usize) -> Option<u16> {
+        self.groups().nth(index).map(|g| g[0])
+    }
+
+    /// Group `index`'s value, with 0 and absence meaning `default`
+    /// (the DEC convention for numeric parameters).
+    pub(crate) fn or(&self, index: usize, default: u16) -> u16 {
+        match self.get(index) {
+            Some(0) | None => default,
+            Some(v) => v,
+        }
+    }
+}
+
+/// The shape of a CSI or a DCS's opening: parameters, intermediates (vte
+/// counts the private markers `<=>?` among them) and the final byte.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Header {
+    pub(crate) params: Params,
+    intermediates: [u8; MAX_INTERMEDIATES],
+    intermediates_len: usize,
+    /// More intermediates or parameters than vte keeps: alacritty drops it.
+    pub(crate) ignored: bool,
+    pub(crate) action: u8,
+}
+
+impl Header {
+    pub(crate) fn intermediates(&self) -> &[u8] {
+        &self.intermediates[..self.intermediates_len]
+    }
+}
+
+/// How a DCS string ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DcsEnd {
+    /// ESC (normally the start of ST) or the 8-bit ST.
+    Terminated,
+    /// CAN or SUB cancelled it.
+    Cancelled,
+}
+
+/// One complete sequence the scanner saw.
+#[derive(Debug)]
+pub(crate) enum Seq<'a> {
+    Csi(&'a Header),
+    /// An ESC sequence (`ESC c` is RIS). `intermediates` as in the parser.
+    Esc {
+        intermediates: &'a [u8],
+        action: u8,
+    },
+    /// A DCS string; `payload` is `None` when it outgrew [`MAX_STRING`].
+    Dcs {
+        header: &'a Header,
+        payload: Option<&'a [u8]>,
+        end: DcsEnd,
+    },
+    /// An OSC string's raw payload (`;` separators kept); `None` when too long.
+    Osc(Option<&'a [u8]>),
+}
+
+#[derive(Default)]
+pub(crate) struct SeqScanner {
+    state: State,
+    header: Header,
+    param: u16,
+    string: Vec<u8>,
+    overflow: bool,
+}
+
+impl SeqScanner {
+    /// Scan `bytes`, calling `found(end, seq)` for every complete sequence,
+    /// where `end` is the offset in `bytes` just past its last byte.
+    #[inline]
+    pub(crate) fn scan(&mut self, bytes: &[u8], mut found: impl FnMut(usize, Seq<'_>)) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.state == State::Ground {
+                // Plain text, UTF-8 and C0/C1 controls never leave ground
+                // in vte; only ESC does.
+                match bytes[i..].iter().position(|&b| b == ESC) {
+                    Some(at) => {
+                        i += at + 1;
+                        self.enter_escape();
+                        // ESC [ is by far the commonest: go straight to CSI.
+                        if bytes.get(i) == Some(&b'[') {
+                            i += 1;
+                            self.state = State::CsiEntry;
+                        }
+                    }
+                    None => return,
+                }
+                continue;
+            }
+            if matches!(self.state, State::CsiEntry | State::CsiParam) {
+                // Most CSIs are digits and `;` then a final byte: take those
+                // without the general state table.
+                let byte = bytes[i];
+                match byte {
+                    b'0'..=b'9' => self.param_digit(byte),
+                    b';' => self.param_end(false),
+                    0x40..=0x7e => {
+                        i += 1;
+                        self.finish_header(byte);
+                        self.state = State::Ground;
+                        found(i, Seq::Csi(&self.header));
+                        continue;
+                    }
+                    _ => {
+                        i += 1;
+                        self.step(byte, |seq| found(i, seq));
+                        continue;
+                    }
+                }
+                self.state = State::CsiParam;
+                i += 1;
+                continue;
+            }
+            let byte = bytes[i];
+            i += 1;
+            self.step(byte, |seq| found(i, seq));
+        }
+    }
+
+    fn enter_escape(&mut self) {
+        self.reset_header();
+        self.state = State::Escape;
+    }
+
+    fn reset_header(&mut self) {
+        self.header.params.clear();
+        self.header.intermediates_len = 0;
+        self.header.ignored = false;
+        self.param = 0;
+    }
+
+    /// What vte does for a byte in any state: CAN/SUB abort, ESC restarts.
+    fn anywhere(&mut self, byte: u8) {
+        match byte {
+            CAN | SUB => self.state = State::Ground,
+            ESC => self.enter_escape(),
+            _ => {}
+        }
+    }
+
+    fn collect(&mut self, byte: u8) {
+        let h = &mut self.header;
+        if h.intermediates_len == MAX_INTERMEDIATES {
+            h.ignored = true;
+        } else {
+            h.intermediates[h.intermediates_len] = byte;
+            h.intermediates_len += 1;
+        }
+    }
+
+    fn param_digit(&mut self, byte: u8) {
+        if self.header.params.is_full() {
+            self.header.ignored = true;
+        } else {
+            self.param = self
+                .param
+                .saturating_mul(10)
+                .saturating_add(u16::from(byte - b'0'));
+        }
+    }
+
+    /// `;` (`joins_next` false) or `:` (true) ends the value being read.
+    fn param_end(&mut self, joins_next: bool) {
+        if self.header.params.is_full() {
+            self.header.ignored = true;
+        } else {
+            self.header.params.push(self.param, joins_next);
+            self.param = 0;
+        }
+    }
+
+    /// The final byte of a CSI or DCS header pushes the last value.
+    fn finish_header(&mut self, action: u8) {
+        if self.header.params.is_full() {
+            self.header.ignored = true;
+        } else {
+            self.header.params.push(self.param, false);
+        }
+        self.header.action = action;
+    }
+
+    fn start_string(&mut self) {
+        self.string.clear();
+        self.overflow = false;
+    }
+
+    fn put(&mut self, byte: u8) {
+        if self.string.len() < MAX_STRING {
+            self.string.push(byte);
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    fn string(&self) -> Option<&[u8]> {
+        (!self.overflow).then_some(self.string.as_slice())
+    }
+
+    /// The parameter bytes shared by CSI and DCS headers; returns whether
+    /// `byte` was one of them (the state is then updated).
+    fn header_byte(&mut self, byte: u8, param: State, ignore: State) -> bool {
+        match byte {
+            b'0'..=b'9' => self.param_digit(byte),
+            b':' => self.param_end(true),
+            b';' => self.param_end(false),
+            0x3c..=0x3f if self.state == param => {
+                self.state = ignore;
+                return true;
+            }
+            0x3c..=0x3f => self.collect(byte),
+            _ => return false,
+        }
+        self.state = param;
+        true
+    }
+
+    #[inline]
+    fn step(&mut self, byte: u8, found: impl FnOnce(Seq<'_>)) {
+        let c0 = matches!(byte, 0x00..=0x17 | 0x19 | 0x1c..=0x1f);
+        match self.state {
+            State::Ground => {}
+            State::Escape => match byte {
+                _ if c0 => {}
+                0x20..=0x2f => {
+                    self.collect(byte);
+                    self.state = State::EscapeIntermediate;
+                }
+                b'P' => {
+                    self.reset_header();
+                    self.state = State::DcsEntry;
+                }
+                b'[' => {
+                    self.reset_header();
+                    self.state = State::CsiEntry;
+                }
+                b']' => {
+                    self.start_string();
+                    self.state = State::OscString;
+                }
+                b'X' | b'^' | b'_' => self.state = State::SosPmApcString,
+                0x30..=0x7e => {
+                    self.state = State::Ground;
+                    found(Seq::Esc {
+                        intermediates: self.header.intermediates(),
+                        action: byte,
+                    });
+                }
+                CAN | SUB => self.state = State::Ground,
+                _ => {}
+            },
+            State::EscapeIntermediate => match byte {
+                _ if c0 => {}
+                0x20..=0x2f => self.collect(byte),
+                0x30..=0x7e => {
+                    self.state = State::Ground;
+                    found(Seq::Esc {
+                        intermediates: self.header.intermediates(),
+                        action: byte,
+                    });
+                }
+                DEL => {}
+                _ => self.anywhere(byte),
+            },
+            State::CsiEntry | State::CsiParam | State::CsiIntermediate => match byte {
+                _ if c0 => {}
+                0x20..=0x2f => {
+                    self.collect(byte);
+                    self.state = State::CsiIntermediate;
+                }
+                0x30..=0x3f if self.state == State::CsiIntermediate => {
+                    self.state = State::CsiIgnore;
+                }
+                0x30..=0x3f => {
+                    self.header_byte(byte, State::CsiParam, State::CsiIgnore);
+                }
+                0x40..=0x7e => {
+                    self.finish_header(byte);
+                    self.state = State::Ground;
+                    found(Seq::Csi(&self.header));
+                }
+                DEL => {}
+                _ => self.anywhere(byte),
+            },
+            State::CsiIgnore => match byte {
+                _ if c0 => {}
+                0x20..=0x3f | DEL => {}
+                0x40..=0x7e => self.state = State::Ground,
+                _ => self.anywhere(byte),
+            },
+            State::DcsEntry | State::DcsParam | State::DcsIntermediate => match byte {
+                _ if c0 => {}
+                0x20..=0x2f => {
+                    self.collect(byte);
+                    self.state = State::DcsIntermediate;
+                }
+                0x30..=0x3f if self.state == State::DcsIntermediate => {
+                    self.state = State::DcsIgnore;
+                }
+                0x30..=0x3f => {
+                    self.header_byte(byte, State::DcsParam, State::DcsIgnore);
+                }
+                0x40..=0x7e => {
+                    self.finish_header(byte);
+                    self.start_string();
+                    self.state = State::DcsPassthrough;
+                }
+                DEL => {}
+                _ => self.anywhere(byte),
+            },
+            State::DcsIgnore | State::SosPmApcString => self.anywhere(byte),
+            State::DcsPassthrough => match byte {
+                CAN | SUB | ESC | ST8 => {
+                    let end = if matches!(byte, CAN | SUB) {
+                        DcsEnd::Cancelled
+                    } else {
+                        DcsEnd::Terminated
+                    };
+                    if byte == ESC {
+                        // Reported before the header is reset for the ESC.
+                        self.state = State::Escape;
+                    } else {
+                        self.state = State::Ground;
+                    }
+                    found(Seq::Dcs {
+                        header: &self.header,
+                        payload: (!self.overflow).then_some(self.string.as_slice()),
+                        end,
+                    });
+                    if byte == ESC {
+                        self.reset_header();
+                    }
+                }
+                0x00..=0x7e => self.put(byte),
+                _ => {}
+            },
+            State::OscString => match byte {
+                BEL | CAN | SUB | ESC => {
+                    self.state = State::Ground;
+                    found(Seq::Osc(self.string()));
+                    if byte == ESC {
+                        self.enter_escape();
+                    }
+                }
+                _ if byte < 0x20 => {}
+                _ => self.put(byte),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "seq_scan_tests.rs"]
+mod tests;
