@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use ai_chat_engine::{ApprovalReply, EngineError, Message, ProviderKind, StreamMsg, UserInput};
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::FakeProvider;
+use koi_testkit::{FakeProvider, Reply};
 
 use crate::common::*;
 
@@ -68,12 +68,17 @@ fn write_call() -> String {
     r#"{"path":"out.txt","content":"approved content\n","expected_revision":"absent"}"#.to_string()
 }
 
+/// The model asks to write `out.txt`.
+fn write_round() -> Reply {
+    ChatStream::new()
+        .tool_call("w1", "fs_write", &write_call())
+        .tool_calls()
+        .reply()
+}
+
 fn approval_server() -> FakeProvider {
     FakeProvider::start([
-        ChatStream::new()
-            .tool_call("w1", "fs_write", &write_call())
-            .tool_calls()
-            .reply(),
+        write_round(),
         ChatStream::new().text("finished").stop().reply(),
     ])
 }
@@ -164,7 +169,8 @@ fn dropped_reply_channel_denies_and_cancel_while_waiting_is_prompt() {
     assert!(tool_result_text(&server).contains("without an answer"));
     drop(cancel);
 
-    let server = approval_server();
+    // Cancelled while waiting: the round after the approval never happens.
+    let server = FakeProvider::start([write_round()]);
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("write"));

@@ -7,7 +7,7 @@ use ai_chat_engine::budgets::TOOL_RESULT_MODEL_BYTES;
 use ai_chat_engine::session_log::{read_log, Entry};
 use ai_chat_engine::{AttachmentKind, EngineError, Message, ProviderKind, StreamMsg, UserInput};
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::{FakeProvider, Reply};
+use koi_testkit::{FakeProvider, Reply, RequestKind};
 
 use crate::common::*;
 
@@ -48,7 +48,8 @@ fn a_reply_that_is_not_an_event_stream_is_explained() {
 fn probe_finds_a_local_openai_compatible_server() {
     let server = FakeProvider::start([Reply::json(&serde_json::json!({
         "object": "list", "data": [{"id": "qwen2.5-coder:7b", "object": "model"}]
-    }))]);
+    }))
+    .for_kind(RequestKind::ModelList)]);
     let port = server.addr().port();
     let found = ai_chat_engine::probe::probe_local_servers(&[port], Duration::from_millis(500));
     assert_eq!(
@@ -79,7 +80,7 @@ fn failed_summary_falls_back_to_dropping_old_turns() {
     let server = FakeProvider::start([
         ChatStream::new().text("one").stop().reply(),
         ChatStream::new().text("two").stop().reply(),
-        Reply::status(400, r#"{"error":{"message":"context too long"}}"#),
+        Reply::status(400, r#"{"error":{"message":"context too long"}}"#).for_summary(),
         ChatStream::new().text("three").stop().reply(),
     ]);
     let h = harness_with(&server, ProviderKind::OpenAi, |o| {

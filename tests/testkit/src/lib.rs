@@ -19,11 +19,19 @@
 //! [`anthropic`]) produce the event sequences each provider really sends, so
 //! tests read as "the model says this" rather than as raw JSON.
 
+mod checks;
 mod dialects;
+mod json_span;
+mod reply;
+mod script;
 mod server;
+mod wire;
 
+pub use checks::{RequestKind, Violation, ViolationKind, SUMMARY_MARKER, TITLE_MARKER};
 pub use dialects::{anthropic, openai_chat, openai_responses};
-pub use server::{FakeProvider, RecordedRequest, Reply};
+pub use reply::Reply;
+pub use server::{Builder, FakeProvider, RecordedRequest};
+pub use wire::Dialect;
 
 /// Formats one SSE event: an optional `event:` line, one `data:` line per
 /// line of `data`, and the blank line that dispatches it.
