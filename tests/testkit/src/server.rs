@@ -234,9 +234,14 @@ impl FakeProvider {
         true
     }
 
-    /// The violations so far, unused replies included.
+    /// The requests' violations so far (unused replies are judged at the end).
     pub fn violations(&self) -> Vec<Violation> {
-        let mut all = lock(&self.shared.state).violations.clone();
+        lock(&self.shared.state).violations.clone()
+    }
+
+    /// Every violation, unused replies included.
+    fn all_violations(&self) -> Vec<Violation> {
+        let mut all = self.violations();
         let unused = self.shared.script.unused();
         if !unused.is_empty() {
             all.push(Violation {
@@ -253,7 +258,7 @@ impl FakeProvider {
     pub fn into_violations(mut self) -> Vec<Violation> {
         self.stop();
         self.armed = false;
-        self.violations()
+        self.all_violations()
     }
 
     /// Stops the server and fails the test if anything was violated (what
@@ -280,7 +285,7 @@ impl Drop for FakeProvider {
         if !self.armed || std::thread::panicking() {
             return;
         }
-        let violations = self.violations();
+        let violations = self.all_violations();
         if !violations.is_empty() {
             let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
             panic!(
