@@ -10,7 +10,14 @@ use crate::Reply;
 pub(crate) type Handler = dyn Fn(&RecordedRequest, usize) -> Reply + Send + Sync;
 
 /// The replies a test scripted.
-pub(crate) enum Script {
+pub(crate) struct Script {
+    pub answers: Answers,
+    /// Replies that answer every request of their kind the script has no
+    /// single reply for (titles a front end may ask for at any time).
+    pub standing: Vec<Reply>,
+}
+
+pub(crate) enum Answers {
     /// Replies used once each: the first one for the request's kind.
     Queue(Mutex<Vec<Reply>>),
     /// A reply computed from each request and its index.
@@ -25,10 +32,11 @@ fn refusal(why: &str) -> Reply {
 impl Script {
     /// The dialect the scripted streams speak, when they say.
     pub fn dialect(&self) -> Option<Dialect> {
-        match self {
-            Script::Queue(q) => lock(q).iter().find_map(|r| r.dialect),
-            Script::Handler(_) => None,
-        }
+        let queued = match &self.answers {
+            Answers::Queue(q) => lock(q).iter().find_map(|r| r.dialect),
+            Answers::Handler(_) => None,
+        };
+        queued.or_else(|| self.standing.iter().find_map(|r| r.dialect))
     }
 
     /// The reply for `req`, and the violation when none fits.
@@ -38,11 +46,13 @@ impl Script {
             kind,
             detail,
         };
-        match self {
-            Script::Queue(q) => {
+        let standing = || self.standing.iter().find(|r| r.kind() == req.kind).cloned();
+        match &self.answers {
+            Answers::Queue(q) => {
                 let mut q = lock(q);
-                match q.iter().position(|r| r.kind() == req.kind) {
-                    Some(at) => (q.remove(at), None),
+                let found = q.iter().position(|r| r.kind() == req.kind);
+                match found.map(|at| q.remove(at)).or_else(standing) {
+                    Some(reply) => (reply, None),
                     None if req.kind.is_side() => (
                         refusal(&format!("no {:?} reply scripted", req.kind)),
                         Some(violation(
@@ -65,7 +75,10 @@ impl Script {
                     ),
                 }
             }
-            Script::Handler(h) => {
+            Answers::Handler(h) => {
+                if let Some(reply) = standing() {
+                    return (reply, None);
+                }
                 let reply = h(req, index);
                 let unexpected = req.kind.is_side() && reply.kind() != req.kind;
                 let v = unexpected.then(|| {
@@ -84,16 +97,16 @@ impl Script {
 
     /// Appends a reply (queue scripts only).
     pub fn push(&self, reply: Reply) {
-        if let Script::Queue(q) = self {
+        if let Answers::Queue(q) = &self.answers {
             lock(q).push(reply);
         }
     }
 
     /// How many replies were never used, by kind.
     pub fn unused(&self) -> Vec<RequestKind> {
-        match self {
-            Script::Queue(q) => lock(q).iter().map(Reply::kind).collect(),
-            Script::Handler(_) => Vec::new(),
+        match &self.answers {
+            Answers::Queue(q) => lock(q).iter().map(Reply::kind).collect(),
+            Answers::Handler(_) => Vec::new(),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::checks::{Checker, Incoming, RequestKind, Violation, ViolationKind};
 use crate::reply::{Ending, Reply};
-use crate::script::Script;
+use crate::script::{Answers, Script};
 use crate::wire::Dialect;
 
 /// Longest a scripted reply may keep a connection open (hangs, delays): a
@@ -82,6 +82,7 @@ pub struct Builder {
     dialect: Option<Dialect>,
     secrets: Vec<String>,
     compaction: bool,
+    standing: Vec<Reply>,
 }
 
 impl Builder {
@@ -106,11 +107,20 @@ impl Builder {
         self
     }
 
+    /// Answers every request of `reply`'s kind ([`Reply::for_title`] …)
+    /// that no single scripted reply is left for: for side requests a front
+    /// end may make any number of times, at any point.
+    pub fn always(mut self, reply: Reply) -> Builder {
+        self.standing.push(reply);
+        self
+    }
+
     /// Serves `replies`, each once: a request gets the first unused reply
     /// scripted for its kind ([`Reply::for_title`] …; unmarked replies
     /// answer turns).
     pub fn start<I: IntoIterator<Item = Reply>>(self, replies: I) -> FakeProvider {
-        self.spawn(Script::Queue(Mutex::new(replies.into_iter().collect())))
+        let answers = Answers::Queue(Mutex::new(replies.into_iter().collect()));
+        self.spawn(answers)
     }
 
     /// Computes each reply from the request and its 0-based index. A reply
@@ -119,10 +129,14 @@ impl Builder {
     where
         F: Fn(&RecordedRequest, usize) -> Reply + Send + Sync + 'static,
     {
-        self.spawn(Script::Handler(Box::new(handler)))
+        self.spawn(Answers::Handler(Box::new(handler)))
     }
 
-    fn spawn(self, script: Script) -> FakeProvider {
+    fn spawn(self, answers: Answers) -> FakeProvider {
+        let script = Script {
+            answers,
+            standing: self.standing,
+        };
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
         let checker = Checker {

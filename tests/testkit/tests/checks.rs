@@ -351,6 +351,21 @@ fn replies_are_chosen_by_what_the_request_asks() {
 }
 
 #[test]
+fn a_standing_reply_answers_every_request_of_its_kind() {
+    let server = FakeProvider::builder()
+        .always(ChatStream::new().text("Titled").stop().reply().for_title())
+        .start([reply()]);
+    for _ in 0..3 {
+        assert!(chat(&server, &title_body()).contains("Titled"));
+    }
+    let turn = chat(&server, &chat_body(vec![user("hi")]));
+    assert!(turn.contains("ok") && !turn.contains("Titled"), "{turn}");
+    // The single turn reply is used up; a second turn is beyond the script.
+    chat(&server, &chat_body(vec![user("hi"), user("again")]));
+    assert_eq!(kinds(server), [ViolationKind::ScriptExhausted]);
+}
+
+#[test]
 fn an_unexpected_side_request_and_unused_replies_are_reported() {
     let server = FakeProvider::start([reply(), reply()]);
     let out = chat(&server, &title_body());
