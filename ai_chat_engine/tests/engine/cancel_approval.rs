@@ -186,3 +186,89 @@ fn dropped_reply_channel_denies_and_cancel_while_waiting_is_prompt() {
     assert!(t0.elapsed() < CANCEL_BUDGET);
     assert!(!h.workspace.path().join("out.txt").exists());
 }
+
+/// A reply in `kind`'s dialect asking for `calls` (id, tool, arguments).
+fn calls_reply(kind: ProviderKind, calls: &[(&str, &str, &str)]) -> Reply {
+    use koi_testkit::anthropic::MessagesStream;
+    use koi_testkit::openai_responses::ResponsesStream;
+    match kind {
+        ProviderKind::Anthropic => calls
+            .iter()
+            .fold(MessagesStream::new(10, 0, 0), |s, (id, name, args)| {
+                s.tool_use(id, name, args)
+            })
+            .stop("tool_use", 5)
+            .reply(),
+        ProviderKind::OpenAiResponses => calls
+            .iter()
+            .fold(ResponsesStream::new(), |s, (id, name, args)| {
+                s.function_call(id, name, args)
+            })
+            .completed(10, 0, 5)
+            .reply(),
+        _ => calls
+            .iter()
+            .fold(ChatStream::new(), |s, (id, name, args)| {
+                s.tool_call(id, name, args)
+            })
+            .tool_calls()
+            .reply(),
+    }
+}
+
+fn text_reply(kind: ProviderKind, text: &str) -> Reply {
+    use koi_testkit::anthropic::MessagesStream;
+    use koi_testkit::openai_responses::ResponsesStream;
+    match kind {
+        ProviderKind::Anthropic => MessagesStream::new(10, 0, 0)
+            .text(text)
+            .stop("end_turn", 5)
+            .reply(),
+        ProviderKind::OpenAiResponses => ResponsesStream::new()
+            .text(text)
+            .completed(10, 0, 5)
+            .reply(),
+        _ => ChatStream::new().text(text).stop().reply(),
+    }
+}
+
+/// A turn cancelled with one call running and one waiting for approval
+/// leaves a history the next turn can send: the strict server checks that
+/// every call has its result and the prompt did not move, in each dialect.
+#[test]
+fn a_turn_after_a_cancel_sends_a_valid_history_in_every_dialect() {
+    for kind in [
+        ProviderKind::OpenAi,
+        ProviderKind::OpenAiResponses,
+        ProviderKind::Anthropic,
+    ] {
+        let server = FakeProvider::start([
+            calls_reply(
+                kind,
+                &[
+                    ("r1", "shell_exec", r#"{"command":"sleep 2"}"#),
+                    ("w1", "fs_write", &write_call()),
+                ],
+            ),
+            text_reply(kind, "Going on."),
+        ]);
+        let h = harness_with(&server, kind, |_| {});
+        let conv = h.engine.new_conversation();
+        let (rx, cancel) = h.engine.submit(&conv, UserInput::text("do both"));
+        let _keep = loop {
+            if let StreamMsg::ApprovalRequired { reply, .. } =
+                rx.recv_timeout(TURN_TIMEOUT).unwrap()
+            {
+                break reply;
+            }
+        };
+        cancel.cancel();
+        assert_eq!(error_of(&collect(&rx)), &EngineError::Cancelled, "{kind:?}");
+        let msgs = run(&h.engine, &conv, "go on");
+        assert!(is_done(&msgs), "{kind:?}: {msgs:?}");
+        assert_eq!(server.request_count(), 2, "{kind:?}");
+        assert!(!h.workspace.path().join("out.txt").exists(), "{kind:?}");
+        let violations = server.into_violations();
+        assert!(violations.is_empty(), "{kind:?}: {violations:#?}");
+    }
+}
