@@ -8,11 +8,12 @@ use koi_testkit::{FakeProvider, Reply};
 
 use crate::common::*;
 
-/// How fast cancel must end the turn.
-const CANCEL_BUDGET: Duration = Duration::from_millis(100);
+// How fast cancel ends a turn is measured by `benches/cancel.rs`; these
+// tests prove that it does, by events: what is cancelled would otherwise
+// outlast the turn timeout.
 
 #[test]
-fn cancel_mid_stream_within_100ms() {
+fn cancel_mid_stream_ends_the_turn() {
     let server = FakeProvider::start([ChatStream::new()
         .text("I am thinking very slowly")
         .stop()
@@ -26,19 +27,23 @@ fn cancel_mid_stream_within_100ms() {
             break;
         }
     }
-    let t0 = Instant::now();
     cancel.cancel();
+    // The stream hangs for longer than the turn timeout: only the cancel
+    // can end the turn in time.
     let rest = collect(&rx);
-    let took = t0.elapsed();
     assert_eq!(error_of(&rest), &EngineError::Cancelled);
-    assert!(took < CANCEL_BUDGET, "cancel took {took:?}");
+    assert!(
+        !rest.iter().any(|m| matches!(m, StreamMsg::Token(_))),
+        "tokens after cancel: {rest:?}"
+    );
     assert!(cancel.is_cancelled());
 }
 
 #[test]
-fn cancel_mid_tool_within_100ms() {
+fn cancel_mid_tool_ends_the_turn() {
+    // Longer than the turn timeout: only the cancel can end the turn in time.
     let server = FakeProvider::start([ChatStream::new()
-        .tool_call("s1", "shell_exec", r#"{"command":"sleep 5"}"#)
+        .tool_call("s1", "shell_exec", r#"{"command":"sleep 100"}"#)
         .tool_calls()
         .reply()]);
     let h = harness(&server);
@@ -49,13 +54,9 @@ fn cancel_mid_tool_within_100ms() {
             break;
         }
     }
-    std::thread::sleep(Duration::from_millis(100));
-    let t0 = Instant::now();
     cancel.cancel();
     let rest = collect(&rx);
-    let took = t0.elapsed();
     assert_eq!(error_of(&rest), &EngineError::Cancelled);
-    assert!(took < CANCEL_BUDGET, "cancel took {took:?}");
     // The call still has a result in history, so the next request is valid.
     let history = conv.messages();
     assert!(
@@ -179,11 +180,12 @@ fn dropped_reply_channel_denies_and_cancel_while_waiting_is_prompt() {
             break reply;
         }
     };
-    let t0 = Instant::now();
+    // The approval would wait 10 s and then deny (and the model would be
+    // asked again): Cancelled, with no second request, is the cancel's doing.
     cancel.cancel();
     let rest = collect(&rx);
     assert_eq!(error_of(&rest), &EngineError::Cancelled);
-    assert!(t0.elapsed() < CANCEL_BUDGET);
+    assert_eq!(server.request_count(), 1);
     assert!(!h.workspace.path().join("out.txt").exists());
 }
 
