@@ -65,6 +65,8 @@ pub enum ViolationKind {
     BadBody,
     /// The body parses but lacks what the dialect requires.
     BadShape,
+    /// A header the dialect requires is missing or wrong.
+    BadHeader,
     /// A tool result answers no call made earlier (or answers one twice).
     OrphanResult,
     /// A call is not answered before the next message.
@@ -177,6 +179,7 @@ impl Checker {
             }
         };
         self.check_secrets(dialect, req, &mut flag);
+        check_headers(dialect, req.headers, &mut flag);
         let view = match wire::read(dialect, req.body) {
             Ok(v) => v,
             Err(e) => {
@@ -268,6 +271,35 @@ impl Checker {
                 "tools[] differs from the conversation's previous request".into(),
             );
         }
+    }
+}
+
+/// A JSON body says so, and Anthropic wants its API version named.
+fn check_headers(
+    dialect: Dialect,
+    headers: &[(String, String)],
+    flag: &mut impl FnMut(ViolationKind, String),
+) {
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if !get("content-type").is_some_and(|v| v.starts_with("application/json")) {
+        flag(
+            ViolationKind::BadHeader,
+            format!(
+                "content-type is {:?}, not application/json",
+                get("content-type")
+            ),
+        );
+    }
+    if dialect == Dialect::Anthropic && get("anthropic-version").is_none() {
+        flag(
+            ViolationKind::BadHeader,
+            "no anthropic-version header".into(),
+        );
     }
 }
 

@@ -27,6 +27,12 @@ fn send(
     let mut s = TcpStream::connect(server.addr()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\n");
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        req.push_str("content-type: application/json\r\n");
+    }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -119,6 +125,26 @@ fn the_dialect_of_the_scripted_stream_decides_the_path() {
 }
 
 #[test]
+fn missing_dialect_headers_are_reported() {
+    let server = FakeProvider::start([reply()]);
+    let body = chat_body(vec![user("hi")]).to_string();
+    send(
+        &server,
+        "POST",
+        "/v1/chat/completions",
+        &[("content-type", "text/plain")],
+        &body,
+    );
+    assert_eq!(kinds(server), [ViolationKind::BadHeader]);
+
+    let server = FakeProvider::start([anthropic_reply()]);
+    let body = json!({"model": "m", "max_tokens": 10, "system": "s",
+        "messages": [{"role": "user", "content": "x"}]});
+    send(&server, "POST", "/v1/messages", &[], &body.to_string());
+    assert_eq!(kinds(server), [ViolationKind::BadHeader]);
+}
+
+#[test]
 fn a_body_that_does_not_parse_is_reported() {
     let server = FakeProvider::start([reply(), reply()]);
     send(&server, "POST", "/v1/chat/completions", &[], "{\"model\":");
@@ -193,7 +219,7 @@ fn anthropic(server: &FakeProvider, messages: Value) {
         server,
         "POST",
         "/v1/messages",
-        &[("x-api-key", KEY)],
+        &[("x-api-key", KEY), ("anthropic-version", "2023-06-01")],
         &body.to_string(),
     );
 }
