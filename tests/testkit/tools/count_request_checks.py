@@ -19,9 +19,16 @@ INSPECT = re.compile(r"\.requests\(\)|\.request_count\(\)|second_request_message
 
 
 def bodies(text):
-    """(name, body, is_test) of every fn in a file."""
+    """(name, body, is_test) of every fn in a file; a fn in an `impl T`
+    block is named `T::name`, as its callers spell it."""
     out = []
-    for m in re.finditer(r"(#\[test\][^\n]*\n(?:\s*#\[[^\n]*\n)*)?\s*(?:pub(?:\([a-z]+\))? )?fn (\w+)", text):
+    impls = [(m.start(), m.group(1)) for m in re.finditer(r"^impl(?:<[^>]*>)? (\w+)", text, re.M)]
+    for m in re.finditer(r"(#\[test\][^\n]*\n(?:\s*#\[[^\n]*\n)*)?([ \t]*)(?:pub(?:\([a-z]+\))? )?fn (\w+)", text):
+        name = m.group(3)
+        if m.group(2):
+            owner = [t for at, t in impls if at < m.start()]
+            if owner:
+                name = f"{owner[-1]}::{name}"
         i = text.find("{", m.end())
         depth, j = 0, i
         while j < len(text):
@@ -29,8 +36,13 @@ def bodies(text):
             if depth == 0:
                 break
             j += 1
-        out.append((m.group(2), text[i:j + 1], m.group(1) is not None))
+        out.append((name, text[i:j + 1], m.group(1) is not None))
     return out
+
+
+def starts_server(body, starters):
+    return "FakeProvider::" in body or any(
+        re.search(rf"(?<![\w:]){re.escape(s)}\(", body) for s in starters)
 
 
 def main():
@@ -40,8 +52,15 @@ def main():
         p = root / f
         files += sorted(p.rglob("*.rs")) if p.is_dir() else [p]
     parsed = [bodies(f.read_text()) for f in files]
-    # Helpers anywhere in the suites that start a server (common.rs …).
-    starters = {n for fns in parsed for n, b, t in fns if not t and "FakeProvider::" in b}
+    # Helpers anywhere in the suites that start a server (common.rs …),
+    # directly or through another helper.
+    helpers = [(n, b) for fns in parsed for n, b, t in fns if not t]
+    starters = set()
+    while True:
+        more = {n for n, b in helpers if n not in starters and starts_server(b, starters)}
+        if not more:
+            break
+        starters |= more
     tests = inspecting = checked = 0
     for fns in parsed:
         for name, body, is_test in fns:
@@ -50,11 +69,13 @@ def main():
             tests += 1
             if INSPECT.search(body):
                 inspecting += 1
-            if "FakeProvider::" in body or any(re.search(rf"\b{s}\(", body) for s in starters):
+            if starts_server(body, starters):
                 checked += 1
     print(f"tests: {tests}")
     print(f"tests that read back their requests: {inspecting}")
-    print(f"tests whose every request a strict server checks: {checked}")
+    strict = (root / "tests/testkit/src/checks.rs").exists()
+    print(f"tests that own a fake provider: {checked}")
+    print(f"tests whose every request is checked against the dialect: {checked if strict else 0}")
 
 
 main()
