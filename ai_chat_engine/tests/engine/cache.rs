@@ -164,3 +164,31 @@ fn system_prompt_is_identical_across_processes() {
     .unwrap();
     assert_eq!(here.system_prompt(), a);
 }
+
+/// Switching the mode or the model between turns changes what is allowed
+/// and who answers, never the cached prefix: the strict server fails this
+/// test if the second turn's system prompt or tools[] moved.
+#[test]
+fn a_mode_or_model_switch_keeps_the_prompt_and_tools() {
+    for kind in [ProviderKind::OpenAi, ProviderKind::Anthropic] {
+        let reply = |text: &str| match kind {
+            ProviderKind::Anthropic => MessagesStream::new(10, 0, 0)
+                .text(text)
+                .stop("end_turn", 1)
+                .reply(),
+            _ => ChatStream::new().text(text).stop().reply(),
+        };
+        let server = FakeProvider::start([reply("one"), reply("two"), reply("three")]);
+        let h = harness_with(&server, kind, |_| {});
+        let conv = h.engine.new_conversation();
+        assert!(is_done(&run(&h.engine, &conv, "first")));
+        h.engine.set_mode(ai_tools::Mode::Plan);
+        assert!(is_done(&run(&h.engine, &conv, "second")));
+        h.engine.set_model("other-model").unwrap();
+        assert!(is_done(&run(&h.engine, &conv, "third")));
+        let reqs = server.requests();
+        assert_eq!(reqs[2].json()["model"], "other-model", "{kind:?}");
+        let violations = server.into_violations();
+        assert!(violations.is_empty(), "{kind:?}: {violations:#?}");
+    }
+}

@@ -6,7 +6,7 @@ use std::io::Write;
 use ai_chat_engine::session_log::{read_log, Entry};
 use ai_chat_engine::{AttachmentKind, Message, ProviderKind, StreamMsg, UserInput};
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::FakeProvider;
+use koi_testkit::{FakeProvider, RequestKind};
 
 use crate::common::*;
 
@@ -197,27 +197,40 @@ fn a_started_call_without_result_is_uncertain_after_a_crash() {
 fn title_is_generated_with_the_fast_model() {
     let server = FakeProvider::start([
         ChatStream::new().text("Fixed.").stop().reply(),
+        ChatStream::new().text("Anything else?").stop().reply(),
+        // Listed last: the title request is served by kind, wherever it falls.
         ChatStream::new()
             .text("\"Fixing the build.\"\n")
             .stop()
-            .reply(),
-        ChatStream::new().text("Anything else?").stop().reply(),
+            .reply()
+            .for_title(),
     ]);
     let h = harness_with(&server, ProviderKind::OpenAi, |o| o.generate_titles = true);
     let conv = h.engine.new_conversation();
     assert!(is_done(&run(&h.engine, &conv, "the build is broken")));
-    // A second turn waits for the title request, so requests keep their order.
     assert!(is_done(&run(&h.engine, &conv, "thanks")));
     assert_eq!(conv.title().as_deref(), Some("Fixing the build"));
     let reqs = server.requests();
-    let title_req = reqs[1].json();
+    let kinds: Vec<_> = reqs.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == RequestKind::Title).count(),
+        1,
+        "{kinds:?}"
+    );
+    let title_req = reqs
+        .iter()
+        .find(|r| r.kind == RequestKind::Title)
+        .unwrap()
+        .json();
     assert_eq!(title_req["model"], "fast-model");
     assert!(title_req.get("tools").is_none());
     assert!(title_req["messages"][1]["content"]
         .as_str()
         .unwrap()
         .contains("the build is broken"));
-    assert_eq!(reqs[2].json()["model"], "main-model");
+    for turn in reqs.iter().filter(|r| r.kind == RequestKind::Turn) {
+        assert_eq!(turn.json()["model"], "main-model");
+    }
     assert_eq!(
         h.engine.sessions()[0].title.as_deref(),
         Some("Fixing the build")
@@ -233,7 +246,8 @@ fn compaction_summarises_in_band_and_is_recorded() {
         ChatStream::new()
             .text("SUMMARY: user pasted two logs.")
             .stop()
-            .reply(),
+            .reply()
+            .for_summary(),
         ChatStream::new().text("three").stop().reply(),
     ]);
     // Budget: everything but the third attachment fits.
@@ -258,7 +272,9 @@ fn compaction_summarises_in_band_and_is_recorded() {
         assert!(is_done(&msgs), "{msgs:?}");
     }
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 4);
+    let kinds: Vec<_> = reqs.iter().map(|r| r.kind).collect();
+    use RequestKind::{Summary, Turn};
+    assert_eq!(kinds, [Turn, Turn, Summary, Turn]);
     // The summary request: fast model, the same prefix, the instruction last.
     let summary_req = reqs[2].body_str();
     assert!(summary_req.contains("\"model\":\"fast-model\""));

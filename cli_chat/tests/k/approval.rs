@@ -94,10 +94,10 @@ fn ctrl_c_cancels_a_one_shot_turn_with_130() {
     let home = Home::new(Some(&server));
     let mut k = PtyRun::start(&home, &["a slow question"], &[]);
     k.wait_for("Thinking", Duration::from_secs(30));
-    let t0 = std::time::Instant::now();
     k.send(b"\x03");
+    // The stream stalls for a minute: exiting within the wait is Ctrl+C's
+    // doing (how fast cancel is, benches/cancel.rs measures).
     assert_eq!(k.wait_exit(Duration::from_secs(10)), 130, "{}", k.text());
-    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
     assert!(k.text().contains("interrupted"));
 }
 

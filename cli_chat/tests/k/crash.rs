@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use ai_chat_engine::session_log::{read_log, Entry, Record};
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::{FakeProvider, Reply};
+use koi_testkit::{FakeProvider, Reply, RequestKind};
 
 use crate::common::{Home, PtyRun};
 
@@ -31,6 +31,9 @@ const REACH: Duration = Duration::from_secs(60);
 /// request after a crash gets the same reply.
 fn script() -> FakeProvider {
     FakeProvider::start_with(|req, _| {
+        if req.kind == RequestKind::Title {
+            return ChatStream::new().text("Notes").stop().reply().for_title();
+        }
         let body = req.json();
         let results: Vec<String> = body["messages"]
             .as_array()

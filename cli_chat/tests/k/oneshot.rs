@@ -170,10 +170,12 @@ fn provider_errors_are_one_clear_line_and_exit_1() {
         .text("partial answer that goes on")
         .reply()
         .cut_after(2);
-    let server = FakeProvider::start([cut.clone(), cut.clone(), cut]);
+    let server = FakeProvider::start([cut]);
     let home = Home::new(Some(&server));
     let run = home.run(&["--json", "hi"], None);
     assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    // Text already reached the user: the request is not silently retried.
+    assert_eq!(server.request_count(), 1);
     let last = run.events().pop().unwrap();
     assert_eq!(last["type"], "error");
     assert!(last["kind"].is_string() && last["message"].is_string());

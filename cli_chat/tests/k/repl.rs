@@ -5,7 +5,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::FakeProvider;
+use koi_testkit::{FakeProvider, RequestKind};
 
 use crate::common::{Home, K, SECRET};
 
@@ -85,10 +85,10 @@ impl Drop for Tmux {
 
 #[test]
 fn repl_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed; skipping");
-        return;
-    }
+    assert!(
+        Command::new("tmux").arg("-V").output().is_ok(),
+        "this test drives k in tmux: install it (apt-get install tmux)"
+    );
     let server = FakeProvider::start_with(|req, _i| {
         let body = req.body_str();
         if body.contains("tell me a long story") && !body.contains("second question") {
@@ -104,8 +104,12 @@ fn repl_in_tmux() {
                 .stop()
                 .usage(1000, 750, 10)
                 .reply()
-        } else if body.contains("You name conversations") {
-            ChatStream::new().text("Greeting chat").stop().reply()
+        } else if req.kind == RequestKind::Title {
+            ChatStream::new()
+                .text("Greeting chat")
+                .stop()
+                .reply()
+                .for_title()
         } else {
             ChatStream::new()
                 .text("Hello from the fake model.")

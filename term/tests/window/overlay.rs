@@ -49,11 +49,15 @@ fn wait_for_turns(dir: &Path, n: usize) {
 }
 
 /// Whatever the model is asked after the scripted turn (titles), answer briefly.
-fn then_title(i: usize, script: &[Reply]) -> Reply {
-    script
-        .get(i)
-        .cloned()
-        .unwrap_or_else(|| ChatStream::new().text("A title").stop().reply())
+/// The answer to any title request the panel makes.
+fn title() -> Reply {
+    ChatStream::new().text("A title").stop().reply().for_title()
+}
+
+/// A model that answers the panel's turns with `turns` in order, and any
+/// title request with [`title`], wherever it falls.
+fn turns_and_titles(turns: Vec<Reply>) -> FakeProvider {
+    FakeProvider::builder().always(title()).start(turns)
 }
 
 /// koi under Xvfb, configured to talk to `server`. Fields drop in order:
@@ -81,13 +85,10 @@ impl Scene {
         }
     }
 
-    /// The same, with a model that answers `script` in order (and briefly
-    /// anything after, such as titles).
+    /// The same, with a model that answers the turns with `script` in
+    /// order (and titles whenever they are asked for).
     fn scripted(script: Vec<Reply>) -> Scene {
-        Self::start(
-            FakeProvider::start_with(move |_, i| then_title(i, &script)),
-            &[],
-        )
+        Self::start(turns_and_titles(script), &[])
     }
 
     /// Opens the panel and asks `question`; returns once the model has it.
@@ -175,9 +176,9 @@ fn the_panel_is_drawn_over_the_terminal() {
     );
 }
 
-fn write_then_answer() -> impl Fn(&koi_testkit::RecordedRequest, usize) -> Reply + Send + Sync {
-    |_, i| match i {
-        0 => ChatStream::new()
+fn write_then_answer() -> FakeProvider {
+    turns_and_titles(vec![
+        ChatStream::new()
             .tool_call(
                 "w1",
                 "fs_write",
@@ -185,9 +186,8 @@ fn write_then_answer() -> impl Fn(&koi_testkit::RecordedRequest, usize) -> Reply
             )
             .tool_calls()
             .reply(),
-        1 => ChatStream::new().text("All done.").stop().reply(),
-        _ => ChatStream::new().text("A title").stop().reply(),
-    }
+        ChatStream::new().text("All done.").stop().reply(),
+    ])
 }
 
 fn approval_run(answer_key: &str) -> (FakeProvider, tempfile::TempDir, String) {
@@ -196,7 +196,7 @@ fn approval_run(answer_key: &str) -> (FakeProvider, tempfile::TempDir, String) {
     let work = base.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let scene = Scene::start(
-        FakeProvider::start_with(write_then_answer()),
+        write_then_answer(),
         &["--working-directory", work.to_str().unwrap()],
     );
     scene.ask("write the file");
@@ -253,10 +253,7 @@ fn escape_while_streaming_cancels_the_turn() {
         .text("about it")
         .stop()
         .reply();
-    let server = FakeProvider::start_with(move |_, i| match i {
-        0 => slow.clone().chunk_delay(Duration::from_millis(700)),
-        _ => ChatStream::new().text("A title").stop().reply(),
-    });
+    let server = turns_and_titles(vec![slow.chunk_delay(Duration::from_millis(700))]);
     let scene = Scene::start(server, &[]);
     scene.ask("go slowly");
     std::thread::sleep(Duration::from_millis(900));
@@ -312,16 +309,16 @@ fn requests_with(server: &FakeProvider, needle: &str) -> Vec<serde_json::Value> 
 
 #[test]
 fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
-    let server = FakeProvider::start_with(|req, _| {
-        let answer = if req.body_str().contains("question two") {
-            "second answer beta"
-        } else if req.body_str().contains("question one") {
-            "first answer alpha"
-        } else {
-            "A title"
-        };
-        ChatStream::new().text(answer).stop().reply()
-    });
+    let server = FakeProvider::builder()
+        .always(title())
+        .start_with(|req, _| {
+            let answer = if req.body_str().contains("question two") {
+                "second answer beta"
+            } else {
+                "first answer alpha"
+            };
+            ChatStream::new().text(answer).stop().reply()
+        });
     let scene = Scene::start(server, &[]);
     scene.ask("question one");
     let (koi, x, dir, server) = (&scene.koi, &scene.x, &scene.dir, &scene.server);

@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use crate::wire::Dialect;
 use crate::{sse_event, Reply};
 
 /// Splits text into a few deltas at word boundaries (each keeps its spaces).
@@ -142,7 +143,7 @@ pub mod openai_chat {
         pub fn reply(self) -> Reply {
             let mut events = self.events;
             events.push(sse_event(None, "[DONE]"));
-            Reply::sse(events)
+            Reply::sse(events).in_dialect(Dialect::OpenAiChat)
         }
     }
 }
@@ -283,7 +284,7 @@ pub mod openai_responses {
 
         /// A reply streaming the events.
         pub fn reply(self) -> Reply {
-            Reply::sse(self.events)
+            Reply::sse(self.events).in_dialect(Dialect::OpenAiResponses)
         }
     }
 }
@@ -390,7 +391,7 @@ pub mod anthropic {
 
         /// A reply streaming the events.
         pub fn reply(self) -> Reply {
-            Reply::sse(self.events)
+            Reply::sse(self.events).in_dialect(Dialect::Anthropic)
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Test fixtures shared across koi crates: a scripted fake model provider on
-//! loopback.
+//! Test fixtures shared across koi crates: a strict, scripted fake model
+//! provider on loopback.
 //!
 //! [`FakeProvider`] is a real HTTP/1.1 server on `127.0.0.1` (std
 //! `TcpListener` + one thread per connection). Each test scripts the replies
@@ -7,23 +7,50 @@
 //! headers, streams cut mid-way, slow or hanging streams — and afterwards
 //! reads back every request the client sent, byte for byte.
 //!
+//! Every request is checked as it arrives against its dialect's invariants
+//! ([`ViolationKind`]): the endpoint and method, the headers, a body that
+//! parses, tool results that answer earlier calls and calls answered before
+//! anything else is said, Anthropic's role order, no key outside the auth
+//! header, and a system prompt and `tools` byte-identical to the previous
+//! request of the same conversation. Dropping the server fails the test if
+//! anything was violated, a scripted reply went unused, or a side request (a
+//! title, a summary) arrived without a reply scripted for it.
+//!
+//! Replies are chosen by what a request asks ([`RequestKind`]): unmarked
+//! replies answer turns in order; [`Reply::for_title`] and
+//! [`Reply::for_summary`] answer those requests wherever they fall, and
+//! [`Builder::always`] answers every one of a kind.
+//!
 //! ```no_run
 //! use koi_testkit::{FakeProvider, openai_chat::ChatStream};
-//! let server = FakeProvider::start([ChatStream::new().text("Hello there").stop().reply()]);
+//! let server = FakeProvider::start([
+//!     ChatStream::new().text("Hello there").stop().reply(),
+//!     ChatStream::new().text("Greeting").stop().reply().for_title(),
+//! ]);
 //! // point the client at server.base_url() ("http://127.0.0.1:PORT/v1") …
 //! let first = &server.requests()[0];
 //! assert_eq!(first.path, "/v1/chat/completions");
+//! // … and dropping `server` checks the rest.
 //! ```
 //!
 //! The dialect builders ([`openai_chat`], [`openai_responses`],
 //! [`anthropic`]) produce the event sequences each provider really sends, so
-//! tests read as "the model says this" rather than as raw JSON.
+//! tests read as "the model says this" rather than as raw JSON; a stream
+//! made by one also tells the server which dialect to expect.
 
+mod checks;
 mod dialects;
+mod json_span;
+mod reply;
+mod script;
 mod server;
+mod wire;
 
+pub use checks::{RequestKind, Violation, ViolationKind, SUMMARY_MARKER, TITLE_MARKER};
 pub use dialects::{anthropic, openai_chat, openai_responses};
-pub use server::{FakeProvider, RecordedRequest, Reply};
+pub use reply::Reply;
+pub use server::{Builder, FakeProvider, RecordedRequest};
+pub use wire::Dialect;
 
 /// Formats one SSE event: an optional `event:` line, one `data:` line per
 /// line of `data`, and the blank line that dispatches it.

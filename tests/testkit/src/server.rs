@@ -1,12 +1,16 @@
 //! The loopback HTTP server behind [`FakeProvider`].
 
-use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::checks::{Checker, Incoming, RequestKind, Violation, ViolationKind};
+use crate::reply::{Ending, Reply};
+use crate::script::{Answers, Script};
+use crate::wire::Dialect;
 
 /// Longest a scripted reply may keep a connection open (hangs, delays): a
 /// test that forgets to cancel must still finish, and the server must never
@@ -28,6 +32,8 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The raw body bytes.
     pub body: Vec<u8>,
+    /// What the request asks for (a turn when the body is unreadable).
+    pub kind: RequestKind,
 }
 
 impl RecordedRequest {
@@ -51,172 +57,101 @@ impl RecordedRequest {
     }
 }
 
-/// How a scripted streaming reply ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ending {
-    /// The terminating zero-length chunk: a clean end of body.
-    Clean,
-    /// The socket is closed without the terminating chunk: the client sees
-    /// a transport error mid-body.
-    Cut,
-    /// Nothing more is written and the connection stays open until the
-    /// client goes away (or [`MAX_CONNECTION_LIFETIME`]).
-    Hang,
-}
-
-/// One scripted HTTP reply.
-#[derive(Debug, Clone)]
-pub struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    /// Body pieces; a streaming reply writes each as its own HTTP chunk.
-    chunks: Vec<Vec<u8>>,
-    streaming: bool,
-    ending: Ending,
-    delay_before: Duration,
-    delay_between: Duration,
-}
-
-impl Reply {
-    /// A `200 text/event-stream` reply writing each item (an already formatted
-    /// SSE event, see [`crate::sse_event`]) as its own chunk.
-    pub fn sse<I, S>(events: I) -> Reply
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        Reply {
-            status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
-            chunks: events.into_iter().map(|e| e.into().into_bytes()).collect(),
-            streaming: true,
-            ending: Ending::Clean,
-            delay_before: Duration::ZERO,
-            delay_between: Duration::ZERO,
-        }
-    }
-
-    /// A `200 text/event-stream` reply writing these raw byte pieces as
-    /// chunks, split anywhere (even inside a UTF-8 sequence or a CRLF).
-    pub fn sse_bytes(chunks: Vec<Vec<u8>>) -> Reply {
-        Reply {
-            chunks,
-            ..Reply::sse(Vec::<String>::new())
-        }
-    }
-
-    /// A plain (non-streaming) reply with a status and a body.
-    pub fn status(status: u16, body: &str) -> Reply {
-        Reply {
-            status,
-            headers: vec![("content-type".into(), "application/json".into())],
-            chunks: vec![body.as_bytes().to_vec()],
-            streaming: false,
-            ending: Ending::Clean,
-            delay_before: Duration::ZERO,
-            delay_between: Duration::ZERO,
-        }
-    }
-
-    /// A plain `200` JSON reply.
-    pub fn json(value: &serde_json::Value) -> Reply {
-        Reply::status(200, &value.to_string())
-    }
-
-    /// Adds a response header.
-    pub fn header(mut self, name: &str, value: &str) -> Reply {
-        self.headers.push((name.to_ascii_lowercase(), value.into()));
-        self
-    }
-
-    /// Waits this long before writing anything (status line included).
-    pub fn delay(mut self, d: Duration) -> Reply {
-        self.delay_before = d;
-        self
-    }
-
-    /// Waits this long between chunks (a slow model).
-    pub fn chunk_delay(mut self, d: Duration) -> Reply {
-        self.delay_between = d;
-        self
-    }
-
-    /// Keeps only the first `n` chunks and then closes the socket without a
-    /// clean end: a stream cut mid-way.
-    pub fn cut_after(mut self, n: usize) -> Reply {
-        self.chunks.truncate(n);
-        self.ending = Ending::Cut;
-        self
-    }
-
-    /// Closes the socket without a clean end after all chunks.
-    pub fn cut(mut self) -> Reply {
-        self.ending = Ending::Cut;
-        self
-    }
-
-    /// Keeps only the first `n` chunks, then writes nothing more and keeps
-    /// the connection open: a model that stalls.
-    pub fn hang_after(mut self, n: usize) -> Reply {
-        self.chunks.truncate(n);
-        self.ending = Ending::Hang;
-        self
-    }
-
-    /// The HTTP status this reply sends.
-    pub fn status_code(&self) -> u16 {
-        self.status
-    }
-}
-
-type Handler = dyn Fn(&RecordedRequest, usize) -> Reply + Send + Sync;
-
-enum Script {
-    Queue(Mutex<VecDeque<Reply>>),
-    Handler(Box<Handler>),
+/// What the server has seen, behind one lock so checks run in arrival order.
+struct State {
+    requests: Vec<RecordedRequest>,
+    checker: Checker,
+    violations: Vec<Violation>,
 }
 
 struct Shared {
     script: Script,
-    requests: Mutex<Vec<RecordedRequest>>,
+    state: Mutex<State>,
     arrived: Condvar,
     stop: AtomicBool,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking test thread must not hide the recorded requests.
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A scripted fake model provider on `127.0.0.1`; stops when dropped.
-pub struct FakeProvider {
-    addr: SocketAddr,
-    shared: Arc<Shared>,
-    acceptor: Option<JoinHandle<()>>,
+/// Settings of a strict fake provider; see [`FakeProvider::builder`].
+#[derive(Debug, Default, Clone)]
+pub struct Builder {
+    dialect: Option<Dialect>,
+    secrets: Vec<String>,
+    compaction: bool,
+    standing: Vec<Reply>,
 }
 
-impl FakeProvider {
-    /// Serves `replies` in order, one per request. A request arriving after
-    /// the script ran out gets a `500` whose body says so.
-    pub fn start<I: IntoIterator<Item = Reply>>(replies: I) -> FakeProvider {
-        Self::spawn(Script::Queue(Mutex::new(replies.into_iter().collect())))
+impl Builder {
+    /// Every request must be of this dialect. Without it the dialect is the
+    /// scripted streams' or, failing that, the first request's.
+    pub fn dialect(mut self, dialect: Dialect) -> Builder {
+        self.dialect = Some(dialect);
+        self
     }
 
-    /// Computes each reply from the request and its 0-based index; for
-    /// sessions too long or too dynamic to script up front.
-    pub fn start_with<F>(handler: F) -> FakeProvider
+    /// A value that may appear only in the auth header. The key a request
+    /// presents there is added by itself.
+    pub fn secret(mut self, value: &str) -> Builder {
+        self.secrets.push(value.to_string());
+        self
+    }
+
+    /// The test compacts on purpose: the system prompt and tools may differ
+    /// between requests of one conversation.
+    pub fn declare_compaction(mut self) -> Builder {
+        self.compaction = true;
+        self
+    }
+
+    /// Answers every request of `reply`'s kind ([`Reply::for_title`] …)
+    /// that no single scripted reply is left for: for side requests a front
+    /// end may make any number of times, at any point.
+    pub fn always(mut self, reply: Reply) -> Builder {
+        self.standing.push(reply);
+        self
+    }
+
+    /// Serves `replies`, each once: a request gets the first unused reply
+    /// scripted for its kind ([`Reply::for_title`] …; unmarked replies
+    /// answer turns).
+    pub fn start<I: IntoIterator<Item = Reply>>(self, replies: I) -> FakeProvider {
+        let answers = Answers::Queue(Mutex::new(replies.into_iter().collect()));
+        self.spawn(answers)
+    }
+
+    /// Computes each reply from the request and its 0-based index. A reply
+    /// to a side request must be marked for its kind.
+    pub fn start_with<F>(self, handler: F) -> FakeProvider
     where
         F: Fn(&RecordedRequest, usize) -> Reply + Send + Sync + 'static,
     {
-        Self::spawn(Script::Handler(Box::new(handler)))
+        self.spawn(Answers::Handler(Box::new(handler)))
     }
 
-    fn spawn(script: Script) -> FakeProvider {
+    fn spawn(self, answers: Answers) -> FakeProvider {
+        let script = Script {
+            answers,
+            standing: self.standing,
+        };
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
+        let checker = Checker {
+            dialect: self.dialect.or_else(|| script.dialect()),
+            secrets: self.secrets,
+            compaction_declared: self.compaction,
+            turns: Vec::new(),
+        };
         let shared = Arc::new(Shared {
             script,
-            requests: Mutex::new(Vec::new()),
+            state: Mutex::new(State {
+                requests: Vec::new(),
+                checker,
+                violations: Vec::new(),
+            }),
             arrived: Condvar::new(),
             stop: AtomicBool::new(false),
         });
@@ -229,7 +164,40 @@ impl FakeProvider {
             addr,
             shared,
             acceptor: Some(acceptor),
+            armed: true,
         }
+    }
+}
+
+/// A scripted fake model provider on `127.0.0.1` that checks every request
+/// against its dialect's invariants. It stops when dropped, and then fails
+/// the test if a request broke one, a scripted reply went unused, or a side
+/// request arrived that the test did not script a reply for.
+pub struct FakeProvider {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    acceptor: Option<JoinHandle<()>>,
+    /// Whether dropping it checks (off once the violations were taken).
+    armed: bool,
+}
+
+impl FakeProvider {
+    /// Default settings; see [`Builder`].
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// `builder().start(replies)`.
+    pub fn start<I: IntoIterator<Item = Reply>>(replies: I) -> FakeProvider {
+        Builder::default().start(replies)
+    }
+
+    /// `builder().start_with(handler)`.
+    pub fn start_with<F>(handler: F) -> FakeProvider
+    where
+        F: Fn(&RecordedRequest, usize) -> Reply + Send + Sync + 'static,
+    {
+        Builder::default().start_with(handler)
     }
 
     /// `http://127.0.0.1:PORT` (no trailing slash).
@@ -249,27 +217,25 @@ impl FakeProvider {
 
     /// Appends a reply to a queue script (ignored for handler scripts).
     pub fn push(&self, reply: Reply) {
-        if let Script::Queue(q) = &self.shared.script {
-            lock(q).push_back(reply);
-        }
+        self.shared.script.push(reply);
     }
 
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.shared.requests).clone()
+        lock(&self.shared.state).requests.clone()
     }
 
     /// How many requests have arrived.
     pub fn request_count(&self) -> usize {
-        lock(&self.shared.requests).len()
+        lock(&self.shared.state).requests.len()
     }
 
     /// Blocks until at least `n` requests arrived or `timeout` passed;
     /// returns whether they did.
     pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let mut guard = lock(&self.shared.requests);
-        while guard.len() < n {
+        let mut guard = lock(&self.shared.state);
+        while guard.requests.len() < n {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;
@@ -281,15 +247,66 @@ impl FakeProvider {
         }
         true
     }
-}
 
-impl Drop for FakeProvider {
-    fn drop(&mut self) {
+    /// The requests' violations so far (unused replies are judged at the end).
+    pub fn violations(&self) -> Vec<Violation> {
+        lock(&self.shared.state).violations.clone()
+    }
+
+    /// Every violation, unused replies included.
+    fn all_violations(&self) -> Vec<Violation> {
+        let mut all = self.violations();
+        let unused = self.shared.script.unused();
+        if !unused.is_empty() {
+            all.push(Violation {
+                request: None,
+                kind: ViolationKind::UnusedReplies,
+                detail: format!("{} scripted replies never used: {unused:?}", unused.len()),
+            });
+        }
+        all
+    }
+
+    /// Stops the server and returns its violations instead of failing the
+    /// test (for tests of the checker itself).
+    pub fn into_violations(mut self) -> Vec<Violation> {
+        self.stop();
+        self.armed = false;
+        self.all_violations()
+    }
+
+    /// Stops the server and fails the test if anything was violated (what
+    /// dropping it does, at a point the test chooses).
+    pub fn finish(self) {
+        drop(self);
+    }
+
+    fn stop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         // Wake the blocking accept() so the thread sees the flag.
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
         if let Some(handle) = self.acceptor.take() {
             let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for FakeProvider {
+    fn drop(&mut self) {
+        self.stop();
+        // A test already failing keeps its own message (and a second panic
+        // would abort the process).
+        if !self.armed || std::thread::panicking() {
+            return;
+        }
+        let violations = self.all_violations();
+        if !violations.is_empty() {
+            let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
+            panic!(
+                "the fake provider saw {} violation(s):\n  {}",
+                list.len(),
+                list.join("\n  ")
+            );
         }
     }
 }
@@ -316,25 +333,29 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
     let mut reader = BufReader::new(reader_stream);
     let mut writer = stream;
     // Every reply says `connection: close`, so one request per connection.
-    let Some(request) = read_request(&mut reader) else {
+    let Some(mut request) = read_request(&mut reader) else {
         return;
     };
-    let reply = {
-        let mut requests = lock(&shared.requests);
-        let index = requests.len();
-        requests.push(request.clone());
+    let index = {
+        let mut state = lock(&shared.state);
+        let index = state.requests.len();
+        let (kind, found) = state.checker.check(&Incoming {
+            index,
+            method: &request.method,
+            path: &request.path,
+            headers: &request.headers,
+            body: &request.body,
+        });
+        request.kind = kind;
+        state.violations.extend(found);
+        state.requests.push(request.clone());
         shared.arrived.notify_all();
-        drop(requests);
-        match &shared.script {
-            Script::Queue(q) => lock(q).pop_front().unwrap_or_else(|| {
-                Reply::status(
-                    500,
-                    &format!(r#"{{"error":{{"message":"fake provider: script exhausted at request {index}"}}}}"#),
-                )
-            }),
-            Script::Handler(h) => h(&request, index),
-        }
+        index
     };
+    let (reply, violation) = shared.script.answer(&request, index);
+    if let Some(v) = violation {
+        lock(&shared.state).violations.push(v);
+    }
     write_reply(&mut writer, &reply, shared);
 }
 
@@ -377,6 +398,7 @@ fn read_request<R: BufRead>(reader: &mut R) -> Option<RecordedRequest> {
         path,
         headers,
         body,
+        kind: RequestKind::Turn,
     })
 }
 

@@ -8,13 +8,20 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::{sse_event, FakeProvider, Reply};
+use koi_testkit::{sse_event, FakeProvider, Reply, ViolationKind};
+
+/// A minimal valid Chat Completions body, tagged so replies can echo it.
+fn chat_body(tag: &str) -> String {
+    format!(
+        r#"{{"model":"m","messages":[{{"role":"system","content":"s"}},{{"role":"user","content":"{tag}"}}]}}"#
+    )
+}
 
 fn roundtrip(server: &FakeProvider, body: &str) -> String {
     let mut s = TcpStream::connect(server.addr()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let req = format!(
-        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Test: yes\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Test: yes\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).unwrap();
@@ -29,22 +36,24 @@ fn records_requests_and_serves_the_script_in_order() {
         Reply::status(429, "{}").header("Retry-After", "3"),
         ChatStream::new().text("hi there").stop().reply(),
     ]);
-    let first = roundtrip(&server, r#"{"a":1}"#);
+    let first = roundtrip(&server, &chat_body("1"));
     assert!(first.starts_with("HTTP/1.1 429"), "{first}");
     assert!(first.contains("retry-after: 3"));
-    let second = roundtrip(&server, r#"{"a":2}"#);
+    let second = roundtrip(&server, &chat_body("2"));
     assert!(second.starts_with("HTTP/1.1 200"));
     assert!(second.contains("transfer-encoding: chunked"));
     assert!(second.contains("data: [DONE]"));
     assert!(second.ends_with("0\r\n\r\n"), "clean end");
-    let third = roundtrip(&server, "{}");
+    let third = roundtrip(&server, &chat_body("3"));
     assert!(third.contains("script exhausted"));
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
     assert_eq!(reqs[0].method, "POST");
     assert_eq!(reqs[0].header("x-test"), Some("yes"));
-    assert_eq!(reqs[1].json()["a"], 2);
+    assert_eq!(reqs[1].json()["messages"][1]["content"], "2");
     assert!(server.wait_for_requests(3, Duration::from_millis(10)));
+    let kinds: Vec<_> = server.into_violations().iter().map(|v| v.kind).collect();
+    assert_eq!(kinds, [ViolationKind::ScriptExhausted]);
 }
 
 #[test]
@@ -53,7 +62,7 @@ fn cut_streams_have_no_terminating_chunk() {
         FakeProvider::start(
             [Reply::sse([sse_event(None, "1"), sse_event(None, "2")]).cut_after(1)],
         );
-    let out = roundtrip(&server, "{}");
+    let out = roundtrip(&server, &chat_body("x"));
     assert!(out.contains("data: 1"));
     assert!(!out.contains("data: 2"));
     assert!(!out.ends_with("0\r\n\r\n"));
@@ -61,10 +70,14 @@ fn cut_streams_have_no_terminating_chunk() {
 
 #[test]
 fn handler_scripts_see_each_request() {
-    let server =
-        FakeProvider::start_with(|req, i| Reply::status(200, &format!("{i}:{}", req.body_str())));
-    assert!(roundtrip(&server, "x").ends_with("0:x"));
-    assert!(roundtrip(&server, "y").ends_with("1:y"));
+    let server = FakeProvider::start_with(|req, i| {
+        Reply::status(
+            200,
+            &format!("{i}:{}", req.json()["messages"][1]["content"]),
+        )
+    });
+    assert!(roundtrip(&server, &chat_body("x")).ends_with("0:\"x\""));
+    assert!(roundtrip(&server, &chat_body("y")).ends_with("1:\"y\""));
 }
 
 #[test]

@@ -1,0 +1,330 @@
+//! What a request body says, read the same way for every dialect: the raw
+//! system prompt and tools, and the history as a flat list of items.
+
+use serde_json::Value;
+
+use crate::json_span;
+
+/// The request dialects the fake provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// OpenAI Chat Completions (`POST …/chat/completions`).
+    OpenAiChat,
+    /// OpenAI Responses (`POST …/responses`).
+    OpenAiResponses,
+    /// Anthropic Messages (`POST …/messages`).
+    Anthropic,
+}
+
+impl Dialect {
+    /// The path every request of this dialect ends with.
+    pub fn path_suffix(self) -> &'static str {
+        match self {
+            Dialect::OpenAiChat => "/chat/completions",
+            Dialect::OpenAiResponses => "/responses",
+            Dialect::Anthropic => "/messages",
+        }
+    }
+
+    /// The dialect whose endpoint this path is, if any.
+    pub fn from_path(path: &str) -> Option<Dialect> {
+        let path = path.split('?').next().unwrap_or(path);
+        [
+            Dialect::OpenAiChat,
+            Dialect::OpenAiResponses,
+            Dialect::Anthropic,
+        ]
+        .into_iter()
+        .find(|d| path.ends_with(d.path_suffix()))
+    }
+
+    /// The header that carries the key, and the prefix before the key.
+    pub(crate) fn auth_header(self) -> (&'static str, &'static str) {
+        match self {
+            Dialect::Anthropic => ("x-api-key", ""),
+            _ => ("authorization", "Bearer "),
+        }
+    }
+}
+
+/// Who an item of history speaks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    User,
+    Assistant,
+    /// A tool result (Chat's `tool` role; a block of a user message elsewhere).
+    Tool,
+}
+
+/// What an item of history is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Part {
+    Text(String),
+    /// A tool call with its id.
+    Call(String),
+    /// A tool result answering this call id.
+    Result(String),
+}
+
+/// One item of history.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Item {
+    pub role: Role,
+    pub part: Part,
+    /// Which assistant step (message) a call belongs to: calls of one step
+    /// are answered together.
+    pub step: usize,
+    /// The item's JSON with cache markers removed, compared to tell whether
+    /// one request continues another.
+    pub canon: Value,
+}
+
+/// A request body read in its dialect.
+#[derive(Debug, Clone)]
+pub(crate) struct View {
+    /// The system prompt exactly as sent.
+    pub system_raw: String,
+    /// The system prompt's text (for telling side requests apart).
+    pub system_text: String,
+    /// `tools` exactly as sent (empty when absent).
+    pub tools_raw: String,
+    pub items: Vec<Item>,
+    /// Message-level roles in order, as the provider receives them.
+    pub message_roles: Vec<String>,
+    /// Problems of shape found while reading (missing fields, empty text).
+    pub shape_errors: Vec<String>,
+}
+
+/// Removes `cache_control` markers at any depth: they move every request by
+/// design and are not part of the conversation.
+fn strip_cache(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), strip_cache(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(strip_cache).collect()),
+        other => other.clone(),
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+/// Reads `body` as a request of `dialect`; `Err` says why it is not one.
+pub(crate) fn read(dialect: Dialect, body: &[u8]) -> Result<View, String> {
+    let text = std::str::from_utf8(body).map_err(|e| format!("body is not UTF-8: {e}"))?;
+    let json: Value = serde_json::from_str(text).map_err(|e| format!("body is not JSON: {e}"))?;
+    if !json.is_object() {
+        return Err("body is not a JSON object".into());
+    }
+    let mut view = View {
+        system_raw: String::new(),
+        system_text: String::new(),
+        tools_raw: json_span::member(text, "tools").unwrap_or("").to_string(),
+        items: Vec::new(),
+        message_roles: Vec::new(),
+        shape_errors: Vec::new(),
+    };
+    if json["model"].as_str().is_none_or(str::is_empty) {
+        view.shape_errors.push("no model named".into());
+    }
+    match dialect {
+        Dialect::OpenAiChat => read_chat(text, &json, &mut view)?,
+        Dialect::OpenAiResponses => read_responses(text, &json, &mut view)?,
+        Dialect::Anthropic => read_anthropic(text, &json, &mut view)?,
+    }
+    Ok(view)
+}
+
+fn read_chat(text: &str, json: &Value, view: &mut View) -> Result<(), String> {
+    let messages = json["messages"].as_array().ok_or("no messages array")?;
+    let first = messages.first().ok_or("messages is empty")?;
+    if first["role"] != "system" {
+        view.shape_errors
+            .push("the first message is not the system prompt".into());
+    }
+    let raw_messages = json_span::member(text, "messages").unwrap_or("");
+    view.system_raw = json_span::element(raw_messages, 0)
+        .unwrap_or("")
+        .to_string();
+    view.system_text = text_of(&first["content"]);
+    for (step, m) in messages.iter().enumerate().skip(1) {
+        let role = m["role"].as_str().unwrap_or("");
+        view.message_roles.push(role.to_string());
+        let canon = strip_cache(m);
+        match role {
+            "user" => view.items.push(Item {
+                role: Role::User,
+                part: Part::Text(text_of(&m["content"])),
+                step,
+                canon,
+            }),
+            "assistant" => {
+                let content = text_of(&m["content"]);
+                let calls = m["tool_calls"].as_array().cloned().unwrap_or_default();
+                if !content.is_empty() || calls.is_empty() {
+                    view.items.push(Item {
+                        role: Role::Assistant,
+                        part: Part::Text(content),
+                        step,
+                        canon: canon.clone(),
+                    });
+                }
+                for c in calls {
+                    view.items.push(Item {
+                        role: Role::Assistant,
+                        part: Part::Call(c["id"].as_str().unwrap_or("").to_string()),
+                        step,
+                        canon: strip_cache(&c),
+                    });
+                }
+            }
+            "tool" => view.items.push(Item {
+                role: Role::Tool,
+                part: Part::Result(m["tool_call_id"].as_str().unwrap_or("").to_string()),
+                step,
+                canon,
+            }),
+            "system" => view
+                .shape_errors
+                .push(format!("a second system message at {step}")),
+            other => view
+                .shape_errors
+                .push(format!("message {step} has an unknown role {other:?}")),
+        }
+    }
+    Ok(())
+}
+
+fn read_responses(text: &str, json: &Value, view: &mut View) -> Result<(), String> {
+    let input = json["input"].as_array().ok_or("no input array")?;
+    view.system_raw = json_span::member(text, "instructions")
+        .unwrap_or("")
+        .to_string();
+    view.system_text = json["instructions"].as_str().unwrap_or("").to_string();
+    let mut step = 0;
+    let mut last_was_call = false;
+    for it in input {
+        let canon = strip_cache(it);
+        let kind = it["type"].as_str().unwrap_or("message");
+        let is_call = kind == "function_call";
+        // Consecutive calls belong to one step of the model.
+        if !(is_call && last_was_call) {
+            step += 1;
+        }
+        last_was_call = is_call;
+        let item = match kind {
+            "message" => {
+                let role = it["role"].as_str().unwrap_or("");
+                view.message_roles.push(role.to_string());
+                let role = match role {
+                    "user" | "developer" => Role::User,
+                    "assistant" => Role::Assistant,
+                    other => {
+                        view.shape_errors
+                            .push(format!("an input message has the role {other:?}"));
+                        Role::User
+                    }
+                };
+                Item {
+                    role,
+                    part: Part::Text(text_of(&it["content"])),
+                    step,
+                    canon,
+                }
+            }
+            "function_call" => Item {
+                role: Role::Assistant,
+                part: Part::Call(it["call_id"].as_str().unwrap_or("").to_string()),
+                step,
+                canon,
+            },
+            "function_call_output" => Item {
+                role: Role::Tool,
+                part: Part::Result(it["call_id"].as_str().unwrap_or("").to_string()),
+                step,
+                canon,
+            },
+            other => {
+                view.shape_errors
+                    .push(format!("an input item of unknown type {other:?}"));
+                continue;
+            }
+        };
+        view.items.push(item);
+    }
+    Ok(())
+}
+
+fn read_anthropic(text: &str, json: &Value, view: &mut View) -> Result<(), String> {
+    let messages = json["messages"].as_array().ok_or("no messages array")?;
+    if !json["max_tokens"].is_u64() {
+        view.shape_errors.push("max_tokens is required".into());
+    }
+    view.system_raw = json_span::member(text, "system").unwrap_or("").to_string();
+    view.system_text = text_of(&json["system"]);
+    for (step, m) in messages.iter().enumerate() {
+        let role = m["role"].as_str().unwrap_or("");
+        view.message_roles.push(role.to_string());
+        let blocks = match &m["content"] {
+            Value::String(s) => vec![serde_json::json!({"type": "text", "text": s})],
+            Value::Array(a) => a.clone(),
+            _ => Vec::new(),
+        };
+        if blocks.is_empty() {
+            view.shape_errors
+                .push(format!("message {step} has no content"));
+        }
+        for b in blocks {
+            let canon = strip_cache(&b);
+            let (role, part) = match (role, b["type"].as_str().unwrap_or("")) {
+                ("assistant", "tool_use") => (
+                    Role::Assistant,
+                    Part::Call(b["id"].as_str().unwrap_or("").to_string()),
+                ),
+                ("user", "tool_result") => (
+                    Role::Tool,
+                    Part::Result(b["tool_use_id"].as_str().unwrap_or("").to_string()),
+                ),
+                (_, "text") => {
+                    let t = b["text"].as_str().unwrap_or("");
+                    if t.is_empty() {
+                        view.shape_errors
+                            .push(format!("message {step} has an empty text block"));
+                    }
+                    let r = if role == "assistant" {
+                        Role::Assistant
+                    } else {
+                        Role::User
+                    };
+                    (r, Part::Text(t.to_string()))
+                }
+                (_, "thinking" | "redacted_thinking") => continue,
+                (r, t) => {
+                    view.shape_errors
+                        .push(format!("message {step} ({r}) has a {t:?} block"));
+                    continue;
+                }
+            };
+            view.items.push(Item {
+                role,
+                part,
+                step,
+                canon,
+            });
+        }
+    }
+    Ok(())
+}
