@@ -24,8 +24,11 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let server =
-            FakeProvider::start_with(|_, _| ChatStream::new().text("Noted.").stop().reply());
+        let noted = || ChatStream::new().text("Noted.").stop().reply();
+        // The panel asks for a title after a first turn, at no fixed point.
+        let server = FakeProvider::builder()
+            .always(noted().for_title())
+            .start_with(move |_, _| noted());
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(root.path().join("ws")).unwrap();
         std::fs::write(
