@@ -249,12 +249,18 @@ const SUBCOMMANDS: &[&str] = &[
 ];
 
 fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
-    // The global -C directory is a path read for metadata.
-    j.paths = p
-        .values("C")
-        .into_iter()
+    // The global -C directory is a path read for metadata; each one is
+    // taken relative to the one before, as git does.
+    let dirs = p.values("C");
+    j.paths = dirs
+        .iter()
         .map(|d| (d.to_string(), PathRole::Meta))
         .collect();
+    let mut at = std::path::PathBuf::from(".");
+    for d in dirs.iter().filter(|d| !d.is_empty()) {
+        at.push(d);
+    }
+    j.repository = Some(at.to_string_lossy().into_owned());
     let mut operands = p.operands();
     let Some(sub) = operands.next() else {
         return Ok(());
@@ -284,6 +290,15 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
                 .extend(values.iter().map(|v| (v.clone(), PathRole::Meta))),
             _ => {}
         }
+        if spec.is("format") || spec.is("pretty") {
+            if let Some(v) = values.iter().find(|v| verifies_signatures(v)) {
+                return Err(format!(
+                    "git {sub} {}={v} verifies signatures, which runs gpg (it writes its \
+                     keyring and may start an agent)",
+                    spec.display()
+                ));
+            }
+        }
     }
     let ops: Vec<&str> = parsed.operands().collect();
     j.paths.extend(ops.iter().map(|o| (o.to_string(), role)));
@@ -299,6 +314,13 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
         });
     }
     subcommand_rules(sub, &parsed, &ops)
+}
+
+/// A pretty format's `%G…` placeholders (and for-each-ref's
+/// `%(signature…)`) check a signed commit's signature by running
+/// `gpg.program`, as `--show-signature` does.
+fn verifies_signatures(format: &str) -> bool {
+    format.contains("%G") || format.contains("%(signature")
 }
 
 /// What the option list cannot say: which forms of branch, tag, remote,
@@ -441,6 +463,10 @@ mod tests {
             "stash",
             "help log",
             "status --bogus",
+            "log --format=%G?",
+            "log --pretty=format:%h%x20%GS",
+            "show -s --format=%GK HEAD",
+            "for-each-ref --format=%(signature)",
         ] {
             assert!(judge(bad).is_err(), "{bad}");
         }
