@@ -381,7 +381,7 @@ pub const PROGRAMS: &[Program] = &[
     p("lsblk", &["-f", "-J"], &[]),
     p("nproc", &["--all"], &[]),
     p("whereis", &["-b"], &["ls"]),
-    p("hostname", &["-f", "-I", "-s"], &["jail"]),
+    p("hostname", &["-f", "-I", "-s", "-A", "--all-fqdns", "-d", "-i", "-a", "--long"], &["jail"]),
     p("env", &[], &[]),
     p("id", &["-u", "-n", "-G"], &[]),
     p("uname", &["-a", "-r", "-s"], &[]),

@@ -27,10 +27,13 @@ pub const DECLS: &[Decl] = &[
         recursion: Recursion::Never,
         check: Some(date_check),
     },
+    // The names and addresses hostname looks up (-a -A -d -f -i, NIS's
+    // -y) go through the resolver, which may ask a DNS or NIS server:
+    // a connection. -s and -I only read the kernel's name and interfaces.
     gnu(
         &["hostname"],
-        "a,alias A,all-fqdns b,boot!w d,domain f,fqdn long F,file=!w i,ip-address \
-         I,all-ip-addresses s,short y,yp nis h,help V,version",
+        "a,alias!q A,all-fqdns!q b,boot!w d,domain!q f,fqdn!q long!q F,file=!w \
+         i,ip-address!q I,all-ip-addresses s,short y,yp!q nis!q h,help V,version",
         Operands::Nothing,
     ),
     gnu(
