@@ -313,7 +313,30 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
             follow: false,
         });
     }
-    subcommand_rules(sub, &parsed, &ops)
+    subcommand_rules(sub, &parsed, &ops)?;
+    first_word_rules(sub, &rest)
+}
+
+/// stash, notes and worktree pick their action from the word right after
+/// them, before any option: `git stash -- list` and `git stash -p list`
+/// are `git stash push`, which rewrites the working tree, though `list`
+/// is their first operand.
+fn first_word_rules(sub: &str, rest: &[String]) -> Result<(), String> {
+    let reads: &[&str] = match sub {
+        "stash" | "notes" => &["list", "show"],
+        "worktree" => &["list"],
+        _ => return Ok(()),
+    };
+    match rest.first() {
+        Some(w) if reads.contains(&w.as_str()) => Ok(()),
+        Some(w) => Err(format!(
+            "git {sub} {w} is not one of its read-only actions ({}) given first",
+            reads.join(", ")
+        )),
+        None => Err(format!(
+            "git {sub} without an action changes the repository"
+        )),
+    }
 }
 
 /// A pretty format's `%G…` placeholders (and for-each-ref's
@@ -467,6 +490,11 @@ mod tests {
             "log --pretty=format:%h%x20%GS",
             "show -s --format=%GK HEAD",
             "for-each-ref --format=%(signature)",
+            "stash -- list",
+            "stash -p list",
+            "stash --patch show",
+            "notes -- list",
+            "worktree -- list",
         ] {
             assert!(judge(bad).is_err(), "{bad}");
         }
