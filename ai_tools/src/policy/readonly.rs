@@ -212,6 +212,10 @@ fn check_walk(
 ) -> Result<(), String> {
     for root in &walk.roots {
         let canonical = canonicalize_lenient(&resolve_arg(root, cwd));
+        // Empty to every walker (`diff -r dir /dev/null`), though in /dev.
+        if canonical == Path::new("/dev/null") {
+            continue;
+        }
         if let Some(why) = protected::walk_reason(&canonical, protected) {
             return Err(format!("{program} would walk {root} recursively: {why}"));
         }

@@ -207,7 +207,10 @@ pub const DECLS: &[Decl] = &[
                horizon-lines= speed-large-files color? palette= help v,version",
         style: GNU,
         operands: Operands::Content,
-        recursion: Recursion::ByOption,
+        // Two directories are compared file by file even without -r
+        // (`diff escape keys` prints every file both hold): any directory
+        // operand is walked.
+        recursion: Recursion::Always,
         check: None,
     },
     decl(

@@ -313,8 +313,31 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
             follow: false,
         });
     }
+    if let Some(walk) = no_index_walk(sub, &parsed, &ops, &rest) {
+        j.walk = Some(walk);
+    }
     subcommand_rules(sub, &parsed, &ops)?;
     first_word_rules(sub, &rest)
+}
+
+/// `git diff --no-index A B` prints every file under A and B, whole: a
+/// recursive content read of both (`git diff --no-index ~ /tmp/empty`
+/// prints `~/.ssh`). git implies `--no-index` when two paths lie outside
+/// the repository, so any `git diff X Y` without `--` counts (for
+/// revisions the roots name nothing on disk, and the walk finds nothing).
+fn no_index_walk(sub: &str, p: &Parsed<'_>, ops: &[&str], rest: &[String]) -> Option<super::Walk> {
+    let implied =
+        ops.len() == 2 && !rest.iter().any(|a| a == "--") && !p.has("cached") && !p.has("staged");
+    if sub != "diff" || !(p.has("no-index") || implied) {
+        return None;
+    }
+    Some(super::Walk {
+        roots: ops.iter().map(|o| o.to_string()).collect(),
+        content: true,
+        hidden: true,
+        ignore_files: false,
+        follow: false,
+    })
 }
 
 /// stash, notes and worktree pick their action from the word right after
