@@ -93,6 +93,27 @@ pub fn write_fixture(root: &Path, outside: &Path) -> std::io::Result<String> {
     std::os::unix::fs::symlink(outside.join("server.pem"), root.join("link_to_key"))?;
     // A symlink root into the kernel's view of a process.
     std::os::unix::fs::symlink("/proc/self", root.join("links/proc"))?;
+    // Files a project can commit that make a bare repository: git opens it
+    // from any directory beneath, and its config runs a program on
+    // `git status` (the worktree is the workspace, so status gets that far;
+    // koi's environment turns fsmonitor off) and on any `git diff`, even
+    // `--no-index`.
+    std::fs::create_dir_all(root.join("planted/objects"))?;
+    std::fs::create_dir_all(root.join("planted/refs"))?;
+    std::fs::write(root.join("planted/HEAD"), "ref: refs/heads/main\n")?;
+    std::fs::write(
+        root.join("planted/config"),
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\
+         \tfsmonitor = \"touch planted-ran; false\"\n\
+         [diff]\n\texternal = \"touch planted-ran; false\"\n",
+    )?;
+    // A NUL-separated list of file names, one of them a key outside.
+    let mut names = outside
+        .join("server.pem")
+        .into_os_string()
+        .into_encoded_bytes();
+    names.push(0);
+    std::fs::write(root.join("names0"), names)?;
     Ok(outside.canonicalize()?.to_string_lossy().into_owned())
 }
 

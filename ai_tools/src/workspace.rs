@@ -114,6 +114,54 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Most symlinks [`physical`] follows in one path, as the kernel's own
+/// limit (`ELOOP` after 40).
+const MAX_SYMLINKS: usize = 40;
+
+/// Resolve an absolute path as the kernel does when a program opens it:
+/// component by component, following each symlink as it is met, so `..`
+/// after a symlink climbs from the link's target (`link/../x` where `link`
+/// points at `/proc/self` is `/proc/x`), not lexically. The last
+/// component is followed only when `follow_last` is set (metadata reads of
+/// a link stop at the link). Components that do not exist are appended as
+/// written.
+pub fn physical(path: &Path, follow_last: bool) -> PathBuf {
+    let mut budget = MAX_SYMLINKS;
+    physical_within(path, follow_last, &mut budget)
+}
+
+fn physical_within(path: &Path, follow_last: bool, budget: &mut usize) -> PathBuf {
+    let comps: Vec<Component<'_>> = path.components().collect();
+    let mut out = PathBuf::new();
+    for (i, comp) in comps.iter().enumerate() {
+        match comp {
+            Component::Prefix(_) | Component::RootDir => out.push(comp.as_os_str()),
+            Component::CurDir => {}
+            // `out` holds no symlinks, so its parent is the physical one.
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                if i + 1 == comps.len() && !follow_last {
+                    continue;
+                }
+                match std::fs::read_link(&out) {
+                    Ok(target) if *budget > 0 => {
+                        *budget -= 1;
+                        let base = out.parent().map(Path::to_path_buf).unwrap_or_default();
+                        out = physical_within(&base.join(target), true, budget);
+                    }
+                    // A loop: the kernel gives up, and so does the walk.
+                    Ok(_) => return normalize(path),
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Canonicalise the longest existing prefix of an absolute, normalised
 /// path and append the rest. Symlink loops or unreadable prefixes fall back
 /// to the lexical path, which callers then treat as-is.
@@ -143,4 +191,36 @@ pub fn canonicalize_lenient(path: &Path) -> PathBuf {
         cur = parent;
     }
     path.to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn physical_climbs_from_a_links_target() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let base = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(base.join("ws/sub")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(base.join("secret/inner")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(base.join("secret/inner"), base.join("ws/link"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let p = base.join("ws/link/../x");
+        assert_eq!(physical(&p, true), base.join("secret/x"));
+        assert_eq!(normalize(&p), base.join("ws/x"), "lexically it stays");
+        assert_eq!(
+            physical(&base.join("ws/sub/../link"), false),
+            base.join("ws/link")
+        );
+        assert_eq!(
+            physical(&base.join("ws/link"), true),
+            base.join("secret/inner")
+        );
+        assert_eq!(physical(&base.join("ws/new/../a"), true), base.join("ws/a"));
+        std::os::unix::fs::symlink("loop", base.join("ws/loop")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            physical(&base.join("ws/loop/x"), true),
+            base.join("ws/loop/x")
+        );
+    }
 }

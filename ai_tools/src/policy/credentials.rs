@@ -9,6 +9,26 @@ pub const SECRET_DIRS: &[&str] = &[
     ".ssh", ".aws", ".gnupg", ".gpg", ".kube", ".docker", ".azure",
 ];
 
+/// Places under the home directory that hold tokens (command-line tools'
+/// logins), matched as consecutive path components wherever they appear;
+/// a recursive read must not enter or contain them either (see
+/// [`crate::policy::protected`]).
+pub const SECRET_HOME_PATHS: &[&str] = &[
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".config/gcloud",
+    ".config/git/credentials",
+    ".config/rclone/rclone.conf",
+    ".config/op",
+    ".config/doctl",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".terraform.d/credentials.tfrc.json",
+    ".gem/credentials",
+    ".composer/auth.json",
+    ".local/share/keyrings",
+];
+
 /// Whole file names that hold credentials.
 const SECRET_FILES: &[&str] = &[
     ".netrc",
@@ -20,6 +40,9 @@ const SECRET_FILES: &[&str] = &[
     "credentials.json",
     "service-account.json",
     ".htpasswd",
+    ".vault-token",
+    ".s3cfg",
+    ".boto",
     "shadow",
     "gshadow",
     "master.key",
@@ -44,6 +67,14 @@ pub fn credential_reason(path: &str) -> Option<String> {
         .split(['/', '\\'])
         .filter(|c| !c.is_empty())
         .collect();
+    for secret in SECRET_HOME_PATHS {
+        let want: Vec<&str> = secret.split('/').collect();
+        if comps.windows(want.len()).any(|w| w == want.as_slice()) {
+            return Some(format!(
+                "{path} is inside {secret}, which holds credentials"
+            ));
+        }
+    }
     for (i, comp) in comps.iter().enumerate() {
         if SECRET_DIRS.contains(comp) {
             return Some(format!("{path} is inside {comp}, which holds credentials"));
@@ -145,6 +176,11 @@ mod tests {
             "/home/u/.config/koi/koi.toml",
             "/proc/self/environ",
             "/proc/1234/environ",
+            "/home/u/.config/gh/hosts.yml",
+            "~/.config/gcloud/application_default_credentials.json",
+            "/home/u/.cargo/credentials.toml",
+            ".vault-token",
+            "/root/.local/share/keyrings/login.keyring",
         ] {
             assert!(credential_reason(p).is_some(), "{p}");
         }
@@ -156,6 +192,9 @@ mod tests {
             "monkey",
             "Cargo.toml",
             ".environment.md",
+            "/home/u/.config/gh/config.yml",
+            "/home/u/.cargo/config.toml",
+            "src/credentials.rs",
         ] {
             assert!(credential_reason(p).is_none(), "{p}");
         }

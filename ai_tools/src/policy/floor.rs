@@ -14,7 +14,7 @@ use crate::policy::shell_parse::{RedirOp, MAX_DEPTH};
 use crate::policy::unicode::fold;
 use crate::policy::walk::{self, Redir, Step, Walk};
 use crate::policy::wrappers;
-use crate::workspace::{canonicalize_lenient, expand_tilde, normalize, Workspace};
+use crate::workspace::{canonicalize_lenient, expand_tilde, Workspace};
 
 /// The floor's verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,13 +300,9 @@ fn is_harmless_device(path: &str) -> bool {
 
 /// Resolve a path the floor judges; `~` is expanded even where bash would
 /// not (a look-alike tilde folded to `~`), which only errs towards caution.
+/// `..` is resolved as the kernel does (see [`walk::resolve_arg`]).
 fn resolve(arg: &str, cwd: &Path) -> PathBuf {
-    let p = expand_tilde(arg);
-    if p.is_absolute() {
-        normalize(&p)
-    } else {
-        normalize(&cwd.join(p))
-    }
+    walk::resolve_arg(&expand_tilde(arg).to_string_lossy(), cwd)
 }
 
 fn redirect_floor(r: &Redir, ws: &Workspace, cwd: &Path) -> Floor {

@@ -14,6 +14,7 @@ pub mod floor;
 pub mod programs;
 pub mod protected;
 pub mod readonly;
+pub mod repository;
 pub mod shell_lex;
 pub mod shell_parse;
 pub mod unicode;

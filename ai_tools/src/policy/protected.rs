@@ -1,11 +1,11 @@
 //! Places a recursive read must not enter or contain: `/proc` and `/sys`
 //! (every process's environment and memory), `/dev`, the credential directories
-//! in the home directory, koi's own config and data directories, and any
+//! and token files in the home directory, koi's own config and data directories, and any
 //! path a front end registered (the file `--config` named).
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::credentials::SECRET_DIRS;
+use crate::policy::credentials::{SECRET_DIRS, SECRET_HOME_PATHS};
 use crate::workspace::{canonicalize_lenient, Workspace};
 
 /// Kernel views of every process (environments, memory, keys) and the
@@ -31,6 +31,7 @@ pub fn protected(ws: &Workspace) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = KERNEL_DIRS.iter().map(PathBuf::from).collect();
     if let Some(home) = dirs::home_dir() {
         out.extend(SECRET_DIRS.iter().map(|d| home.join(d)));
+        out.extend(SECRET_HOME_PATHS.iter().map(|d| home.join(d)));
     }
     out.extend(koi_dirs());
     out.extend(ws.protected().iter().cloned());

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::policy::credentials;
 use crate::policy::programs::{self, PathRole, Walk as TreeWalk};
 use crate::policy::protected;
+use crate::policy::repository;
 use crate::policy::shell_parse::RedirOp;
 use crate::policy::unicode;
 use crate::policy::walk::{resolve_arg, Context, Redir, Step, Walk};
@@ -104,6 +105,12 @@ fn prove_step(step: &Step, ws: &Workspace, protected: &[PathBuf]) -> Result<(), 
     }
     if let Some(walk) = &j.walk {
         check_walk(program, walk, cwd, ws, protected)?;
+    }
+    if let Some(at) = &j.repository {
+        let start = canonicalize_lenient(&resolve_arg(at, cwd));
+        if let Some(why) = repository::untrusted_reason(&start, ws) {
+            return Err(why);
+        }
     }
     Ok(())
 }
@@ -205,6 +212,10 @@ fn check_walk(
 ) -> Result<(), String> {
     for root in &walk.roots {
         let canonical = canonicalize_lenient(&resolve_arg(root, cwd));
+        // Empty to every walker (`diff -r dir /dev/null`), though in /dev.
+        if canonical == Path::new("/dev/null") {
+            continue;
+        }
         if let Some(why) = protected::walk_reason(&canonical, protected) {
             return Err(format!("{program} would walk {root} recursively: {why}"));
         }

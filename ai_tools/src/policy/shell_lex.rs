@@ -351,6 +351,13 @@ impl Lexer {
                 self.push_part(WordPart::CmdSubst(inner));
                 self.pos = end + 1;
             }
+            // bash's older spelling of `$((…))`: `cert.p$[12]` is cert.p12.
+            Some('[') => {
+                let end = self.matching(self.pos + 1, '[', ']', "$[")?;
+                let inner: String = self.chars[self.pos + 2..end].iter().collect();
+                self.push_part(WordPart::Arith(inner));
+                self.pos = end + 1;
+            }
             Some('{') => {
                 let end = self.matching(self.pos + 1, '{', '}', "${")?;
                 let inner: String = self.chars[self.pos + 2..end].iter().collect();
@@ -452,6 +459,16 @@ mod tests {
         assert_eq!(w.parts, vec![WordPart::CmdSubst("id".into())]);
         let Token::Word(w) = &toks[3] else { panic!() };
         assert_eq!(w.parts, vec![WordPart::ProcSubst("ls".into())]);
+    }
+
+    #[test]
+    fn old_arithmetic_is_arithmetic() {
+        let toks = lex("cat cert.p$[12] \"$[a[1]]\"").unwrap();
+        let Token::Word(w) = &toks[1] else { panic!() };
+        assert_eq!(w.parts[1], WordPart::Arith("12".into()));
+        let Token::Word(w) = &toks[2] else { panic!() };
+        assert!(w.parts.contains(&WordPart::Arith("a[1]".into())));
+        assert!(lex("echo $[1").is_err());
     }
 
     #[test]

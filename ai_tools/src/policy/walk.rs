@@ -295,18 +295,40 @@ impl Walker<'_> {
             _ if step.unknown.is_some() => None,
             (Some("-"), _) | (_, None) => None,
             (None, _) => self.home.clone(),
-            (Some(t), Some(cwd)) => Some(canonicalize_lenient(&resolve_arg(t, cwd))),
+            (Some(t), Some(cwd)) => cd_target(t, cwd),
         };
     }
 }
 
-/// Resolve a path argument against a working directory (lexically).
+/// Where `cd T` from `cwd` (canonical) lands, when the checker can be sure.
+/// bash's `cd` removes `..` lexically (`-L`), `cd -P` and the kernel climb
+/// from a symlink's target, and a logical path that does not exist makes
+/// bash fall back to the physical one: `cd link/..` with `link` pointing
+/// at `/proc/self` is the workspace for one reading and `/proc` for the
+/// other. Only a directory both readings agree on is followed; otherwise
+/// (or if it does not exist, so `cd` fails and `;` runs on in the old
+/// directory) the directory is unknown.
+fn cd_target(t: &str, cwd: &Path) -> Option<PathBuf> {
+    let joined = if Path::new(t).is_absolute() {
+        PathBuf::from(t)
+    } else {
+        cwd.join(t)
+    };
+    let logical = canonicalize_lenient(&crate::workspace::normalize(&joined));
+    let physical = crate::workspace::physical(&joined, true);
+    (logical == physical && physical.is_dir()).then_some(physical)
+}
+
+/// Resolve a path argument against a working directory as the kernel will
+/// when a program opens it: `..` after a symlink climbs from its target
+/// (see [`crate::workspace::physical`]). The last component is not
+/// followed (a caller reading contents canonicalises it).
 pub fn resolve_arg(arg: &str, cwd: &Path) -> PathBuf {
     let p = Path::new(arg);
     if p.is_absolute() {
-        crate::workspace::normalize(p)
+        crate::workspace::physical(p, false)
     } else {
-        crate::workspace::normalize(&cwd.join(p))
+        crate::workspace::physical(&cwd.join(p), false)
     }
 }
 

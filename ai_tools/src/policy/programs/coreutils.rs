@@ -207,7 +207,10 @@ pub const DECLS: &[Decl] = &[
                horizon-lines= speed-large-files color? palette= help v,version",
         style: GNU,
         operands: Operands::Content,
-        recursion: Recursion::ByOption,
+        // Two directories are compared file by file even without -r
+        // (`diff escape keys` prints every file both hold): any directory
+        // operand is walked.
+        recursion: Recursion::Always,
         check: None,
     },
     decl(
@@ -278,12 +281,15 @@ pub const DECLS: &[Decl] = &[
     decl(&["nproc"], "all ignore= help version", Operands::Nothing),
     decl(&["tty"], "s,silent quiet help version", Operands::Nothing),
     decl(&["printenv"], "0,null help version", Operands::NotPaths),
+    // sort's --files0-from prints the files the list names, paths the
+    // checker never sees (a NUL list on stdin can name ~/.ssh/id_rsa);
+    // wc and du only count what they read, so theirs stays a plain path.
     decl(
         &["sort"],
         "b,ignore-leading-blanks d,dictionary-order f,ignore-case g,general-numeric-sort \
          i,ignore-nonprinting M,month-sort h,human-numeric-sort n,numeric-sort R,random-sort \
          random-source=!p r,reverse sort= V,version-sort batch-size= c check? C \
-         compress-program=!x debug files0-from=!p k,key= m,merge o,output=!w s,stable \
+         compress-program=!x debug files0-from=!q k,key= m,merge o,output=!w s,stable \
          S,buffer-size= t,field-separator= T,temporary-directory=!w parallel= u,unique \
          z,zero-terminated help version",
         Operands::Content,

@@ -249,12 +249,18 @@ const SUBCOMMANDS: &[&str] = &[
 ];
 
 fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
-    // The global -C directory is a path read for metadata.
-    j.paths = p
-        .values("C")
-        .into_iter()
+    // The global -C directory is a path read for metadata; each one is
+    // taken relative to the one before, as git does.
+    let dirs = p.values("C");
+    j.paths = dirs
+        .iter()
         .map(|d| (d.to_string(), PathRole::Meta))
         .collect();
+    let mut at = std::path::PathBuf::from(".");
+    for d in dirs.iter().filter(|d| !d.is_empty()) {
+        at.push(d);
+    }
+    j.repository = Some(at.to_string_lossy().into_owned());
     let mut operands = p.operands();
     let Some(sub) = operands.next() else {
         return Ok(());
@@ -284,6 +290,15 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
                 .extend(values.iter().map(|v| (v.clone(), PathRole::Meta))),
             _ => {}
         }
+        if spec.is("format") || spec.is("pretty") {
+            if let Some(v) = values.iter().find(|v| verifies_signatures(v)) {
+                return Err(format!(
+                    "git {sub} {}={v} verifies signatures, which runs gpg (it writes its \
+                     keyring and may start an agent)",
+                    spec.display()
+                ));
+            }
+        }
     }
     let ops: Vec<&str> = parsed.operands().collect();
     j.paths.extend(ops.iter().map(|o| (o.to_string(), role)));
@@ -298,7 +313,60 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
             follow: false,
         });
     }
-    subcommand_rules(sub, &parsed, &ops)
+    if let Some(walk) = no_index_walk(sub, &parsed, &ops, &rest) {
+        j.walk = Some(walk);
+    }
+    subcommand_rules(sub, &parsed, &ops)?;
+    first_word_rules(sub, &rest)
+}
+
+/// `git diff --no-index A B` prints every file under A and B, whole: a
+/// recursive content read of both (`git diff --no-index ~ /tmp/empty`
+/// prints `~/.ssh`). git implies `--no-index` when two paths lie outside
+/// the repository, so any `git diff X Y` without `--` counts (for
+/// revisions the roots name nothing on disk, and the walk finds nothing).
+fn no_index_walk(sub: &str, p: &Parsed<'_>, ops: &[&str], rest: &[String]) -> Option<super::Walk> {
+    let implied =
+        ops.len() == 2 && !rest.iter().any(|a| a == "--") && !p.has("cached") && !p.has("staged");
+    if sub != "diff" || !(p.has("no-index") || implied) {
+        return None;
+    }
+    Some(super::Walk {
+        roots: ops.iter().map(|o| o.to_string()).collect(),
+        content: true,
+        hidden: true,
+        ignore_files: false,
+        follow: false,
+    })
+}
+
+/// stash, notes and worktree pick their action from the word right after
+/// them, before any option: `git stash -- list` and `git stash -p list`
+/// are `git stash push`, which rewrites the working tree, though `list`
+/// is their first operand.
+fn first_word_rules(sub: &str, rest: &[String]) -> Result<(), String> {
+    let reads: &[&str] = match sub {
+        "stash" | "notes" => &["list", "show"],
+        "worktree" => &["list"],
+        _ => return Ok(()),
+    };
+    match rest.first() {
+        Some(w) if reads.contains(&w.as_str()) => Ok(()),
+        Some(w) => Err(format!(
+            "git {sub} {w} is not one of its read-only actions ({}) given first",
+            reads.join(", ")
+        )),
+        None => Err(format!(
+            "git {sub} without an action changes the repository"
+        )),
+    }
+}
+
+/// A pretty format's `%G…` placeholders (and for-each-ref's
+/// `%(signature…)`) check a signed commit's signature by running
+/// `gpg.program`, as `--show-signature` does.
+fn verifies_signatures(format: &str) -> bool {
+    format.contains("%G") || format.contains("%(signature")
 }
 
 /// What the option list cannot say: which forms of branch, tag, remote,
@@ -441,6 +509,15 @@ mod tests {
             "stash",
             "help log",
             "status --bogus",
+            "log --format=%G?",
+            "log --pretty=format:%h%x20%GS",
+            "show -s --format=%GK HEAD",
+            "for-each-ref --format=%(signature)",
+            "stash -- list",
+            "stash -p list",
+            "stash --patch show",
+            "notes -- list",
+            "worktree -- list",
         ] {
             assert!(judge(bad).is_err(), "{bad}");
         }

@@ -27,10 +27,13 @@ pub const DECLS: &[Decl] = &[
         recursion: Recursion::Never,
         check: Some(date_check),
     },
+    // The names and addresses hostname looks up (-a -A -d -f -i, NIS's
+    // -y) go through the resolver, which may ask a DNS or NIS server:
+    // a connection. -s and -I only read the kernel's name and interfaces.
     gnu(
         &["hostname"],
-        "a,alias A,all-fqdns b,boot!w d,domain f,fqdn long F,file=!w i,ip-address \
-         I,all-ip-addresses s,short y,yp nis h,help V,version",
+        "a,alias!q A,all-fqdns!q b,boot!w d,domain!q f,fqdn!q long!q F,file=!w \
+         i,ip-address!q I,all-ip-addresses s,short y,yp!q nis!q h,help V,version",
         Operands::Nothing,
     ),
     gnu(
@@ -90,13 +93,13 @@ pub const DECLS: &[Decl] = &[
         names: &["jq"],
         opts: "c,compact-output n,null-input e,exit-status s,slurp r,raw-output \
                j,join-output a,ascii-output S,sort-keys C,color-output M,monochrome-output \
-               tab indent= unbuffered stream stream-errors seq f,from-file=!F L=!q arg+ \
+               tab indent= unbuffered stream stream-errors seq f,from-file=!q L=!q arg+ \
                argjson+ slurpfile+!q rawfile+!q args jsonargs h,help V,version \
                build-configuration R,raw-input raw-output0",
         style: EXACT,
         operands: Operands::PatternThenContent,
         recursion: Recursion::Never,
-        check: None,
+        check: Some(jq_check),
     },
     Decl {
         names: &["tree"],
@@ -118,6 +121,38 @@ fn date_check(p: &Parsed<'_>, _: &mut Judgement) -> Result<(), String> {
         return Err("a bare argument sets the clock".into());
     }
     Ok(())
+}
+
+/// jq's `import "NAME" as $x {search: "DIR"};` and `include` read
+/// `DIR/NAME.json` (or `.jq`) from any directory, `~/.docker/config.json`
+/// among them, a path the argument list never shows; `modulemeta` loads a
+/// module too. A program naming any of them is not proven (a program read
+/// with `-f` is not seen at all, so that option asks on its own).
+fn jq_check(p: &Parsed<'_>, _: &mut Judgement) -> Result<(), String> {
+    let Some(program) = p.operands().next() else {
+        return Ok(());
+    };
+    // A word after `.` or `$` is a field or a variable (`.import`), not
+    // the directive.
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut directive = None;
+    let mut before = ' ';
+    for (i, c) in program.char_indices() {
+        if is_word(c) && !is_word(before) && before != '.' && before != '$' {
+            let word: String = program[i..].chars().take_while(|&c| is_word(c)).collect();
+            if matches!(word.as_str(), "import" | "include" | "modulemeta") {
+                directive = Some(word);
+                break;
+            }
+        }
+        before = c;
+    }
+    match directive {
+        Some(d) => Err(format!(
+            "the program's {d} reads a module file from any directory"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// binutils read more options from `@file`.

@@ -79,6 +79,10 @@ pub struct Judgement {
     pub operands: Vec<String>,
     /// The directory walk, if the program recurses.
     pub walk: Option<Walk>,
+    /// For git: where it starts looking for its repository (the `-C`
+    /// directories joined, `.` for none). The repository found there
+    /// brings its own configuration, which can name programs to run.
+    pub repository: Option<String>,
 }
 
 /// A program-specific check after the generic one.
