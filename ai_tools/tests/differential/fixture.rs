@@ -39,6 +39,40 @@ pub struct Fixture {
 /// upper layer (an overlay itself, as in a container).
 pub const SCRATCH_VAR: &str = "KOI_DIFFTEST_DIR";
 
+/// Directories the jail mounts its own scratch file systems over: a scratch
+/// world laid out under one of them would vanish inside the jail.
+pub const COVERED: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run"];
+
+/// Where the scratch world goes: [`SCRATCH_VAR`], else cargo's scratch dir,
+/// else (a checkout under `/tmp`, as CI clones may be) the first of a few
+/// system directories the jail leaves visible and its unprivileged uid can
+/// reach.
+fn scratch_base() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os(SCRATCH_VAR) {
+        return Ok(PathBuf::from(dir));
+    }
+    let candidates = [
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        PathBuf::from("/var/cache/koi-difftest"),
+        PathBuf::from("/var/lib/koi-difftest"),
+    ];
+    let usable = |dir: &PathBuf| {
+        !COVERED.iter().any(|c| dir.starts_with(c))
+            && std::fs::create_dir_all(dir).is_ok()
+            && check_traversable(dir).is_ok()
+    };
+    candidates
+        .iter()
+        .find(|d| usable(d))
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "no scratch directory outside {} that others can reach; set {SCRATCH_VAR}",
+                COVERED.join(", ")
+            )
+        })
+}
+
 /// The scratch `$HOME`'s git config: an identity, so a command that would
 /// commit is not stopped by a missing one before it can show its effect.
 const GITCONFIG: &str = "[user]\n\tname = difftest\n\temail = difftest@localhost\n\
@@ -46,9 +80,7 @@ const GITCONFIG: &str = "[user]\n\tname = difftest\n\temail = difftest@localhost
 
 impl Fixture {
     pub fn new() -> Result<Fixture, String> {
-        let base = std::env::var_os(SCRATCH_VAR)
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
+        let base = scratch_base()?;
         let dir = tempfile::Builder::new()
             .prefix("difftest-")
             .tempdir_in(base)

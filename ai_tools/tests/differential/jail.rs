@@ -106,7 +106,7 @@ impl Jail {
             .ok_or_else(|| unsupported("bash is not installed"))?;
         let fixture = Fixture::new().map_err(NoJail::Broken)?;
         fixture::check_traversable(&fixture.root).map_err(NoJail::Unsupported)?;
-        for hidden in ["/tmp", "/var/tmp", "/dev/shm", "/run"] {
+        for hidden in fixture::COVERED {
             if fixture.root.starts_with(hidden) {
                 return Err(NoJail::Unsupported(format!(
                     "the scratch dir {} is under {hidden}, which the jail covers",

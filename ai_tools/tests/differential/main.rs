@@ -44,9 +44,16 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// Set to `require` (CI does) to fail instead of skipping where the
+/// machine cannot build the jail.
+const REQUIRE_VAR: &str = "KOI_DIFFTEST";
+
 fn jail_or_skip(test: &str) -> Option<Jail> {
     match Jail::new() {
         Ok(j) => Some(j),
+        Err(NoJail::Unsupported(why)) if std::env::var(REQUIRE_VAR).as_deref() == Ok("require") => {
+            panic!("{REQUIRE_VAR}=require, but this machine cannot build the jail: {why}")
+        }
         Err(NoJail::Unsupported(why)) => {
             say(&format!("SKIPPED: differential::{test}: {why}"));
             None
