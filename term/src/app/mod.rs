@@ -195,6 +195,11 @@ impl App {
         self.next_frame = None;
         latency_trace::hop(Hop::Draw);
         t.session.rearm_wakeup();
+        // Events that came while the wake-up was still armed (a frame held
+        // back under a flood, say) called nobody: handle them as if they had.
+        if !t.session.events().is_empty() {
+            let _ = self.proxy.send_event(UserEvent::Wakeup);
+        }
         {
             let mut term = t.session.terminal().lock();
             t.display.build(&mut term);
