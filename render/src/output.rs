@@ -139,4 +139,15 @@ impl Renderer {
         self.timings.presented = Instant::now();
         Ok(Some(stats))
     }
+
+    /// Waits until the GPU has finished the work submitted so far (a
+    /// software rasteriser keeps drawing on its own threads after
+    /// `present` returns) and returns when that was: what a frame really
+    /// cost, for callers that pace frames by it.
+    pub fn wait_for_gpu(&self) -> Instant {
+        if let Err(e) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
+            log::debug!("render: waiting for the GPU: {e}");
+        }
+        Instant::now()
+    }
 }

@@ -214,7 +214,9 @@ impl App {
             None
         };
         t.display.present();
-        self.pacer.frame_done(started, Instant::now());
+        // Pace by what the frame cost until the rasteriser was done with it.
+        self.pacer
+            .frame_done(started, t.display.renderer.wait_for_gpu());
         latency_trace::frame_presented(&t.display.renderer.last_timings());
         if !self.first_frame_reported {
             self.first_frame_reported = true;

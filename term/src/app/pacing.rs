@@ -5,7 +5,9 @@
 //! back to back and the software rasteriser would take the CPU the parser
 //! needs, so they are spaced: a new frame starts no sooner than one display
 //! refresh after the last one began, and no sooner than the last frame's
-//! cost stretched so drawing keeps to [`MAX_RENDER_SHARE`] of the time.
+//! cost stretched so drawing keeps to [`MAX_RENDER_SHARE`] of the time. A
+//! frame's cost runs from its start until the GPU finished it: a software
+//! rasteriser keeps drawing on its own threads after `present` returns.
 //! kitty spaces frames the same way (its `repaint_delay`), and like its
 //! `input_delay`, a frame after quiet is never delayed.
 
@@ -33,7 +35,7 @@ const MAX_COUNTED_COST: Duration = Duration::from_millis(50);
 pub(super) struct FramePacer {
     refresh: Duration,
     last_start: Option<Instant>,
-    /// Smoothed wall time of a frame, from its start to its present.
+    /// Smoothed wall time of a frame, from its start until the GPU is done.
     cost: Duration,
 }
 
@@ -64,7 +66,7 @@ impl FramePacer {
         }
     }
 
-    /// A frame began at `start` and was presented at `end`.
+    /// A frame began at `start` and the GPU finished it at `end`.
     pub(super) fn frame_done(&mut self, start: Instant, end: Instant) {
         let cost = end.saturating_duration_since(start).min(MAX_COUNTED_COST);
         self.cost = if self.last_start.is_none() {
