@@ -66,6 +66,7 @@ pub use frame::{
 };
 pub use gpu::{Gpu, ADAPTER_NAME_ENV};
 pub use image::RgbaImage;
+pub use output::FrameTimings;
 pub use overlay::{Border, Break, OverlayLayer, OverlayRect, Span, StyledLine};
 pub use renderer::{PrepareStats, Renderer, OFFSCREEN_FORMAT};
 pub use surface::WindowSurface;

@@ -1,10 +1,41 @@
 //! Render targets: any texture view, a window surface, or an offscreen
 //! texture read back into an [`RgbaImage`].
 
+use std::time::Instant;
+
 use crate::error::RenderError;
 use crate::frame::Frame;
 use crate::renderer::{PrepareStats, Renderer};
 use crate::surface::WindowSurface;
+
+/// When each step of the last [`Renderer::render_to_surface`] finished, for
+/// latency traces: four clock reads a frame, nothing more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameTimings {
+    /// The call began.
+    pub started: Instant,
+    /// The surface gave a texture to draw into.
+    pub acquired: Instant,
+    /// The CPU side of the frame (shaping, instance uploads) was done.
+    pub prepared: Instant,
+    /// The GPU commands were submitted.
+    pub submitted: Instant,
+    /// The texture was handed back to the window system.
+    pub presented: Instant,
+}
+
+impl FrameTimings {
+    pub(crate) fn starting_now() -> Self {
+        let now = Instant::now();
+        Self {
+            started: now,
+            acquired: now,
+            prepared: now,
+            submitted: now,
+            presented: now,
+        }
+    }
+}
 
 /// How much of the target a pass redraws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,9 +58,16 @@ impl Renderer {
         frame: &Frame,
     ) -> Result<PrepareStats, RenderError> {
         let stats = self.prepare(frame, width, height)?;
+        self.timings.prepared = Instant::now();
         let commands = self.encode(view, Redraw::Full).finish();
         self.queue.submit([commands]);
+        self.timings.submitted = Instant::now();
         Ok(stats)
+    }
+
+    /// When each step of the last frame drawn into a window surface ended.
+    pub fn last_timings(&self) -> FrameTimings {
+        self.timings
     }
 
     /// Records a pass drawing the prepared frame into `view`.
@@ -87,15 +125,29 @@ impl Renderer {
                 target: surface.format(),
             });
         }
+        self.timings = FrameTimings::starting_now();
         let Some(texture) = surface.acquire(&self.device)? else {
             return Ok(None);
         };
+        self.timings.acquired = Instant::now();
         let (width, height) = (texture.texture.width(), texture.texture.height());
         let view = texture
             .texture
             .create_view(&wgpu::TextureViewDescriptor::default());
         let stats = self.render_to_view(&view, width, height, frame)?;
         self.queue.present(texture);
+        self.timings.presented = Instant::now();
         Ok(Some(stats))
+    }
+
+    /// Waits until the GPU has finished the work submitted so far (a
+    /// software rasteriser keeps drawing on its own threads after
+    /// `present` returns) and returns when that was: what a frame really
+    /// cost, for callers that pace frames by it.
+    pub fn wait_for_gpu(&self) -> Instant {
+        if let Err(e) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
+            log::debug!("render: waiting for the GPU: {e}");
+        }
+        Instant::now()
     }
 }

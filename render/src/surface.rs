@@ -34,14 +34,7 @@ impl WindowSurface {
             .ok_or_else(|| {
                 RenderError::Surface(format!("no 8-bit RGBA/BGRA format in {:?}", caps.formats))
             })?;
-        let present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Fifo) {
-            wgpu::PresentMode::Fifo
-        } else {
-            caps.present_modes
-                .first()
-                .copied()
-                .unwrap_or(wgpu::PresentMode::Fifo)
-        };
+        let present_mode = choose_present_mode(&caps.present_modes);
         let config = wgpu::SurfaceConfiguration {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             format,
@@ -104,5 +97,37 @@ impl WindowSurface {
         Err(RenderError::Surface(
             "surface stayed outdated after reconfiguring".into(),
         ))
+    }
+}
+
+/// Mailbox where the surface offers it: a new frame replaces one still
+/// waiting, so presenting never waits for the display's next refresh (the
+/// caller paces frames itself) and never tears. Otherwise FIFO, which every
+/// surface supports; never Immediate, which tears.
+fn choose_present_mode(offered: &[wgpu::PresentMode]) -> wgpu::PresentMode {
+    if offered.contains(&wgpu::PresentMode::Mailbox) {
+        wgpu::PresentMode::Mailbox
+    } else {
+        wgpu::PresentMode::Fifo
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::choose_present_mode;
+    use wgpu::PresentMode;
+
+    #[test]
+    fn mailbox_when_offered_else_fifo_and_never_immediate() {
+        let all = [
+            PresentMode::Immediate,
+            PresentMode::Mailbox,
+            PresentMode::Fifo,
+            PresentMode::FifoRelaxed,
+        ];
+        assert_eq!(choose_present_mode(&all), PresentMode::Mailbox);
+        let tearing = [PresentMode::Immediate, PresentMode::Fifo];
+        assert_eq!(choose_present_mode(&tearing), PresentMode::Fifo);
+        assert_eq!(choose_present_mode(&[PresentMode::Fifo]), PresentMode::Fifo);
     }
 }

@@ -9,6 +9,7 @@ pub mod config;
 pub mod frame;
 pub mod headless;
 pub mod input;
+pub mod latency_trace;
 pub mod overlay;
 pub mod overlay_token;
 pub mod palette;

@@ -91,6 +91,8 @@ pub struct Renderer {
     last_cursor_rects: Vec<RectInstance>,
     rect_scratch: Vec<RectInstance>,
     stats: PrepareStats,
+    /// Step times of the last frame drawn into a window surface.
+    pub(crate) timings: crate::output::FrameTimings,
     pub(crate) offscreen: Option<crate::offscreen::Offscreen>,
     /// Rows of pixels that differ from the previously prepared frame.
     pub(crate) damage: PixelDamage,
@@ -167,6 +169,7 @@ impl Renderer {
             last_cursor_rects: Vec::new(),
             rect_scratch: Vec::new(),
             stats: PrepareStats::default(),
+            timings: crate::output::FrameTimings::starting_now(),
             offscreen: None,
             damage: PixelDamage::Full,
             serial: 0,

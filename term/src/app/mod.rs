@@ -1,7 +1,8 @@
 //! The koi window: a winit event loop driving a PTY session and the
 //! renderer. Event-driven: it wakes on PTY output, input, resize, config
-//! changes or a cursor-blink timer, draws at most once per display refresh
-//! (FIFO presentation), and otherwise sleeps.
+//! changes or a cursor-blink timer, and otherwise sleeps. Output after a
+//! quiet moment (a key's echo) is drawn at once; frames under a flood are
+//! spaced so the parser keeps its CPU (`pacing`).
 
 mod assistant;
 mod clipboard;
@@ -10,9 +11,14 @@ mod dump;
 mod keyboard;
 mod mouse;
 mod overlay_glue;
+mod pacing;
 mod panel_mouse;
+#[cfg(all(unix, not(target_os = "macos")))]
+mod pointer_focus;
 mod startup;
 mod timers;
+#[cfg(all(unix, not(target_os = "macos")))]
+mod wayland_log;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,6 +34,7 @@ use winit::window::WindowId;
 
 use crate::config::{Action, Config, ConfigError, Loaded};
 use crate::input::{encode_key, KeyAction, Mods};
+use crate::latency_trace::{self, Hop};
 use crate::overlay::{Overlay, OverlayConfig};
 use crate::palette::Palette;
 use crate::session::{ExitStatus, Session, SessionEvent};
@@ -103,6 +110,14 @@ struct App {
     next_tick: Option<Instant>,
     /// When a drag held past the panel's edge scrolls next.
     next_edge_scroll: Option<Instant>,
+    /// Spaces frames while output streams in (see `pacing`).
+    pacer: pacing::FramePacer,
+    /// When the frame for output that arrived too soon after the last one
+    /// starts.
+    next_frame: Option<Instant>,
+    /// Keyboard focus on an X server with no window manager.
+    #[cfg(all(unix, not(target_os = "macos")))]
+    pointer_focus: Option<pointer_focus::PointerFocus>,
     /// When the app started, for `KOI_REPORT_FIRST_FRAME` (benchmarks).
     started: Instant,
     first_frame_reported: bool,
@@ -129,6 +144,10 @@ impl App {
             captured: Captured::default(),
             next_tick: None,
             next_edge_scroll: None,
+            pacer: pacing::FramePacer::new(pacing::DEFAULT_REFRESH),
+            next_frame: None,
+            #[cfg(all(unix, not(target_os = "macos")))]
+            pointer_focus: None,
             options,
             proxy,
             terminal: None,
@@ -157,13 +176,35 @@ impl App {
         }
     }
 
+    /// A frame for new PTY output: now, unless frames are coming back to
+    /// back (a flood), when it waits its turn so the parser keeps the CPU.
+    fn schedule_frame(&mut self) {
+        let now = Instant::now();
+        let at = self.pacer.earliest_start(now);
+        if at <= now {
+            self.redraw();
+        } else {
+            self.next_frame = Some(self.next_frame.map_or(at, |t| t.min(at)));
+        }
+    }
+
     fn draw(&mut self) {
         let Some(t) = &mut self.terminal else { return };
+        let started = Instant::now();
+        // This frame shows everything up to now.
+        self.next_frame = None;
+        latency_trace::hop(Hop::Draw);
         t.session.rearm_wakeup();
+        // Events that came while the wake-up was still armed (a frame held
+        // back under a flood, say) called nobody: handle them as if they had.
+        if !t.session.events().is_empty() {
+            let _ = self.proxy.send_event(UserEvent::Wakeup);
+        }
         {
             let mut term = t.session.terminal().lock();
             t.display.build(&mut term);
         }
+        latency_trace::hop(Hop::Snapshot);
         t.display.assistant = if self.overlay.is_open() {
             let grid = t.session.size();
             let (cols, rows) = (usize::from(grid.cols), usize::from(grid.rows));
@@ -173,6 +214,10 @@ impl App {
             None
         };
         t.display.present();
+        // Pace by what the frame cost until the rasteriser was done with it.
+        self.pacer
+            .frame_done(started, t.display.renderer.wait_for_gpu());
+        latency_trace::frame_presented(&t.display.renderer.last_timings());
         if !self.first_frame_reported {
             self.first_frame_reported = true;
             if std::env::var_os("KOI_REPORT_FIRST_FRAME").is_some() {
@@ -301,24 +346,31 @@ impl App {
                     }
                     return;
                 }
-                let bytes = {
+                let (bytes, view_changed) = {
                     let mut term = t.session.terminal().lock();
                     let bytes = encode_key(&key, *term.mode());
-                    if !bytes.is_empty() {
-                        term.scroll_display(Scroll::Bottom);
-                        term.selection = None;
-                    }
-                    bytes
+                    let changed = !bytes.is_empty() && show_live_screen(&mut term, true);
+                    (bytes, changed)
                 };
+                if !bytes.is_empty() {
+                    latency_trace::key();
+                }
                 t.session.write(bytes);
+                if view_changed {
+                    t.display.window.request_redraw();
+                }
             }
             Translated::Text(text) if self.overlay.is_open() => {
                 self.overlay.paste(&text);
                 self.redraw();
             }
             Translated::Text(text) => {
-                t.session.terminal().lock().scroll_display(Scroll::Bottom);
+                latency_trace::key();
+                let view_changed = show_live_screen(&mut t.session.terminal().lock(), false);
                 t.session.write(text.into_bytes());
+                if view_changed {
+                    t.display.window.request_redraw();
+                }
             }
         }
         self.reset_blink();
@@ -402,6 +454,23 @@ impl App {
     }
 }
 
+/// Before input reaches the application: back to the live screen, and
+/// with `clear_selection`, drop the selection. Returns whether the view
+/// changed. Nothing is touched when nothing would change: the terminal
+/// reports every scroll as a wake-up, and a frame drawn for a key press
+/// that changed nothing is one more frame the key's echo waits behind.
+fn show_live_screen(term: &mut crate::session::Terminal, clear_selection: bool) -> bool {
+    let mut changed = false;
+    if term.grid().display_offset() != 0 {
+        term.scroll_display(Scroll::Bottom);
+        changed = true;
+    }
+    if clear_selection && term.selection.take().is_some() {
+        changed = true;
+    }
+    changed
+}
+
 impl ApplicationHandler<UserEvent> for App {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.terminal.is_some() {
@@ -409,6 +478,21 @@ impl ApplicationHandler<UserEvent> for App {
         }
         match startup::open(event_loop, &self.options, &self.proxy) {
             Ok(terminal) => {
+                if let Some(refresh) = terminal
+                    .display
+                    .window
+                    .current_monitor()
+                    .and_then(|m| m.refresh_rate_millihertz())
+                    .filter(|&mhz| mhz > 0)
+                {
+                    self.pacer.set_refresh(
+                        std::time::Duration::from_secs(1000).div_f64(f64::from(refresh)),
+                    );
+                }
+                #[cfg(all(unix, not(target_os = "macos")))]
+                {
+                    self.pointer_focus = pointer_focus::PointerFocus::new(&terminal.display.window);
+                }
                 self.terminal = Some(terminal);
                 self.reset_blink();
             }
@@ -422,8 +506,9 @@ impl ApplicationHandler<UserEvent> for App {
     fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UserEvent) {
         match event {
             UserEvent::Wakeup => {
+                latency_trace::hop(Hop::Wakeup);
                 self.handle_session_events(event_loop);
-                self.redraw();
+                self.schedule_frame();
             }
             UserEvent::Config(result) => self.reload(*result),
             UserEvent::Assistant => {
@@ -468,6 +553,18 @@ impl ApplicationHandler<UserEvent> for App {
                 self.reset_blink();
             }
             WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
+            #[cfg(all(unix, not(target_os = "macos")))]
+            WindowEvent::CursorEntered { .. } => {
+                if let Some(focus) = &mut self.pointer_focus {
+                    focus.entered();
+                }
+            }
+            #[cfg(all(unix, not(target_os = "macos")))]
+            WindowEvent::CursorLeft { .. } => {
+                if let Some(focus) = &mut self.pointer_focus {
+                    focus.left();
+                }
+            }
             WindowEvent::KeyboardInput { event, .. } => self.key(event),
             WindowEvent::Ime(ime) => {
                 let Some(t) = &mut self.terminal else { return };
@@ -489,7 +586,7 @@ impl ApplicationHandler<UserEvent> for App {
                     Ime::Preedit(text, _) => t.display.preedit = (!text.is_empty()).then_some(text),
                     Ime::Commit(text) => {
                         t.display.preedit = None;
-                        t.session.terminal().lock().scroll_display(Scroll::Bottom);
+                        show_live_screen(&mut t.session.terminal().lock(), false);
                         t.session.write(text.into_bytes());
                     }
                     Ime::Enabled | Ime::Disabled => t.display.preedit = None,

@@ -23,6 +23,14 @@ pub(super) fn open(
         .with_transparent(config.window.opacity < 1.0)
         .with_inner_size(winit::dpi::LogicalSize::new(800.0, 500.0));
     let window = Arc::new(event_loop.create_window(attributes)?);
+    #[cfg(all(unix, not(target_os = "macos")))]
+    if matches!(
+        winit::raw_window_handle::HasWindowHandle::window_handle(&*window).map(|h| h.as_raw()),
+        Ok(winit::raw_window_handle::RawWindowHandle::Xlib(_)
+            | winit::raw_window_handle::RawWindowHandle::Xcb(_))
+    ) {
+        super::wayland_log::route_to_log();
+    }
     let instance = render::Gpu::new_instance_with_display(event_loop.owned_display_handle());
     let mut display = Display::new(window.clone(), instance, config)?;
     let cols = options.cols.unwrap_or(config.window.columns);

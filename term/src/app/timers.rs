@@ -1,5 +1,6 @@
 //! The window's timers: cursor blink, the overlay's spinner while a turn
-//! runs, and a panel selection held past its edge. The event loop sleeps
+//! runs, a panel selection held past its edge, and a frame held back while
+//! output floods in. The event loop sleeps
 //! until the earliest one (or the next event); with none it simply waits.
 
 use std::time::{Duration, Instant};
@@ -14,10 +15,13 @@ const EDGE_SCROLL_TICK: Duration = Duration::from_millis(50);
 
 impl App {
     /// Shows the cursor and restarts its blink (after input or focus).
+    /// Redraws only when the cursor was off: a frame for a key press that
+    /// changed nothing would be one more frame the key's echo waits behind.
     pub(super) fn reset_blink(&mut self) {
         if let Some(t) = &mut self.terminal {
-            t.display.cursor.blinked_off = false;
-            t.display.window.request_redraw();
+            if std::mem::take(&mut t.display.cursor.blinked_off) {
+                t.display.window.request_redraw();
+            }
         }
         self.next_blink = self
             .config()
@@ -66,9 +70,18 @@ impl App {
         } else {
             self.next_edge_scroll = None;
         }
-        [self.next_blink, self.next_tick, self.next_edge_scroll]
-            .into_iter()
-            .flatten()
-            .min()
+        if self.next_frame.is_some_and(|at| Instant::now() >= at) {
+            self.next_frame = None;
+            self.redraw();
+        }
+        [
+            self.next_blink,
+            self.next_tick,
+            self.next_edge_scroll,
+            self.next_frame,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 }

@@ -19,6 +19,7 @@ use super::shell_state::ShellState;
 use super::wake::WakeReason;
 use super::writer::WriterMsg;
 use super::{ExitStatus, GridSize};
+use crate::latency_trace::{self, Hop};
 use crate::palette::Palette;
 
 /// Bytes parsed per lock hold. 64 KiB parses in well under a millisecond, so
@@ -91,7 +92,7 @@ impl Reader {
                     self.proxy_wakeup();
                     continue;
                 }
-                WakeReason::Readable => {}
+                WakeReason::Readable => latency_trace::hop(Hop::Readable),
             }
 
             if exited
@@ -130,6 +131,7 @@ impl Reader {
             drop(term);
             if parser.sync_bytes_count() == 0 {
                 self.proxy_wakeup();
+                latency_trace::hop(Hop::Parsed);
             }
         }
 

@@ -125,22 +125,7 @@ impl Koi {
             &env,
         );
         koi.prompt_marker = Some(ready.clone());
-        let pid = koi.child.id().to_string();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        koi.window = loop {
-            let found = x.xdotool(&["search", "--sync", "--onlyvisible", "--pid", &pid]);
-            if let Some(window) = found.lines().next() {
-                break window.to_owned();
-            }
-            // xdotool gives up on an X error when a window it looks at goes
-            // away mid-search (an input method's XIM connection makes and
-            // drops such windows): look again, unless koi is gone.
-            if let Ok(Some(status)) = koi.child.try_wait() {
-                panic!("koi exited ({status}) without a window:\n{}", koi.stderr());
-            }
-            assert!(Instant::now() < deadline, "koi opened no window");
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        koi.find_window(x);
         x.xdotool(&["windowfocus", "--sync", &koi.window]);
         eventually("the shell's first prompt", Duration::from_secs(30), || {
             ready.exists()
@@ -148,6 +133,26 @@ impl Koi {
         // Give koi a frame to draw it.
         std::thread::sleep(Duration::from_millis(100));
         koi
+    }
+
+    /// Wait for koi's window to be mapped and remember its id.
+    pub fn find_window(&mut self, x: &Xvfb) {
+        let pid = self.child.id().to_string();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        self.window = loop {
+            let found = x.xdotool(&["search", "--sync", "--onlyvisible", "--pid", &pid]);
+            if let Some(window) = found.lines().next() {
+                break window.to_owned();
+            }
+            // xdotool gives up on an X error when a window it looks at goes
+            // away mid-search (an input method's XIM connection makes and
+            // drops such windows): look again, unless koi is gone.
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("koi exited ({status}) without a window:\n{}", self.stderr());
+            }
+            assert!(Instant::now() < deadline, "koi opened no window");
+            std::thread::sleep(Duration::from_millis(50));
+        };
     }
 
     /// Start koi running `command` instead of a shell, for tests that only

@@ -1,0 +1,134 @@
+//! When the next frame may start.
+//!
+//! A frame that follows a quiet moment (a key's echo, a prompt) starts at
+//! once: that is the typing latency. Under a flood of output, frames come
+//! back to back and the software rasteriser would take the CPU the parser
+//! needs, so they are spaced: a new frame starts no sooner than one display
+//! refresh after the last one began, and no sooner than the last frame's
+//! cost stretched so drawing keeps to [`MAX_RENDER_SHARE`] of the time. A
+//! frame's cost runs from its start until the GPU finished it: a software
+//! rasteriser keeps drawing on its own threads after `present` returns.
+//! kitty spaces frames the same way (its `repaint_delay`), and like its
+//! `input_delay`, a frame after quiet is never delayed.
+
+use std::time::{Duration, Instant};
+
+/// The refresh interval assumed when the monitor reports none (60 Hz).
+pub(super) const DEFAULT_REFRESH: Duration = Duration::from_micros(16_667);
+
+/// The share of wall time frames may take while output streams in: a
+/// quarter leaves a 2-core machine's parser most of the CPU, yet a frame
+/// that costs 4 ms still shows a flood at the display's 60 Hz.
+const MAX_RENDER_SHARE: f64 = 0.25;
+
+/// How far back the cost estimate looks: each frame moves it a quarter of
+/// the way to its own cost, so one slow frame (an atlas rebuild) does not
+/// throttle the next second.
+const COST_SMOOTHING: f64 = 0.25;
+
+/// Frames slower than this count as this slow: a frame stalled by the
+/// window system must not stop the screen for long.
+const MAX_COUNTED_COST: Duration = Duration::from_millis(50);
+
+/// The pacing state: when the last frame began and what frames cost.
+#[derive(Debug)]
+pub(super) struct FramePacer {
+    refresh: Duration,
+    last_start: Option<Instant>,
+    /// Smoothed wall time of a frame, from its start until the GPU is done.
+    cost: Duration,
+}
+
+impl FramePacer {
+    pub(super) fn new(refresh: Duration) -> Self {
+        Self {
+            refresh,
+            last_start: None,
+            cost: Duration::ZERO,
+        }
+    }
+
+    pub(super) fn set_refresh(&mut self, refresh: Duration) {
+        self.refresh = refresh;
+    }
+
+    /// The shortest spacing of frame starts while output keeps coming.
+    pub(super) fn interval(&self) -> Duration {
+        self.refresh.max(self.cost.div_f64(MAX_RENDER_SHARE))
+    }
+
+    /// When a frame for content that changed at `now` may start: `now`
+    /// after a quiet spell, later while frames come back to back.
+    pub(super) fn earliest_start(&self, now: Instant) -> Instant {
+        match self.last_start {
+            Some(last) => (last + self.interval()).max(now),
+            None => now,
+        }
+    }
+
+    /// A frame began at `start` and the GPU finished it at `end`.
+    pub(super) fn frame_done(&mut self, start: Instant, end: Instant) {
+        let cost = end.saturating_duration_since(start).min(MAX_COUNTED_COST);
+        self.cost = if self.last_start.is_none() {
+            cost
+        } else {
+            self.cost.mul_f64(1.0 - COST_SMOOTHING) + cost.mul_f64(COST_SMOOTHING)
+        };
+        self.last_start = Some(start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn the_first_frame_and_a_frame_after_quiet_start_at_once() {
+        let t0 = Instant::now();
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        assert_eq!(pacer.earliest_start(t0), t0);
+        pacer.frame_done(t0, t0 + 3 * MS);
+        // A key pressed half a second later: its echo is drawn at once.
+        let later = t0 + 500 * MS;
+        assert_eq!(pacer.earliest_start(later), later);
+    }
+
+    #[test]
+    fn frames_back_to_back_are_spaced_by_the_refresh_when_cheap() {
+        let t0 = Instant::now();
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        pacer.frame_done(t0, t0 + MS);
+        assert_eq!(pacer.earliest_start(t0 + 2 * MS), t0 + DEFAULT_REFRESH);
+    }
+
+    #[test]
+    fn expensive_frames_keep_to_their_share_of_the_time() {
+        let t0 = Instant::now();
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut start = t0;
+        for _ in 0..40 {
+            pacer.frame_done(start, start + 10 * MS);
+            start = pacer.earliest_start(start + 10 * MS);
+        }
+        // 10 ms frames at most a quarter of the time: 40 ms apart.
+        let gap = pacer.interval();
+        assert!(gap >= 39 * MS && gap <= 41 * MS, "{gap:?}");
+    }
+
+    #[test]
+    fn one_slow_frame_does_not_throttle_for_long() {
+        let t0 = Instant::now();
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        pacer.frame_done(t0, t0 + 2 * MS);
+        pacer.frame_done(t0 + 20 * MS, t0 + 2 * Duration::from_secs(1));
+        assert!(pacer.interval() <= 4 * MAX_COUNTED_COST);
+        let mut start = t0 + 3 * Duration::from_secs(1);
+        for _ in 0..12 {
+            pacer.frame_done(start, start + 2 * MS);
+            start += 20 * MS;
+        }
+        assert_eq!(pacer.interval(), DEFAULT_REFRESH);
+    }
+}
