@@ -511,6 +511,9 @@ const RAW_DANGERS: &[&str] = &[
     "ls --recursive /proc/self",
     "ls -laR /proc",
     "ls --recu /proc",
+    // ls -F is a flag (only --classify takes a value): -FR recurses.
+    "ls -FR /proc",
+    "ls -aFR /proc/self",
     "du -a /proc",
     "du /sys",
     "tree /proc",
@@ -701,6 +704,71 @@ const RAW_DANGERS: &[&str] = &[
     "cat ~/$'\\56'config/koi/koi.toml",
     "head -c 100 /proc/self/environ",
     "cat /proc/1/environ",
+    // Wrappers hand the rest to the program they run.
+    "timeout 5 sort -o out.txt notes.txt",
+    "timeout -s KILL 5 sort --out=out.txt notes.txt",
+    "timeout --sig=KILL 5 sort -oout.txt notes.txt",
+    "timeout -k5 5 sed -i p notes.txt",
+    "timeout 5s find . -delete",
+    "nice -n5 sort -o out.txt notes.txt",
+    "nice --adj=5 find . -delete",
+    "nice -5 find . -delete",
+    "nohup find . -delete",
+    "time find . -delete",
+    "command find . -delete",
+    "command -p find . -delete",
+    "exec find . -delete",
+    "builtin find . -delete",
+    "stdbuf -o0 find . -delete",
+    "stdbuf -oL sort -o out.txt notes.txt",
+    "ionice -c3 find . -delete",
+    "xargs rm < notes.txt",
+    "xargs -a notes.txt rm",
+    "echo . | xargs find -delete",
+    "env find . -delete",
+    "env -u X find . -delete",
+    "env -- find . -delete",
+    "setsid find . -delete",
+    "watch find . -delete",
+    "strace -o out.txt ls",
+    "sudo ls",
+    // What bash expands before the program sees it.
+    "cat <(touch p)",
+    "cat $(touch p)",
+    "cat `touch p`",
+    "echo ${x:=y}",
+    "echo $((x=1))",
+    "echo $[x=1]",
+    "echo ${x=$(touch p)}",
+    "cat notes.txt >&out.txt",
+    "cat notes.txt >& out.txt",
+    "ls &>>out.txt",
+    "ls 2>>out.txt",
+    "ls >&$x",
+    "ls 1<>out.txt",
+    "ls <>out.txt",
+    "exec 3>out.txt",
+    "f() { touch p; }; f",
+    "eval touch p",
+    "source notes.txt",
+    ". notes.txt",
+    "(cd /proc/self && cat environ)",
+    "{ cd /proc/self; cat environ; }",
+    "coproc touch p",
+    "PATH=. ls",
+    "LD_PRELOAD=./x.so ls",
+    "GIT_PAGER='touch p' git log",
+    "PAGER='touch p' git log",
+    "GIT_EXTERNAL_DIFF='touch p' git diff",
+    "GIT_CONFIG_GLOBAL=notes.txt git log",
+    "BASH_ENV=notes.txt ls",
+    "x=1; ls",
+    "IFS=/ ls",
+    // Names bash globs into options after a change of directory.
+    "cd dashes && find *",
+    "cd dashes; find * -print",
+    "cd dashes && find ./ *",
+    "find dashes/.. -delete",
 ];
 
 /// Safe spellings that must still be allowed (the audit fails both ways).
@@ -755,6 +823,10 @@ const SAFE: &[&str] = &[
     "uniq -c notes.txt",
     "ls -la",
     "ls -R src",
+    "ls -F src",
+    "ls -Fa src",
+    "ls --classify=auto src",
+    "tail -fn5 notes.txt",
     "du -sh src",
     "df -h",
     "stat notes.txt",
@@ -819,6 +891,15 @@ fn spellings(x: &Danger) -> Vec<String> {
         out.push(format!("{prog} \"--\"{long}{eq} {ops}"));
         out.push(format!("{prog} $'\\55\\55{long}'{eq} {ops}"));
         out.push(format!("{prog} $'\\x2d-{long}'{eq} {ops}"));
+        out.push(format!("{prog} $'\\x2D\\x2D{long}'{eq} {ops}"));
+        out.push(format!("{prog} $'\\055\\055{long}'{eq} {ops}"));
+        out.push(format!("{prog} $'\\u2d\\u002D{long}'{eq} {ops}"));
+        out.push(format!("{prog} $'\\U0000002d-{long}'{eq} {ops}"));
+        out.push(format!("{prog} $\"--{long}\"{eq} {ops}"));
+        out.push(format!("{prog} --{head}\\{tail}{eq} {ops}"));
+        out.push(format!("{prog} --\"{head}\"{tail}{eq} {ops}"));
+        out.push(format!("{prog} --{long}{{,}}{eq} {ops}"));
+        out.push(format!("{prog} --{{{long},{long}}}{eq} {ops}"));
         out.push(format!("{prog} {{--{long}{eq},}} {ops}"));
         out.push(format!("{prog} {}", braced(&format!("--{long}{eq}"), ops)));
         if x.permute && !ops.is_empty() {
@@ -830,6 +911,8 @@ fn spellings(x: &Danger) -> Vec<String> {
         match &v {
             Some(v) => {
                 out.push(format!("{prog} -{s}{v} {ops}"));
+                out.push(format!("{prog} -{{{s}..{s}}}{v} {ops}"));
+                out.push(format!("{prog} $'\\x2d{s}'{v} {ops}"));
                 out.push(format!("{prog} $'-{s}'{v} {ops}"));
                 out.push(format!("{prog} {{-{s}{v},}} {ops}"));
                 out.push(format!("{prog} {}", braced(&format!("-{s}{v}"), ops)));
@@ -849,6 +932,8 @@ fn spellings(x: &Danger) -> Vec<String> {
             }
             None => {
                 out.push(format!("{prog} -{s} {ops}"));
+                out.push(format!("{prog} -{{{s}..{s}}} {ops}"));
+                out.push(format!("{prog} \\-{s} {ops}"));
                 out.push(format!("{prog} $'\\55{s}' {ops}"));
                 out.push(format!("{prog} {{-{s},}} {ops}"));
                 out.push(format!("{prog} {}", braced(&format!("-{s}"), ops)));
@@ -930,4 +1015,46 @@ fn safe_spellings_still_run() {
         })
         .collect();
     assert!(refused.is_empty(), "refused: {refused:#?}");
+}
+
+/// The spellings are real: bash, given each one, hands the program a word
+/// that is an option (so the audit is not passing on words bash would
+/// never produce). Skips where bash is missing.
+#[test]
+fn bash_turns_every_spelling_into_an_option() {
+    let spelled: Vec<String> = DANGERS.iter().flat_map(spellings).collect();
+    let script: String = spelled
+        .iter()
+        .map(|c| format!("printf '[%s]' {}; echo\n", c.split_once(' ').unwrap().1))
+        .collect();
+    let out = match std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("skipped: no bash ({e})");
+            return;
+        }
+    };
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        lines.len(),
+        spelled.len(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bad: Vec<(&String, &String)> = spelled
+        .iter()
+        .zip(&lines)
+        .filter(|(_, words)| !words.contains("[-"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "spellings bash does not make an option of: {bad:#?}"
+    );
 }

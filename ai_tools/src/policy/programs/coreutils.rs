@@ -29,7 +29,7 @@ pub const DECLS: &[Decl] = &[
     Decl {
         names: &["ls"],
         opts: "a,all A,almost-all author b,escape block-size= B,ignore-backups c C color? \
-               d,directory D,dired f F,classify? file-type format= full-time g \
+               d,directory D,dired f F classify? file-type format= full-time g \
                group-directories-first G,no-group h,human-readable si H,dereference-command-line \
                dereference-command-line-symlink-to-dir hide= hyperlink? indicator-style= i,inode \
                I,ignore= k,kibibytes l L,dereference m n,numeric-uid-gid N,literal o p \
@@ -57,7 +57,7 @@ pub const DECLS: &[Decl] = &[
     },
     Decl {
         names: &["tail"],
-        opts: "c,bytes= f,follow? F n,lines= max-unchanged-stats= pid= q,quiet silent retry \
+        opts: "c,bytes= f follow? F n,lines= max-unchanged-stats= pid= q,quiet silent retry \
                s,sleep-interval= v,verbose z,zero-terminated help version",
         style: GNU_NUMERIC,
         operands: Operands::Content,
