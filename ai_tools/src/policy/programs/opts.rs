@@ -334,11 +334,12 @@ impl Options {
                     .get(&c)
                     .map(|&k| &self.specs[k])
                     .ok_or_else(|| format!("-{c} is not an option the checker knows"))?;
-                if self.style.detached && spec.arg != Arg::No {
-                    let mut values = vec![take(args, &mut i, a)?];
-                    if spec.arg == Arg::Two {
-                        values.push(take(args, &mut i, a)?);
-                    }
+                if self.style.detached {
+                    let values = match spec.arg {
+                        Arg::No | Arg::Optional => Vec::new(),
+                        Arg::Required => vec![take(args, &mut i, a)?],
+                        Arg::Two => vec![take(args, &mut i, a)?, take(args, &mut i, a)?],
+                    };
                     out.items.push(Item::Opt(spec, values));
                     continue;
                 }
