@@ -29,7 +29,7 @@ pub const DECLS: &[Decl] = &[
     Decl {
         names: &["ls"],
         opts: "a,all A,almost-all author b,escape block-size= B,ignore-backups c C color? \
-               d,directory D,dired f F,classify? file-type format= full-time g \
+               d,directory D,dired f F classify? file-type format= full-time g \
                group-directories-first G,no-group h,human-readable si H,dereference-command-line \
                dereference-command-line-symlink-to-dir hide= hyperlink? indicator-style= i,inode \
                I,ignore= k,kibibytes l L,dereference m n,numeric-uid-gid N,literal o p \
@@ -57,7 +57,7 @@ pub const DECLS: &[Decl] = &[
     },
     Decl {
         names: &["tail"],
-        opts: "c,bytes= f,follow? F n,lines= max-unchanged-stats= pid= q,quiet silent retry \
+        opts: "c,bytes= f follow? F n,lines= max-unchanged-stats= pid= q,quiet silent retry \
                s,sleep-interval= v,verbose z,zero-terminated help version",
         style: GNU_NUMERIC,
         operands: Operands::Content,
@@ -100,7 +100,7 @@ pub const DECLS: &[Decl] = &[
     Decl {
         names: &["du"],
         opts: "0,null a,all apparent-size B,block-size= b,bytes c,total D,dereference-args \
-               d,max-depth= files0-from=!p H h,human-readable inodes k L,dereference \
+               d,max-depth= files0-from=!q H h,human-readable inodes k L,dereference \
                l,count-links m P,no-dereference S,separate-dirs si s,summarize t,threshold= \
                time? time-style= X,exclude-from=!p exclude= x,one-file-system help version",
         style: GNU,
@@ -283,7 +283,9 @@ pub const DECLS: &[Decl] = &[
     decl(&["printenv"], "0,null help version", Operands::NotPaths),
     // sort's --files0-from prints the files the list names, paths the
     // checker never sees (a NUL list on stdin can name ~/.ssh/id_rsa);
-    // wc and du only count what they read, so theirs stays a plain path.
+    // wc only counts what it reads, so its list stays a plain path. du's
+    // (above) asks: each name in it is a root du walks, and a walk's
+    // roots must be seen to be kept out of /proc and credential folders.
     decl(
         &["sort"],
         "b,ignore-leading-blanks d,dictionary-order f,ignore-case g,general-numeric-sort \

@@ -108,7 +108,10 @@ pub const DECLS: &[Decl] = &[
                h si du D inodes device F v t c U r dirsfirst filesfirst sort= i A S n C X J \
                H=!q T= nolinks hintro=!p houtro=!p fromfile!q fromtabfile!q fflinks help \
                version",
-        style: EXACT,
+        style: Style {
+            detached: true,
+            ..EXACT
+        },
         operands: Operands::Meta,
         recursion: Recursion::Always,
         check: Some(tree_check),

@@ -93,6 +93,10 @@ pub struct Style {
     pub permute: bool,
     /// `-5` is a number (head, tail, nice): a count, not a flag.
     pub numeric: bool,
+    /// A short option's value is always the next argument, and the
+    /// letters after it in the cluster are more options (tree's own
+    /// parser: `-Lo 2 out` is `-L 2 -o out`, never `-L o`).
+    pub detached: bool,
 }
 
 /// GNU getopt_long programs.
@@ -100,6 +104,7 @@ pub const GNU: Style = Style {
     prefixes: true,
     permute: true,
     numeric: false,
+    detached: false,
 };
 
 /// Programs that stop at the first operand and take no abbreviations.
@@ -107,6 +112,7 @@ pub const POSIX: Style = Style {
     prefixes: false,
     permute: false,
     numeric: false,
+    detached: false,
 };
 
 /// Programs with their own parser that allows options anywhere but only
@@ -115,6 +121,7 @@ pub const EXACT: Style = Style {
     prefixes: false,
     permute: true,
     numeric: false,
+    detached: false,
 };
 
 /// A program's option list, parsed from its compact description.
@@ -327,6 +334,15 @@ impl Options {
                     .get(&c)
                     .map(|&k| &self.specs[k])
                     .ok_or_else(|| format!("-{c} is not an option the checker knows"))?;
+                if self.style.detached {
+                    let values = match spec.arg {
+                        Arg::No | Arg::Optional => Vec::new(),
+                        Arg::Required => vec![take(args, &mut i, a)?],
+                        Arg::Two => vec![take(args, &mut i, a)?, take(args, &mut i, a)?],
+                    };
+                    out.items.push(Item::Opt(spec, values));
+                    continue;
+                }
                 let rest: String = cluster[j..].iter().collect();
                 match spec.arg {
                     Arg::No => out.items.push(Item::Opt(spec, Vec::new())),
@@ -454,6 +470,21 @@ mod tests {
         assert!(o.parse(&v(&["-q"])).is_err());
         assert!(o.parse(&v(&["--recursive=x"])).is_err());
         assert_eq!(o.parse(&v(&["--color"])).unwrap().values("color").len(), 0);
+    }
+
+    #[test]
+    fn detached_values_leave_the_cluster_going() {
+        let style = Style {
+            detached: true,
+            ..EXACT
+        };
+        let o = Options::new("a L= o=!w", style).unwrap_or_else(|e| panic!("{e}"));
+        let p = o.parse(&v(&["-aLo", "2", "out", "d"])).unwrap();
+        assert_eq!(p.values("L"), ["2"]);
+        assert_eq!(p.values("o"), ["out"]);
+        assert_eq!(p.operands().collect::<Vec<_>>(), ["d"]);
+        // `-L2` takes the next argument and then reads `2` as a flag.
+        assert!(o.parse(&v(&["-L2", "d"])).is_err());
     }
 
     #[test]
