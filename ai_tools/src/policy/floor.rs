@@ -167,12 +167,27 @@ fn nested(text: &str, ws: &Workspace, cwd: &Path, depth: usize) -> Floor {
 }
 
 fn step_floor(step: &Step, ws: &Workspace, depth: usize) -> Floor {
-    // Where the checker lost track of the directory, `/` is the cautious
-    // guess: relative paths land outside the workspace.
-    let cwd = step.cwd.clone().unwrap_or_else(|| PathBuf::from("/"));
+    // Where the checker lost track of the directory, each reading of the
+    // `cd` it could not follow is judged, and `/` too, the cautious guess:
+    // relative paths land outside the workspace.
+    let guesses: Vec<PathBuf> = match &step.cwd {
+        Some(cwd) => vec![cwd.clone()],
+        None => step
+            .guesses
+            .iter()
+            .cloned()
+            .chain(std::iter::once(PathBuf::from("/")))
+            .collect(),
+    };
+    guesses.iter().fold(Floor::Clear, |verdict, cwd| {
+        verdict.worse(step_floor_in(step, ws, depth, cwd))
+    })
+}
+
+fn step_floor_in(step: &Step, ws: &Workspace, depth: usize, cwd: &Path) -> Floor {
     let mut verdict = Floor::Clear;
     for r in &step.redirects {
-        verdict = verdict.worse(redirect_floor(r, ws, &cwd));
+        verdict = verdict.worse(redirect_floor(r, ws, cwd));
     }
     for (_, value) in &step.assigns {
         for v in &value.words {
@@ -180,7 +195,7 @@ fn step_floor(step: &Step, ws: &Workspace, depth: usize) -> Floor {
         }
     }
     let words: Vec<String> = step.argv.iter().map(|w| fold(w)).collect();
-    verdict = verdict.worse(words_floor(&words, ws, &cwd, depth));
+    verdict = verdict.worse(words_floor(&words, ws, cwd, depth));
     if matches!(verdict, Floor::Deny(_)) {
         return verdict;
     }
@@ -188,7 +203,7 @@ fn step_floor(step: &Step, ws: &Workspace, depth: usize) -> Floor {
     let written: Vec<String> = step.written.iter().map(|w| fold(w)).collect();
     let u = wrappers::unwrap(&written);
     if let Some(first) = written.get(u.start) {
-        if let Some(why) = catastrophic(wrappers::base(first), &written[u.start + 1..], &cwd) {
+        if let Some(why) = catastrophic(wrappers::base(first), &written[u.start + 1..], cwd) {
             return Floor::Deny(format!("refused: {why}"));
         }
     }

@@ -53,6 +53,10 @@ pub struct Step {
     pub redirects: Vec<Redir>,
     /// The directory it runs in, if the checker can know it.
     pub cwd: Option<PathBuf>,
+    /// Where it may run when `cwd` is unknown: the readings of each `cd`
+    /// the checker could not follow (logical and physical). The proof
+    /// abstains on an unknown directory; the floor judges every guess.
+    pub guesses: Vec<PathBuf>,
     /// Where it sits.
     pub context: Context,
     /// The first word was a glob or expansion (the program is computed).
@@ -104,6 +108,8 @@ pub fn walk(script: &Script, cwd: &Path) -> Walk {
 struct Walker<'w> {
     out: &'w mut Walk,
     cwd: Option<PathBuf>,
+    /// See [`Step::guesses`].
+    guesses: Vec<PathBuf>,
     home: Option<PathBuf>,
     depth: usize,
 }
@@ -112,6 +118,7 @@ fn walk_script(script: &Script, cwd: &Path, depth: usize, out: &mut Walk) {
     let mut walker = Walker {
         out,
         cwd: Some(cwd.to_path_buf()),
+        guesses: Vec::new(),
         home: expand::home(),
         depth,
     };
@@ -271,6 +278,7 @@ impl Walker<'_> {
             assigns,
             redirects,
             cwd: self.cwd.clone(),
+            guesses: self.guesses.clone(),
             context: ctx.clone(),
             computed_program,
         };
@@ -291,13 +299,40 @@ impl Walker<'_> {
             _ => return,
         }
         let target = cmd[1..].iter().find(|a| !a.starts_with('-') || *a == "-");
-        self.cwd = match (target.map(String::as_str), &self.cwd) {
+        let landed = match (target.map(String::as_str), &self.cwd) {
             _ if step.unknown.is_some() => None,
             (Some("-"), _) | (_, None) => None,
             (None, _) => self.home.clone(),
             (Some(t), Some(cwd)) => cd_target(t, cwd),
         };
+        self.guesses = match (&landed, target) {
+            (Some(_), _) => Vec::new(),
+            (None, Some(t)) if t != "-" && step.unknown.is_none() => {
+                let from: Vec<PathBuf> = self.cwd.iter().chain(&self.guesses).cloned().collect();
+                let mut guesses: Vec<PathBuf> =
+                    from.iter().flat_map(|d| cd_readings(t, d)).collect();
+                guesses.sort();
+                guesses.dedup();
+                guesses
+            }
+            (None, _) => std::mem::take(&mut self.guesses),
+        };
+        self.cwd = landed;
     }
+}
+
+/// The two directories `cd T` from `cwd` may mean: bash's logical reading
+/// (`..` removed lexically) and the kernel's physical one.
+fn cd_readings(t: &str, cwd: &Path) -> [PathBuf; 2] {
+    let joined = if Path::new(t).is_absolute() {
+        PathBuf::from(t)
+    } else {
+        cwd.join(t)
+    };
+    [
+        canonicalize_lenient(&crate::workspace::normalize(&joined)),
+        crate::workspace::physical(&joined, true),
+    ]
 }
 
 /// Where `cd T` from `cwd` (canonical) lands, when the checker can be sure.
@@ -309,13 +344,7 @@ impl Walker<'_> {
 /// (or if it does not exist, so `cd` fails and `;` runs on in the old
 /// directory) the directory is unknown.
 fn cd_target(t: &str, cwd: &Path) -> Option<PathBuf> {
-    let joined = if Path::new(t).is_absolute() {
-        PathBuf::from(t)
-    } else {
-        cwd.join(t)
-    };
-    let logical = canonicalize_lenient(&crate::workspace::normalize(&joined));
-    let physical = crate::workspace::physical(&joined, true);
+    let [logical, physical] = cd_readings(t, cwd);
     (logical == physical && physical.is_dir()).then_some(physical)
 }
 
