@@ -116,17 +116,22 @@ pub struct Decl {
     pub check: Option<Check>,
 }
 
+/// Every program family's declarations.
+fn all_decls() -> impl Iterator<Item = &'static Decl> {
+    coreutils::DECLS
+        .iter()
+        .chain(search::DECLS)
+        .chain(misc::DECLS)
+        .chain(sed::DECLS)
+        .chain(awk::DECLS)
+        .chain(git::DECLS)
+}
+
 fn registry() -> &'static HashMap<&'static str, Model> {
     static REGISTRY: OnceLock<HashMap<&'static str, Model>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
         let mut map = HashMap::new();
-        let decls = coreutils::DECLS
-            .iter()
-            .chain(search::DECLS)
-            .chain(misc::DECLS)
-            .chain(sed::DECLS)
-            .chain(awk::DECLS)
-            .chain(git::DECLS);
+        let decls = all_decls();
         for d in decls {
             // A model whose list does not parse is left out (never
             // proven); the unit test below keeps every list parsing.
@@ -262,13 +267,7 @@ mod tests {
 
     #[test]
     fn every_model_parses() {
-        let decls = coreutils::DECLS
-            .iter()
-            .chain(search::DECLS)
-            .chain(misc::DECLS)
-            .chain(sed::DECLS)
-            .chain(awk::DECLS)
-            .chain(git::DECLS);
+        let decls = all_decls();
         for d in decls {
             if let Err(e) = Options::new(d.opts, d.style) {
                 panic!("{:?}: {e}", d.names);
