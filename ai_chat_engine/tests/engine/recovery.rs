@@ -104,6 +104,25 @@ fn tool_results(conv: &ai_chat_engine::Conversation) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A log whose last round started `echo x >> count.txt` (call `c2`, not
+/// proven read-only) and never recorded its result; returns the call and
+/// the counter file.
+fn interrupted_counter(h: &Harness) -> (ToolCall, std::path::PathBuf) {
+    let sh = call(
+        "c2",
+        "shell_exec",
+        serde_json::json!({"command": "echo x >> count.txt"}),
+    );
+    write_log(
+        h,
+        vec![
+            assistant(std::slice::from_ref(&sh)),
+            start(&sh, StartProof::Unproven),
+        ],
+    );
+    (sh, h.ws().join("count.txt"))
+}
+
 fn bypass(server: &FakeProvider) -> Harness {
     harness_with(server, ai_chat_engine::ProviderKind::OpenAi, |o| {
         o.mode = Some(ai_tools::Mode::Bypass)
@@ -167,19 +186,7 @@ fn an_interrupted_read_only_call_runs_again_then_the_turn_goes_on() {
 fn an_uncertain_call_waits_for_the_user_then_reruns_exactly_once() {
     let server = FakeProvider::start([ChatStream::new().text("Counted.").stop().reply()]);
     let h = bypass(&server);
-    let count = h.ws().join("count.txt");
-    let sh = call(
-        "c2",
-        "shell_exec",
-        serde_json::json!({"command": "echo x >> count.txt"}),
-    );
-    write_log(
-        &h,
-        vec![
-            assistant(std::slice::from_ref(&sh)),
-            start(&sh, StartProof::Unproven),
-        ],
-    );
+    let (sh, count) = interrupted_counter(&h);
     let conv = h.engine.load_conversation(ID).unwrap();
     let uncertain = conv.uncertain_calls();
     assert_eq!(uncertain.len(), 1);
@@ -230,19 +237,7 @@ fn an_uncertain_call_waits_for_the_user_then_reruns_exactly_once() {
 fn an_abandoned_call_runs_zero_times_and_the_model_is_told() {
     let server = FakeProvider::start([ChatStream::new().text("Understood.").stop().reply()]);
     let h = bypass(&server);
-    let count = h.ws().join("count.txt");
-    let sh = call(
-        "c2",
-        "shell_exec",
-        serde_json::json!({"command": "echo x >> count.txt"}),
-    );
-    write_log(
-        &h,
-        vec![
-            assistant(std::slice::from_ref(&sh)),
-            start(&sh, StartProof::Unproven),
-        ],
-    );
+    let (_, count) = interrupted_counter(&h);
     let conv = h.engine.load_conversation(ID).unwrap();
     conv.decide_uncertain("c2", UncertainDecision::Abandon)
         .unwrap();
