@@ -9,32 +9,13 @@ use std::time::{Duration, Instant};
 use ai_tools::{CancelToken, Registry, RegistryConfig, ToolError, Workspace};
 use serde_json::json;
 
+mod proc_support;
+use proc_support::alive;
+
 fn setup() -> (tempfile::TempDir, Registry) {
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::new(dir.path()).unwrap();
     (dir, Registry::standard(RegistryConfig::new(ws)))
-}
-
-/// Is this pid alive (and not a zombie)? Uses /proc where there is one,
-/// `kill -0` elsewhere.
-fn alive(pid: u32) -> bool {
-    if !Path::new("/proc/self").exists() {
-        return std::process::Command::new("kill")
-            .args(["-0", &pid.to_string()])
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-    }
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|s| s.split_whitespace().next());
-            state != Some("Z")
-        }
-        Err(_) => false,
-    }
 }
 
 fn wait_dead(pid: u32) -> bool {

@@ -12,26 +12,15 @@ use std::time::{Duration, Instant};
 use ai_tools::{CancelToken, Registry, RegistryConfig, Workspace};
 use serde_json::json;
 
+mod proc_support;
+use proc_support::alive;
+
 /// Set in the re-run helper: `TOOL:WORKSPACE`.
 const HELPER_VAR: &str = "KOI_SPAWNER_TEST_HELPER";
 
 /// How long a tool process may outlive its killed owner: the kernel sends
 /// the death signal at once, so a second is plenty even on a loaded box.
 const DEATH_GRACE: Duration = Duration::from_secs(1);
-
-/// Is this pid alive and not a zombie?
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|s| s.split_whitespace().next());
-            state != Some("Z")
-        }
-        Err(_) => false,
-    }
-}
 
 /// In the helper: run `tool` with a command that records its pid and
 /// becomes `sleep 30`, then wait to be killed.
