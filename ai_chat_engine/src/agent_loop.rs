@@ -12,7 +12,7 @@ use crate::budgets::{MAX_ROUNDS, MAX_STREAMED_OUTPUT_BYTES, WRAP_UP_ROUND};
 use crate::context::{choose_keep_from, dropped_placeholder, SUMMARY_INSTRUCTION};
 use crate::conversation::Conversation;
 use crate::emitter::Emitter;
-use crate::message::{Message, ToolCall, UserInput};
+use crate::message::{Message, ReasoningBlock, ToolCall, UserInput};
 use crate::model_client::ModelClient;
 use crate::prompt::EnvironmentFacts;
 use crate::providers::{history_calls, Delta, FinishKind, Request, StepOutput};
@@ -201,12 +201,14 @@ impl Agent {
                 input: u.input,
                 cached_input: u.cached_input,
                 output: u.output,
+                reasoning: u.reasoning,
             });
             conv.record(Entry::Usage {
                 model: model.clone(),
                 input: u.input,
                 cached_input: u.cached_input,
                 output: u.output,
+                reasoning: u.reasoning,
             });
         }
         let step = match result.outcome {
@@ -216,7 +218,8 @@ impl Agent {
                 if text.is_empty() {
                     conv.record(Entry::DraftDiscarded);
                 } else {
-                    commit_assistant(conv, text, reasoning, Vec::new(), "partial");
+                    let shown = Shown { text, reasoning };
+                    commit_assistant(conv, shown, Vec::new(), Vec::new(), "partial");
                 }
                 return Err(e);
             }
@@ -224,16 +227,23 @@ impl Agent {
         let StepOutput {
             text: answer,
             tool_calls,
+            reasoning_blocks: blocks,
             finish,
             ..
         } = step;
+        let shown = Shown {
+            text: answer,
+            reasoning,
+        };
+        // Opaque reasoning travels with a complete round only: a partial
+        // answer's is no use to the provider and must not be replayed.
         match finish.kind {
             FinishKind::Stop => {
-                commit_assistant(conv, answer, reasoning, Vec::new(), &finish.raw);
+                commit_assistant(conv, shown, Vec::new(), blocks, &finish.raw);
                 Ok(())
             }
             FinishKind::ToolCalls if !tool_calls.is_empty() => {
-                commit_assistant(conv, answer, reasoning, tool_calls.clone(), &finish.raw);
+                commit_assistant(conv, shown, tool_calls.clone(), blocks, &finish.raw);
                 pause(Point::Committed);
                 if round == MAX_ROUNDS {
                     self.runner
@@ -243,11 +253,11 @@ impl Agent {
                 Ok(())
             }
             FinishKind::ToolCalls => {
-                commit_assistant(conv, answer, reasoning, Vec::new(), &finish.raw);
+                commit_assistant(conv, shown, Vec::new(), blocks, &finish.raw);
                 Ok(())
             }
             FinishKind::Length | FinishKind::ContentFilter | FinishKind::Other => {
-                commit_assistant(conv, answer, reasoning, Vec::new(), &finish.raw);
+                commit_assistant(conv, shown, Vec::new(), Vec::new(), &finish.raw);
                 Err(EngineError::Incomplete { reason: finish.raw })
             }
         }
@@ -387,26 +397,34 @@ fn push_notice(conv: &Conversation, text: &str) {
     );
 }
 
-/// Commits a round: the log keeps the calls exactly as the model made
-/// them (the gate judges those); the history sent back carries arguments
-/// the provider accepts.
-fn commit_assistant(
-    conv: &Conversation,
+/// What a round showed the user: its answer and its reasoning text.
+struct Shown {
     text: String,
     reasoning: String,
+}
+
+/// Commits a round: the log keeps the calls exactly as the model made
+/// them (the gate judges those); the history sent back carries arguments
+/// the provider accepts, and the opaque reasoning the provider needs back.
+fn commit_assistant(
+    conv: &Conversation,
+    shown: Shown,
     calls: Vec<ToolCall>,
+    blocks: Vec<ReasoningBlock>,
     finish: &str,
 ) {
     conv.push(
         Message::Assistant {
-            text: text.clone(),
+            text: shown.text.clone(),
             tool_calls: history_calls(&calls),
+            reasoning_blocks: blocks.clone(),
         },
         Entry::Assistant {
-            text,
-            reasoning,
+            text: shown.text,
+            reasoning: shown.reasoning,
             tool_calls: calls,
             finish: finish.to_string(),
+            reasoning_blocks: blocks,
         },
     );
 }

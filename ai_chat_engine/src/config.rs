@@ -10,8 +10,10 @@ use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
 use crate::budgets::LOCAL_PROBE_TIMEOUT;
+use crate::cost::Prices;
 use crate::probe::probe_local_servers;
 pub use crate::provider_kind::ProviderKind;
+use crate::thinking::ThinkingLevel;
 
 /// The env var consulted for the API key when the config names none.
 pub const DEFAULT_API_KEY_ENV: &str = "KOI_API_KEY";
@@ -55,7 +57,7 @@ impl fmt::Display for ApiKey {
 
 /// The `[ai]` table as written. Every field is optional so that "where did
 /// this value come from" can be answered.
-#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AiConfig {
     /// `openai` | `openai-responses` | `anthropic` | `demo`.
@@ -81,6 +83,10 @@ pub struct AiConfig {
     /// Paths an approved command may write besides the workspace (`~`
     /// expanded); replaces the default build caches.
     pub sandbox_writable: Option<Vec<String>>,
+    /// How much the model thinks: `off`, `low`, `medium` or `high`.
+    pub thinking: Option<ThinkingLevel>,
+    /// Prices per million tokens, by model (or model-name prefix).
+    pub prices: Option<Prices>,
 }
 
 impl fmt::Debug for AiConfig {
@@ -96,6 +102,8 @@ impl fmt::Debug for AiConfig {
             .field("approval_timeout_secs", &self.approval_timeout_secs)
             .field("sandbox", &self.sandbox)
             .field("sandbox_writable", &self.sandbox_writable)
+            .field("thinking", &self.thinking)
+            .field("prices", &self.prices)
             .finish()
     }
 }
@@ -197,6 +205,9 @@ impl AiConfig {
                     "sandbox_writable: {p:?} must be an absolute path or start with ~/"
                 )));
             }
+        }
+        if let Some(p) = &self.prices {
+            p.validate().map_err(ConfigError::Invalid)?;
         }
         if let Some(url) = &self.base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -319,7 +330,26 @@ impl AiConfig {
             &writable.join(", "),
             src(self.sandbox_writable.is_some()),
         ));
+        let thinking = self.thinking.unwrap_or_default();
+        sources.push(Provenance::new(
+            "thinking",
+            thinking.as_str(),
+            src(self.thinking.is_some()),
+        ));
+        let prices = self.prices.clone().unwrap_or_default();
+        let priced: Vec<&str> = prices.0.keys().map(String::as_str).collect();
+        sources.push(Provenance::new(
+            "prices",
+            &if priced.is_empty() {
+                "(none)".to_string()
+            } else {
+                priced.join(", ")
+            },
+            src(self.prices.is_some()),
+        ));
         ResolvedConfig {
+            thinking,
+            prices,
             sandbox,
             provider,
             base_url,
@@ -489,6 +519,10 @@ pub struct ResolvedConfig {
     pub approval_timeout: Duration,
     /// How shell commands are sandboxed; front ends hand it to the registry.
     pub sandbox: SandboxConfig,
+    /// How much the model is asked to think.
+    pub thinking: ThinkingLevel,
+    /// What each model costs, for `/cost`.
+    pub prices: Prices,
     /// Where each value came from, in display order.
     pub sources: Vec<Provenance>,
 }

@@ -108,3 +108,37 @@ fn nothing_configured_without_servers_is_demo() {
     assert_eq!(r.provider, ProviderKind::Demo);
     assert!(r.api_key.is_none());
 }
+
+#[test]
+fn thinking_and_prices_are_validated() {
+    let path = Path::new("k.toml");
+    let e = AiConfig::from_toml_str("[ai]\nthinking = \"max\"", path).unwrap_err();
+    assert!(e.to_string().contains("thinking"), "{e}");
+    let e = AiConfig::from_toml_str("[ai.prices]\n\"m\" = { input = -1.0, output = 2.0 }", path)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("prices") && e.to_string().contains("input"),
+        "{e}"
+    );
+    let e = AiConfig::from_toml_str("[ai.prices]\n\"m\" = { input = 1.0 }", path).unwrap_err();
+    assert!(e.to_string().contains("output"), "{e}");
+    let e = AiConfig::from_toml_str(
+        "[ai.prices]\n\"m\" = { input = 1.0, output = 2.0, cache = 1 }",
+        path,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("cache"), "{e}");
+    let cfg = AiConfig::from_toml_str(
+        "[ai]\nthinking = \"high\"\n[ai.prices]\n\"m\" = { input = 1.0, output = 2.0 }",
+        path,
+    )
+    .unwrap();
+    let r = cfg.resolve_with(&no_env, false);
+    assert_eq!(r.thinking, ThinkingLevel::High);
+    assert_eq!(r.prices.of("m-1").map(|p| p.output), Some(2.0));
+    let shown = |k: &str| r.sources.iter().find(|p| p.key == k).unwrap().clone();
+    assert_eq!(shown("thinking").value, "high");
+    assert_eq!(shown("prices").value, "m");
+    let r = AiConfig::default().resolve_with(&no_env, false);
+    assert_eq!(r.thinking, ThinkingLevel::Off);
+}

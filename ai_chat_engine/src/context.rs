@@ -140,6 +140,7 @@ mod tests {
             msgs.push(Message::Assistant {
                 text: String::new(),
                 tool_calls: vec![],
+                reasoning_blocks: vec![],
             });
             msgs.push(Message::ToolResult {
                 call_id: format!("c{i}"),

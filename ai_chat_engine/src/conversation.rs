@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ai_tools::run_tag::RunTag;
 
+use crate::cost::{Prices, UsageReport};
 use crate::message::{Message, ToolCall};
 use crate::prompt::EnvironmentFacts;
 use crate::recovery::{self, Step, UncertainCall};
@@ -124,6 +125,13 @@ impl Conversation {
     /// A snapshot of the history the model sees.
     pub fn messages(&self) -> Vec<Message> {
         self.lock().messages.clone()
+    }
+
+    /// The tokens every round of this conversation used (earlier
+    /// processes' rounds included), priced with `prices`.
+    pub fn usage_report(&self, prices: &Prices) -> UsageReport {
+        let st = self.lock();
+        UsageReport::from_entries(st.records.iter().map(|r| &r.entry), prices)
     }
 
     /// One-line notes worth telling the user when continuing this

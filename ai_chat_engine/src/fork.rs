@@ -137,6 +137,7 @@ mod tests {
                 reasoning: String::new(),
                 tool_calls: vec![call("a"), call("b")],
                 finish: "tool_calls".into(),
+                reasoning_blocks: vec![],
             },
             Entry::ToolStart {
                 call_id: "a".into(),

@@ -96,6 +96,36 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+/// Reasoning a provider hands out opaquely and needs back, exactly as it
+/// came, on later rounds: Anthropic's thinking blocks (their signatures
+/// prove they are unaltered) and the encrypted reasoning of a stateless
+/// Responses conversation. Never shown in the history view; each dialect
+/// sends back only its own kinds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReasoningBlock {
+    /// An Anthropic `thinking` block.
+    Thinking {
+        /// The thinking text, as streamed.
+        thinking: String,
+        /// Its signature, as streamed.
+        signature: String,
+    },
+    /// An Anthropic `redacted_thinking` block.
+    RedactedThinking {
+        /// The encrypted data, as received.
+        data: String,
+    },
+    /// A Responses `reasoning` item with its `encrypted_content`.
+    Encrypted {
+        /// The summary texts, in order.
+        #[serde(default)]
+        summary: Vec<String>,
+        /// The encrypted reasoning, as received.
+        encrypted_content: String,
+    },
+}
+
 /// One entry of the history the model sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
@@ -114,6 +144,9 @@ pub enum Message {
         text: String,
         /// Tool calls, in order.
         tool_calls: Vec<ToolCall>,
+        /// Opaque reasoning to send back with this round (empty unless
+        /// thinking is on and the provider returned some).
+        reasoning_blocks: Vec<ReasoningBlock>,
     },
     /// The result of one tool call.
     ToolResult {

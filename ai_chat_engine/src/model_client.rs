@@ -1,6 +1,7 @@
 //! Talking to the model: one request at a time, over HTTP or from the demo
 //! script, with the model in use switchable between turns.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use crate::config::{ProviderKind, ResolvedConfig};
 use crate::message::Message;
 use crate::providers::{self, demo, Delta, FinishKind, Request};
 use crate::stream_msg::EngineError;
+use crate::thinking::{names_thinking_mode, AnthropicMode, Thinking, ThinkingLevel};
 use crate::transport::{StepResult, Transport};
 
 /// The provider, its endpoint and key, and the model in use.
@@ -20,6 +22,9 @@ pub(crate) struct ModelClient {
     model: Mutex<String>,
     /// Pause between the demo provider's words.
     demo_word_delay: Duration,
+    /// The thinking mode each Anthropic model was found to take (after a
+    /// refusal of the guessed one), for the life of the engine.
+    anthropic_modes: Mutex<HashMap<String, AnthropicMode>>,
 }
 
 impl ModelClient {
@@ -29,6 +34,7 @@ impl ModelClient {
             model: Mutex::new(cfg.model.clone()),
             cfg,
             demo_word_delay,
+            anthropic_modes: Mutex::new(HashMap::new()),
         })
     }
 
@@ -54,9 +60,44 @@ impl ModelClient {
 
     /// The serialized body of a request, as the provider would see it.
     pub fn body_bytes(&self, req: &Request<'_>) -> usize {
-        providers::prepare(self.cfg.provider, &self.cfg.base_url, req)
-            .body
-            .len()
+        providers::prepare(
+            self.cfg.provider,
+            &self.cfg.base_url,
+            req,
+            self.thinking_for(req),
+        )
+        .body
+        .len()
+    }
+
+    /// What `req` asks for in thinking: the configured level for a
+    /// request to the model in use that offers tools (a round, or a
+    /// summary made in-band with the round's prefix, where a changed
+    /// thinking parameter would break the cache); a title, without tools,
+    /// or a request to another (fast) model, which may not think at all,
+    /// asks for nothing.
+    fn thinking_for(&self, req: &Request<'_>) -> Option<Thinking> {
+        let level = self.cfg.thinking;
+        if level == ThinkingLevel::Off || req.tools.is_empty() || req.model != self.model() {
+            return None;
+        }
+        let known = self
+            .anthropic_modes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(req.model)
+            .copied();
+        Some(Thinking {
+            level,
+            mode: known.unwrap_or_else(|| AnthropicMode::guess(req.model)),
+        })
+    }
+
+    fn remember_mode(&self, model: &str, mode: AnthropicMode) {
+        self.anthropic_modes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(model.to_string(), mode);
     }
 
     /// One model request.
@@ -69,7 +110,35 @@ impl ModelClient {
         if self.is_demo() {
             return self.demo_step(req.messages, cancel, on_delta);
         }
-        let http = providers::prepare(self.cfg.provider, &self.cfg.base_url, req);
+        let thinking = self.thinking_for(req);
+        let result = self.send(req, thinking, cancel, on_delta);
+        // An Anthropic model that refuses the thinking mode koi guessed
+        // gets the other one, in the same turn, and keeps it. A refusal
+        // comes before any streamed byte, so nothing was shown twice.
+        match thinking {
+            Some(t) if refuses_mode(&result) && self.cfg.provider == ProviderKind::Anthropic => {
+                let other = Thinking {
+                    mode: t.mode.other(),
+                    ..t
+                };
+                let retried = self.send(req, Some(other), cancel, on_delta);
+                if !refuses_mode(&retried) {
+                    self.remember_mode(req.model, other.mode);
+                }
+                retried
+            }
+            _ => result,
+        }
+    }
+
+    fn send(
+        &self,
+        req: &Request<'_>,
+        thinking: Option<Thinking>,
+        cancel: &CancelToken,
+        on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
+    ) -> StepResult {
+        let http = providers::prepare(self.cfg.provider, &self.cfg.base_url, req, thinking);
         self.transport.step(
             self.cfg.provider,
             self.cfg.api_key.as_ref(),
@@ -126,4 +195,12 @@ impl ModelClient {
         }
         Ok(text)
     }
+}
+
+/// A 400 whose message is about the thinking mode asked for.
+fn refuses_mode(result: &StepResult) -> bool {
+    matches!(
+        &result.outcome,
+        Err(EngineError::Rejected { status: 400, message }) if names_thinking_mode(message)
+    )
 }

@@ -56,6 +56,7 @@ fn answer(calls: &[ToolCall]) -> Entry {
             "tool_calls"
         }
         .into(),
+        reasoning_blocks: vec![],
     }
 }
 
@@ -174,6 +175,7 @@ fn an_edit_then_a_slow_command() {
                 input: 1,
                 cached_input: 0,
                 output: 1,
+                reasoning: 0,
             },
             Step::CallModel,
         ),

@@ -21,6 +21,9 @@ pub enum SlashCommand {
     Mode(Option<String>),
     /// `/status`: model, mode, tokens used and the cached fraction.
     Status,
+    /// `/cost`: the conversation's tokens, cache-hit share and, where
+    /// prices are configured, money.
+    Cost,
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -48,6 +51,7 @@ impl SlashCommand {
             "/model" => SlashCommand::Model(arg),
             "/mode" => SlashCommand::Mode(arg),
             "/status" => SlashCommand::Status,
+            "/cost" => SlashCommand::Cost,
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -73,6 +77,7 @@ mod tests {
             ("/mode", Mode(None)),
             ("/mode plan", Mode(Some("plan".into()))),
             ("/status", Status),
+            ("/cost", Cost),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

@@ -65,6 +65,9 @@ pub enum StreamMsg {
         cached_input: u64,
         /// Output tokens (reasoning included).
         output: u64,
+        /// Of the output, reasoning tokens, where the provider says (0
+        /// otherwise).
+        reasoning: u64,
     },
     /// The model answered without asking for more tools.
     Done,

@@ -43,7 +43,10 @@ pub fn transcript(messages: &[Message]) -> Vec<TranscriptItem> {
                     attachments: attachments.iter().map(|a| a.label.clone()).collect(),
                 });
             }
-            Message::Assistant { text, tool_calls } => {
+            // Opaque reasoning blocks are the provider's, never the user's view.
+            Message::Assistant {
+                text, tool_calls, ..
+            } => {
                 answering = true;
                 out.push(TranscriptItem::Event(StreamMsg::AssistantStart));
                 if !text.is_empty() {
@@ -87,7 +90,7 @@ pub fn transcript(messages: &[Message]) -> Vec<TranscriptItem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{Attachment, AttachmentKind, ToolCall};
+    use crate::message::{Attachment, AttachmentKind, ReasoningBlock, ToolCall};
 
     fn shape(items: &[TranscriptItem]) -> Vec<String> {
         items
@@ -142,6 +145,10 @@ mod tests {
                         arguments: "{\"command\":\"rm -rf x\"}".into(),
                     },
                 ],
+                reasoning_blocks: vec![ReasoningBlock::Thinking {
+                    thinking: "secret plan".into(),
+                    signature: "sig".into(),
+                }],
             },
             Message::ToolResult {
                 call_id: "c1".into(),
@@ -159,6 +166,7 @@ mod tests {
             Message::Assistant {
                 text: "A tab is missing.".into(),
                 tool_calls: vec![],
+                reasoning_blocks: vec![],
             },
             Message::Summary("older".into()),
             Message::User {

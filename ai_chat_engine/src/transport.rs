@@ -11,12 +11,10 @@ use crate::budgets::{
     RETRY_BASE_DELAY, STREAM_IDLE_TIMEOUT,
 };
 use crate::config::{ApiKey, ProviderKind};
+use crate::providers::error::{provider_error, shorten, MAX_ERROR_MESSAGE_CHARS};
 use crate::providers::{auth_header, decoder, DecodeError, Delta, HttpRequest, StepOutput, Usage};
 use crate::sse::SseParser;
 use crate::stream_msg::EngineError;
-
-/// Longest provider error message kept: enough to read, not a page of HTML.
-const MAX_ERROR_MESSAGE_CHARS: usize = 300;
 
 /// What one round produced: the step or why it failed, and any usage the
 /// provider reported before the end.
@@ -181,25 +179,12 @@ async fn error_message(resp: reqwest::Response) -> String {
         .ok()
         .and_then(Result::ok)
         .unwrap_or_default();
-    #[derive(serde::Deserialize)]
-    struct Wrapper {
-        error: Option<serde_json::Value>,
-        message: Option<String>,
-    }
-    let from_json = serde_json::from_str::<Wrapper>(&body)
+    let from_json = serde_json::from_str::<serde_json::Value>(&body)
         .ok()
-        .and_then(|w| match w.error {
-            Some(serde_json::Value::String(s)) => Some(s),
-            Some(serde_json::Value::Object(o)) => o
-                .get("message")
-                .and_then(|m| m.as_str())
-                .map(str::to_string),
-            _ => w.message,
-        });
-    let msg = from_json.unwrap_or(body);
-    let mut msg: String = msg.trim().chars().take(MAX_ERROR_MESSAGE_CHARS).collect();
+        .and_then(|v| provider_error(&v));
+    let msg = from_json.unwrap_or_else(|| shorten(&body));
     if msg.is_empty() {
-        msg = "(no message)".into();
+        return "(no message)".into();
     }
     msg
 }

@@ -113,8 +113,10 @@ pub enum Event {
         input: u64,
         /// Cached input tokens.
         cached_input: u64,
-        /// Output tokens.
+        /// Output tokens (reasoning included).
         output: u64,
+        /// Of the output, reasoning tokens (0 where not reported).
+        reasoning: u64,
     },
     /// The turn ended with a complete answer.
     Done,

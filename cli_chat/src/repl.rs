@@ -40,6 +40,7 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /model [NAME]    show or switch the model
   /mode [MODE]     show or switch the approval mode
   /status          model, mode, session, tokens used and cached fraction
+  /cost            this conversation's tokens, cache hits and (with prices) cost
   /exit            leave";
 
 struct Repl {
@@ -247,6 +248,7 @@ impl Repl {
                 Err(_) => say!("k: unknown mode {name:?}; use one of {}", mode_names()),
             },
             SlashCommand::Status => say!("{}", self.status()),
+            SlashCommand::Cost => say!("{}", self.conv.usage_report(&self.engine.config().prices)),
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false

@@ -172,6 +172,7 @@ impl Driver<'_> {
                         input,
                         cached_input,
                         output,
+                        ..
                     } = &other
                     {
                         tokens.add(Tokens {
@@ -243,10 +244,12 @@ fn plain_event(msg: StreamMsg) -> Option<Event> {
             input,
             cached_input,
             output,
+            reasoning,
         } => Event::Usage {
             input,
             cached_input,
             output,
+            reasoning,
         },
         StreamMsg::ApprovalRequired { reply, .. } => {
             let _ = reply.send(ApprovalReply::Deny);

@@ -2,18 +2,24 @@
 //! thinking, tool_use with `input_json_delta`s), `message_delta` with the
 //! stop reason, `message_stop`.
 //!
-//! Cache breakpoints: one on the static system prompt, one on the last
-//! block of the request. Anthropic keys its cache on content, not on the
-//! markers, so the moving marker does not break the growing prefix.
+//! Cache breakpoints, four at most (the API's limit): the tools and the
+//! static system prompt, which never move; the latest block, which moves
+//! forward every round; and either the conversation's environment block
+//! (a prefix that survives a compaction) or, when a round added more
+//! blocks than the cache looks back over, the end of the previous
+//! request, so its cached prefix is still found. Anthropic keys its cache
+//! on content, not on the markers, so moving a marker breaks nothing.
 
 use serde::{Deserialize, Serialize};
 
+use super::error::{provider_error, shorten};
 use super::{
     parse_json, DecodeError, Decoder, Delta, FinishKind, Request, StepBuilder, StepOutput, Usage,
 };
 use crate::budgets::MAX_OUTPUT_TOKENS;
-use crate::message::{Message, Role};
+use crate::message::{Message, ReasoningBlock, Role};
 use crate::sse::SseEvent;
+use crate::thinking::{AnthropicMode, Thinking};
 
 /// The API version header value this dialect is written against.
 pub(crate) const API_VERSION: &str = "2023-06-01";
@@ -23,6 +29,10 @@ struct Body<'a> {
     model: &'a str,
     max_tokens: u32,
     stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<ThinkingJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<OutputConfig>,
     system: Vec<Block<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<ToolJson<'a>>,
@@ -30,11 +40,29 @@ struct Body<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ThinkingJson {
+    Adaptive,
+    Enabled { budget_tokens: u32 },
+}
+
+#[derive(Serialize)]
+struct OutputConfig {
+    effort: &'static str,
+}
+
+#[derive(Serialize)]
 struct ToolJson<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: &'a serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
 }
+
+/// How many blocks before a breakpoint the cache checks for an earlier
+/// hit (Anthropic documents "about 20"); one fewer, to stay inside it.
+const CACHE_LOOKBACK_BLOCKS: usize = 19;
 
 #[derive(Serialize)]
 struct Msg<'a> {
@@ -57,6 +85,15 @@ fn is_false(b: &bool) -> bool {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block<'a> {
+    /// Sent back exactly as received; a thinking block takes no cache
+    /// marker.
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    RedactedThinking {
+        data: &'a str,
+    },
     Text {
         text: String,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,14 +122,36 @@ impl Block<'_> {
             Block::Text { cache_control, .. }
             | Block::ToolUse { cache_control, .. }
             | Block::ToolResult { cache_control, .. } => *cache_control = Some(EPHEMERAL),
+            Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
         }
     }
 }
 
 fn blocks(m: &Message) -> Vec<Block<'_>> {
     match m {
-        Message::Assistant { text, tool_calls } => {
-            let mut out = Vec::new();
+        Message::Assistant {
+            text,
+            tool_calls,
+            reasoning_blocks,
+        } => {
+            // Thinking opens the turn, as the model produced it; the API
+            // checks the signatures of the turn that carries the tool_use.
+            let mut out: Vec<Block<'_>> = reasoning_blocks
+                .iter()
+                .filter_map(|b| match b {
+                    ReasoningBlock::Thinking {
+                        thinking,
+                        signature,
+                    } => Some(Block::Thinking {
+                        thinking,
+                        signature,
+                    }),
+                    ReasoningBlock::RedactedThinking { data } => {
+                        Some(Block::RedactedThinking { data })
+                    }
+                    ReasoningBlock::Encrypted { .. } => None,
+                })
+                .collect();
             if !text.is_empty() || tool_calls.is_empty() {
                 // An empty text block is rejected; say so instead.
                 let text = if text.is_empty() {
@@ -134,9 +193,46 @@ fn blocks(m: &Message) -> Vec<Block<'_>> {
     }
 }
 
+/// Marks the moving breakpoints (see the module docs): the latest block,
+/// and the previous request's end when this round added more blocks than
+/// the cache looks back over, else the environment block.
+fn mark_breakpoints(messages: &mut [Msg<'_>], starts_with_environment: bool) {
+    let Some(last) = messages.len().checked_sub(1) else {
+        return;
+    };
+    if let Some(b) = messages[last].content.last_mut() {
+        b.mark();
+    }
+    // The previous request ended with the user turn before the latest
+    // assistant turn; what came after it is this round's growth.
+    let previous_end = last
+        .checked_sub(2)
+        .filter(|&p| messages[p + 1].role == "assistant" && messages[p].role == "user");
+    let grown = previous_end.map_or(0, |p| {
+        messages[p + 1..]
+            .iter()
+            .map(|m| m.content.len())
+            .sum::<usize>()
+    });
+    match previous_end {
+        Some(p) if grown > CACHE_LOOKBACK_BLOCKS => {
+            if let Some(b) = messages[p].content.last_mut() {
+                b.mark();
+            }
+        }
+        // Only when it is not the latest block already.
+        _ if starts_with_environment && (last > 0 || messages[0].content.len() > 1) => {
+            if let Some(b) = messages[0].content.first_mut() {
+                b.mark();
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The request body. Consecutive user-side messages (tool results, notices)
 /// merge into one user turn, as the API requires alternating roles.
-pub(crate) fn body(req: &Request<'_>) -> String {
+pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
     let mut messages: Vec<Msg<'_>> = Vec::new();
     for m in req.messages {
         let role = match m.role() {
@@ -151,13 +247,23 @@ pub(crate) fn body(req: &Request<'_>) -> String {
             }),
         }
     }
-    if let Some(b) = messages.last_mut().and_then(|m| m.content.last_mut()) {
-        b.mark();
-    }
+    let starts_with_environment = matches!(req.messages.first(), Some(Message::Environment(_)));
+    mark_breakpoints(&mut messages, starts_with_environment);
+    let last_tool = req.tools.len().saturating_sub(1);
     let body = Body {
         model: req.model,
-        max_tokens: MAX_OUTPUT_TOKENS,
+        max_tokens: thinking.map_or(MAX_OUTPUT_TOKENS, Thinking::max_tokens),
         stream: true,
+        thinking: thinking.map(|t| match t.mode {
+            AnthropicMode::Adaptive => ThinkingJson::Adaptive,
+            AnthropicMode::Budget => ThinkingJson::Enabled {
+                budget_tokens: t.level.budget_tokens(),
+            },
+        }),
+        output_config: thinking
+            .filter(|t| t.mode == AnthropicMode::Adaptive)
+            .and_then(|t| t.level.effort())
+            .map(|effort| OutputConfig { effort }),
         system: vec![Block::Text {
             text: req.system.to_string(),
             cache_control: Some(EPHEMERAL),
@@ -165,10 +271,12 @@ pub(crate) fn body(req: &Request<'_>) -> String {
         tools: req
             .tools
             .iter()
-            .map(|t| ToolJson {
+            .enumerate()
+            .map(|(i, t)| ToolJson {
                 name: t.name,
                 description: t.description,
                 input_schema: &t.input_schema,
+                cache_control: (i == last_tool).then_some(EPHEMERAL),
             })
             .collect(),
         messages,
@@ -186,7 +294,6 @@ struct Event {
     content_block: Option<BlockJson>,
     delta: Option<DeltaJson>,
     usage: Option<UsageJson>,
-    error: Option<ErrorJson>,
 }
 
 #[derive(Deserialize)]
@@ -200,6 +307,9 @@ struct BlockJson {
     kind: String,
     id: Option<String>,
     name: Option<String>,
+    thinking: Option<String>,
+    signature: Option<String>,
+    data: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -208,6 +318,7 @@ struct DeltaJson {
     kind: Option<String>,
     text: Option<String>,
     thinking: Option<String>,
+    signature: Option<String>,
     partial_json: Option<String>,
     stop_reason: Option<String>,
 }
@@ -220,28 +331,36 @@ struct UsageJson {
     cache_creation_input_tokens: Option<u64>,
 }
 
-#[derive(Deserialize)]
-struct ErrorJson {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    message: Option<String>,
-}
-
 /// Decoder state for one response.
 #[derive(Default)]
 pub(crate) struct MessagesDecoder {
     step: StepBuilder,
+    /// Thinking blocks by their content index, as they stream.
+    thinking: Vec<(usize, ReasoningBlock)>,
+    /// Content indexes of blocks the provider's own tools stream.
+    server_tools: Vec<usize>,
     stop_reason: Option<String>,
     stopped: bool,
 }
 
 impl MessagesDecoder {
+    /// The thinking block streaming at this content index.
+    fn thinking_at(&mut self, index: Option<usize>) -> Option<&mut ReasoningBlock> {
+        let index = index.unwrap_or(0);
+        self.thinking
+            .iter_mut()
+            .rev()
+            .find(|(i, _)| *i == index)
+            .map(|(_, b)| b)
+    }
+
     fn on_usage(&mut self, u: &UsageJson) {
         let usage = self.step.usage.get_or_insert_with(Usage::default);
         if let Some(i) = u.input_tokens {
             let read = u.cache_read_input_tokens.unwrap_or(0);
             let created = u.cache_creation_input_tokens.unwrap_or(0);
-            usage.input = i + read + created;
+            // Saturating: the numbers come from outside.
+            usage.input = i.saturating_add(read).saturating_add(created);
             usage.cached_input = read;
         }
         if let Some(o) = u.output_tokens {
@@ -266,13 +385,32 @@ impl Decoder for MessagesDecoder {
                 let block = e.content_block.ok_or_else(|| {
                     DecodeError::Malformed("content_block_start without a block".into())
                 })?;
-                if block.kind == "tool_use" {
-                    let index = e.index.unwrap_or(0);
-                    self.step.calls.start(
+                let index = e.index.unwrap_or(0);
+                match block.kind.as_str() {
+                    "tool_use" => self.step.calls.start(
                         &index.to_string(),
                         block.id.as_deref().unwrap_or(""),
                         block.name.as_deref().unwrap_or(""),
-                    )?;
+                    )?,
+                    "thinking" => self.thinking.push((
+                        index,
+                        ReasoningBlock::Thinking {
+                            thinking: block.thinking.unwrap_or_default(),
+                            signature: block.signature.unwrap_or_default(),
+                        },
+                    )),
+                    "redacted_thinking" => self.thinking.push((
+                        index,
+                        ReasoningBlock::RedactedThinking {
+                            data: block.data.unwrap_or_default(),
+                        },
+                    )),
+                    // A tool the provider runs itself (web search, code
+                    // execution): its input streams too, but it is not
+                    // ours to call, and its result block is the
+                    // provider's; the answer's text follows them.
+                    "server_tool_use" | "mcp_tool_use" => self.server_tools.push(index),
+                    _ => {} // text, *_tool_result blocks
                 }
             }
             "content_block_delta" => {
@@ -285,17 +423,32 @@ impl Decoder for MessagesDecoder {
                     }
                     Some("thinking_delta") => {
                         if let Some(t) = d.thinking.filter(|t| !t.is_empty()) {
+                            if let Some(ReasoningBlock::Thinking { thinking, .. }) =
+                                self.thinking_at(e.index)
+                            {
+                                thinking.push_str(&t);
+                            }
                             out.push(Delta::Reasoning(t));
+                        }
+                    }
+                    Some("signature_delta") => {
+                        if let (Some(s), Some(ReasoningBlock::Thinking { signature, .. })) =
+                            (d.signature, self.thinking_at(e.index))
+                        {
+                            signature.push_str(&s);
                         }
                     }
                     Some("input_json_delta") => {
                         let index = e.index.unwrap_or(0);
+                        if self.server_tools.contains(&index) {
+                            return Ok(());
+                        }
                         self.step.calls.push_args(
                             &index.to_string(),
                             d.partial_json.as_deref().unwrap_or(""),
                         )?;
                     }
-                    _ => {} // signature_delta, citations: nothing to show
+                    _ => {} // citations: nothing to show
                 }
             }
             "message_delta" => {
@@ -308,10 +461,10 @@ impl Decoder for MessagesDecoder {
             }
             "message_stop" => self.stopped = true,
             "error" => {
-                let er = e.error;
-                let kind = er.as_ref().and_then(|x| x.kind.clone()).unwrap_or_default();
-                let msg = er.and_then(|x| x.message).unwrap_or_default();
-                return Err(DecodeError::Provider(format!("{kind}: {msg}")));
+                let value: serde_json::Value = parse_json(&ev.data)?;
+                return Err(DecodeError::Provider(
+                    provider_error(&value).unwrap_or_else(|| shorten(&ev.data)),
+                ));
             }
             _ => {} // ping, content_block_stop
         }
@@ -330,6 +483,8 @@ impl Decoder for MessagesDecoder {
             ));
         }
         let raw = me.stop_reason.unwrap_or_else(|| "end_turn".into());
+        let mut builder = me.step;
+        builder.reasoning_blocks = me.thinking.into_iter().map(|(_, b)| b).collect();
         let kind = match raw.as_str() {
             "tool_use" => FinishKind::ToolCalls,
             "end_turn" | "stop_sequence" => FinishKind::Stop,
@@ -337,7 +492,7 @@ impl Decoder for MessagesDecoder {
             "refusal" => FinishKind::ContentFilter,
             _ => FinishKind::Other,
         };
-        let mut step = me.step.finish(kind, raw)?;
+        let mut step = builder.finish(kind, raw)?;
         // A tool_use block with no input deltas means `{}` input.
         for c in &mut step.tool_calls {
             if c.arguments.is_empty() {

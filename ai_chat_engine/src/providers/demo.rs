@@ -74,6 +74,7 @@ pub(crate) fn step(messages: &[Message]) -> DemoStep {
         output: StepOutput {
             text: text.to_string(),
             tool_calls,
+            reasoning_blocks: Vec::new(),
             finish: Finish {
                 kind,
                 raw: "demo".into(),

@@ -3,6 +3,7 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod demo;
+pub(crate) mod error;
 pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
 
@@ -10,8 +11,9 @@ use ai_tools::ToolSpec;
 
 use crate::budgets::{MAX_TOOL_ARGS_BYTES, MAX_TOOL_CALLS_PER_RESPONSE};
 use crate::config::{ApiKey, ProviderKind};
-use crate::message::{Message, ToolCall};
+use crate::message::{Message, ReasoningBlock, ToolCall};
 use crate::sse::SseEvent;
+use crate::thinking::Thinking;
 
 /// Everything one model round is built from.
 pub(crate) struct Request<'a> {
@@ -30,12 +32,18 @@ pub(crate) struct HttpRequest {
     pub body: String,
 }
 
-/// Builds the HTTP request for `kind`.
-pub(crate) fn prepare(kind: ProviderKind, base_url: &str, req: &Request<'_>) -> HttpRequest {
+/// Builds the HTTP request for `kind`, asking for `thinking` where the
+/// dialect has a way to (Chat Completions has none in common).
+pub(crate) fn prepare(
+    kind: ProviderKind,
+    base_url: &str,
+    req: &Request<'_>,
+    thinking: Option<Thinking>,
+) -> HttpRequest {
     let (path, body) = match kind {
         ProviderKind::OpenAi | ProviderKind::Demo => ("/chat/completions", openai_chat::body(req)),
-        ProviderKind::OpenAiResponses => ("/responses", openai_responses::body(req)),
-        ProviderKind::Anthropic => ("/messages", anthropic::body(req)),
+        ProviderKind::OpenAiResponses => ("/responses", openai_responses::body(req, thinking)),
+        ProviderKind::Anthropic => ("/messages", anthropic::body(req, thinking)),
     };
     let mut headers = vec![
         ("content-type", "application/json".to_string()),
@@ -106,8 +114,10 @@ pub struct Usage {
     pub input: u64,
     /// Cached input tokens.
     pub cached_input: u64,
-    /// Output tokens.
+    /// Output tokens (reasoning included).
     pub output: u64,
+    /// Of the output, reasoning tokens, where the provider says.
+    pub reasoning: u64,
 }
 
 /// The outcome of one cleanly ended response.
@@ -115,6 +125,8 @@ pub struct Usage {
 pub(crate) struct StepOutput {
     pub text: String,
     pub tool_calls: Vec<ToolCall>,
+    /// Opaque reasoning to send back with this round.
+    pub reasoning_blocks: Vec<ReasoningBlock>,
     pub finish: Finish,
     pub usage: Option<Usage>,
 }
@@ -151,6 +163,8 @@ pub(crate) struct StepBuilder {
     pub calls: CallAssembler,
     /// The latest usage the provider reported.
     pub usage: Option<Usage>,
+    /// Opaque reasoning blocks, in the order they were completed.
+    pub reasoning_blocks: Vec<ReasoningBlock>,
 }
 
 impl StepBuilder {
@@ -168,6 +182,7 @@ impl StepBuilder {
         Ok(StepOutput {
             text: self.text,
             tool_calls: self.calls.finish()?,
+            reasoning_blocks: self.reasoning_blocks,
             finish: Finish { kind, raw },
             usage: self.usage,
         })
@@ -305,13 +320,16 @@ pub(crate) fn history_arguments(raw: &str) -> String {
 
 /// Parses provider JSON, mapping failure to a malformed-stream error.
 pub(crate) fn parse_json<'a, T: serde::Deserialize<'a>>(data: &'a str) -> Result<T, DecodeError> {
-    serde_json::from_str(data).map_err(|e| {
-        let mut shown: String = data.chars().take(120).collect();
-        if shown.len() < data.len() {
-            shown.push('…');
-        }
-        DecodeError::Malformed(format!("unexpected event ({e}): {shown}"))
-    })
+    serde_json::from_str(data).map_err(|e| malformed(&e, data))
+}
+
+/// The malformed-stream error for an event that did not parse.
+pub(crate) fn malformed(e: &serde_json::Error, data: &str) -> DecodeError {
+    let mut shown: String = data.chars().take(120).collect();
+    if shown.len() < data.len() {
+        shown.push('…');
+    }
+    DecodeError::Malformed(format!("unexpected event ({e}): {shown}"))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::error::{error_member, shorten};
 use super::{
     parse_json, DecodeError, Decoder, Delta, FinishKind, Request, StepBuilder, StepOutput, Usage,
 };
@@ -77,7 +78,9 @@ struct CallFunctionJson<'a> {
 
 fn msg(m: &Message) -> Msg<'_> {
     match m {
-        Message::Assistant { text, tool_calls } => Msg::Assistant {
+        Message::Assistant {
+            text, tool_calls, ..
+        } => Msg::Assistant {
             content: if text.is_empty() && !tool_calls.is_empty() {
                 None
             } else {
@@ -142,7 +145,7 @@ struct Chunk {
     #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<UsageJson>,
-    error: Option<ErrorJson>,
+    error: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -180,18 +183,19 @@ struct UsageJson {
     #[serde(default)]
     completion_tokens: u64,
     prompt_tokens_details: Option<PromptDetails>,
+    completion_tokens_details: Option<CompletionDetails>,
     /// DeepSeek's name for cached input.
     prompt_cache_hit_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
-struct PromptDetails {
-    cached_tokens: Option<u64>,
+struct CompletionDetails {
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
-struct ErrorJson {
-    message: Option<String>,
+struct PromptDetails {
+    cached_tokens: Option<u64>,
 }
 
 /// Decoder state for one response.
@@ -240,9 +244,10 @@ impl Decoder for ChatDecoder {
             return Ok(());
         }
         let chunk: Chunk = parse_json(&ev.data)?;
-        if let Some(e) = chunk.error {
+        // Servers put an error mid-stream as an object or a bare string.
+        if let Some(e) = chunk.error.filter(|e| !e.is_null()) {
             return Err(DecodeError::Provider(
-                e.message.unwrap_or_else(|| "unspecified error".into()),
+                error_member(&e).unwrap_or_else(|| shorten(&ev.data)),
             ));
         }
         if let Some(u) = chunk.usage {
@@ -255,6 +260,10 @@ impl Decoder for ChatDecoder {
                 input: u.prompt_tokens,
                 cached_input: cached,
                 output: u.completion_tokens,
+                reasoning: u
+                    .completion_tokens_details
+                    .and_then(|d| d.reasoning_tokens)
+                    .unwrap_or(0),
             });
         }
         for choice in chunk.choices {

@@ -5,11 +5,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::error::{provider_error, shorten};
 use super::{
     parse_json, DecodeError, Decoder, Delta, FinishKind, Request, StepBuilder, StepOutput, Usage,
 };
-use crate::message::Message;
+use crate::message::{Message, ReasoningBlock};
 use crate::sse::SseEvent;
+use crate::thinking::Thinking;
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -19,10 +21,24 @@ struct Body<'a> {
     /// Stateless: the whole transcript is sent every round, which is what
     /// keeps the prefix stable and cacheable.
     store: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<ReasoningJson>,
+    /// With `store:false` the reasoning lives nowhere but here: ask for
+    /// it encrypted, to send back on the next round.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    include: Vec<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<ToolJson<'a>>,
     input: Vec<Item<'a>>,
 }
+
+#[derive(Serialize)]
+struct ReasoningJson {
+    effort: &'static str,
+}
+
+/// The `include` value that returns reasoning as `encrypted_content`.
+const ENCRYPTED_REASONING: &str = "reasoning.encrypted_content";
 
 #[derive(Serialize)]
 struct ToolJson<'a> {
@@ -51,6 +67,19 @@ enum Item<'a> {
         call_id: &'a str,
         output: &'a str,
     },
+    /// Sent without its id: with `store:false` the server keeps no item
+    /// an id could name; the encrypted content carries it all.
+    Reasoning {
+        summary: Vec<SummaryJson<'a>>,
+        encrypted_content: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
 }
 
 #[derive(Serialize)]
@@ -62,7 +91,29 @@ enum Content {
 
 fn items<'a>(m: &'a Message, out: &mut Vec<Item<'a>>) {
     match m {
-        Message::Assistant { text, tool_calls } => {
+        Message::Assistant {
+            text,
+            tool_calls,
+            reasoning_blocks,
+        } => {
+            for b in reasoning_blocks {
+                if let ReasoningBlock::Encrypted {
+                    summary,
+                    encrypted_content,
+                } = b
+                {
+                    out.push(Item::Reasoning {
+                        summary: summary
+                            .iter()
+                            .map(|text| SummaryJson {
+                                kind: "summary_text",
+                                text,
+                            })
+                            .collect(),
+                        encrypted_content,
+                    });
+                }
+            }
             if !text.is_empty() {
                 out.push(Item::Message {
                     role: "assistant",
@@ -93,7 +144,7 @@ fn items<'a>(m: &'a Message, out: &mut Vec<Item<'a>>) {
 }
 
 /// The request body.
-pub(crate) fn body(req: &Request<'_>) -> String {
+pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
     let mut input = Vec::new();
     for m in req.messages {
         items(m, &mut input);
@@ -103,6 +154,14 @@ pub(crate) fn body(req: &Request<'_>) -> String {
         instructions: req.system,
         stream: true,
         store: false,
+        reasoning: thinking
+            .and_then(|t| t.level.effort())
+            .map(|effort| ReasoningJson { effort }),
+        include: if thinking.is_some() {
+            vec![ENCRYPTED_REASONING]
+        } else {
+            Vec::new()
+        },
         tools: req
             .tools
             .iter()
@@ -130,7 +189,6 @@ struct Event {
     arguments: Option<String>,
     item: Option<ItemJson>,
     response: Option<ResponseJson>,
-    message: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -141,13 +199,21 @@ struct ItemJson {
     call_id: Option<String>,
     name: Option<String>,
     arguments: Option<String>,
+    #[serde(default)]
+    summary: Vec<SummaryPart>,
+    encrypted_content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SummaryPart {
+    #[serde(default)]
+    text: String,
 }
 
 #[derive(Deserialize)]
 struct ResponseJson {
     usage: Option<UsageJson>,
     incomplete_details: Option<Incomplete>,
-    error: Option<ErrorJson>,
 }
 
 #[derive(Deserialize)]
@@ -157,6 +223,12 @@ struct UsageJson {
     #[serde(default)]
     output_tokens: u64,
     input_tokens_details: Option<InputDetails>,
+    output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize)]
+struct OutputDetails {
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -167,11 +239,6 @@ struct InputDetails {
 #[derive(Deserialize)]
 struct Incomplete {
     reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ErrorJson {
-    message: Option<String>,
 }
 
 /// Decoder state for one response.
@@ -200,6 +267,11 @@ impl ResponsesDecoder {
                     .and_then(|d| d.cached_tokens)
                     .unwrap_or(0),
                 output: u.output_tokens,
+                reasoning: u
+                    .output_tokens_details
+                    .as_ref()
+                    .and_then(|d| d.reasoning_tokens)
+                    .unwrap_or(0),
             });
         }
     }
@@ -247,14 +319,25 @@ impl Decoder for ResponsesDecoder {
                     self.step.calls.set_args(&key, &a)?;
                 }
             }
-            "response.output_item.done" => {
-                if let Some(item) = e.item.filter(|i| i.kind == "function_call") {
+            "response.output_item.done" => match e.item {
+                Some(item) if item.kind == "function_call" => {
                     let key = call_key(item.id.as_deref(), e.output_index);
                     if let Some(a) = item.arguments {
                         self.step.calls.set_args(&key, &a)?;
                     }
                 }
-            }
+                Some(item) if item.kind == "reasoning" => {
+                    // Without its encrypted content a reasoning item
+                    // could not be sent back statelessly.
+                    if let Some(encrypted_content) = item.encrypted_content {
+                        self.step.reasoning_blocks.push(ReasoningBlock::Encrypted {
+                            summary: item.summary.into_iter().map(|p| p.text).collect(),
+                            encrypted_content,
+                        });
+                    }
+                }
+                _ => {}
+            },
             "response.completed" => {
                 if let Some(r) = &e.response {
                     self.on_usage(r);
@@ -272,18 +355,16 @@ impl Decoder for ResponsesDecoder {
                     .unwrap_or_else(|| "incomplete".into());
                 self.finish = Some(reason);
             }
-            "response.failed" => {
-                let msg = e
-                    .response
-                    .and_then(|r| r.error)
-                    .and_then(|er| er.message)
-                    .unwrap_or_else(|| "the response failed".into());
-                return Err(DecodeError::Provider(msg));
-            }
-            "error" => {
+            "response.failed" | "error" => {
+                let fallback = if e.kind == "error" {
+                    shorten(&ev.data)
+                } else {
+                    "the response failed".to_string()
+                };
+                let value: serde_json::Value = parse_json(&ev.data)?;
                 return Err(DecodeError::Provider(
-                    e.message.unwrap_or_else(|| "unspecified error".into()),
-                ))
+                    provider_error(&value).unwrap_or(fallback),
+                ));
             }
             _ => {} // created, in_progress, part/annotation events: nothing to do
         }

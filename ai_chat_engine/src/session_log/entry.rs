@@ -1,12 +1,14 @@
 //! What one line of a session log records.
 //!
 //! Format history: 1 had no approvals, drafts, decisions or proofs; 2 adds
-//! them and the per-conversation context. Every field added in 2 has a
-//! default, so a format-1 log still reads (its calls count as unproven).
+//! them and the per-conversation context, and later an assistant round's
+//! opaque `reasoning_blocks` and a round's `reasoning` tokens. Every field
+//! added in 2 has a default, so a format-1 log still reads (its calls
+//! count as unproven) and an older format-2 log has no reasoning blocks.
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::{Attachment, ToolCall};
+use crate::message::{Attachment, ReasoningBlock, ToolCall};
 
 /// Version of the entry format, written in [`Entry::Meta`].
 pub const LOG_FORMAT: u32 = 2;
@@ -138,6 +140,11 @@ pub enum Entry {
         /// The provider's raw stop reason.
         #[serde(default)]
         finish: String,
+        /// Opaque reasoning the provider needs back with this round
+        /// (thinking blocks with signatures, encrypted reasoning), kept
+        /// exactly as received so a resumed conversation still has it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning_blocks: Vec<ReasoningBlock>,
     },
     /// A committed call needs the user's consent.
     ApprovalAsked {
@@ -205,6 +212,9 @@ pub enum Entry {
         cached_input: u64,
         /// Output tokens.
         output: u64,
+        /// Of the output, reasoning tokens (0 where not reported).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        reasoning: u64,
     },
     /// Older history replaced by a summary: the model now sees the
     /// environment, this text, then messages from `keep_from` on.
@@ -242,4 +252,8 @@ impl Entry {
             _ => false,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

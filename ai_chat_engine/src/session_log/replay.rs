@@ -50,12 +50,16 @@ pub fn replay(records: &[Record]) -> Replayed {
                 });
             }
             Entry::Assistant {
-                text, tool_calls, ..
+                text,
+                tool_calls,
+                reasoning_blocks,
+                ..
             } => {
                 open.close(&mut out.messages);
                 out.messages.push(Message::Assistant {
                     text: text.clone(),
                     tool_calls: crate::providers::history_calls(tool_calls),
+                    reasoning_blocks: reasoning_blocks.clone(),
                 });
                 open.pending = tool_calls.clone();
             }

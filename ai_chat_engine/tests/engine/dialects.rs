@@ -16,6 +16,7 @@ fn usage(msgs: &[StreamMsg]) -> Vec<(u64, u64, u64)> {
                 input,
                 cached_input,
                 output,
+                ..
             } => Some((*input, *cached_input, *output)),
             _ => None,
         })
@@ -103,6 +104,13 @@ fn openai_responses_incomplete_and_failed() {
             .incomplete("max_output_tokens")
             .reply(),
         ResponsesStream::new().failed("backend on fire").reply(),
+        ResponsesStream::new()
+            .text("Half an ans")
+            .error_nested(
+                "context_length_exceeded",
+                "Your input exceeds the context window",
+            )
+            .reply(),
     ]);
     let h = harness_with(&server, ProviderKind::OpenAiResponses, |_| {});
     let conv = h.engine.new_conversation();
@@ -115,6 +123,16 @@ fn openai_responses_incomplete_and_failed() {
     );
     let msgs = run(&h.engine, &conv, "b");
     assert!(error_of(&msgs).to_string().contains("backend on fire"));
+    // The nested `error` event production servers send keeps its words.
+    let msgs = run(&h.engine, &conv, "c");
+    assert_eq!(tokens(&msgs), "Half an ans");
+    assert_eq!(
+        error_of(&msgs),
+        &EngineError::Stream(
+            "the provider reported: context_length_exceeded: Your input exceeds the context window"
+                .into()
+        )
+    );
 }
 
 #[test]
@@ -160,8 +178,12 @@ fn anthropic_dialect() {
     assert_eq!(m[0]["role"], "user");
     assert_eq!(m[0]["content"].as_array().unwrap().len(), 2);
     assert_eq!(m[1]["role"], "assistant");
-    assert_eq!(m[1]["content"][1]["type"], "tool_use");
-    assert_eq!(m[1]["content"][1]["input"]["path"], "b.txt");
+    // The thinking block goes back first, with its signature.
+    assert_eq!(m[1]["content"][0]["type"], "thinking");
+    assert_eq!(m[1]["content"][0]["thinking"], "Check the file first.");
+    assert_eq!(m[1]["content"][0]["signature"], "c2lnbmF0dXJl");
+    assert_eq!(m[1]["content"][2]["type"], "tool_use");
+    assert_eq!(m[1]["content"][2]["input"]["path"], "b.txt");
     let result = &m[2]["content"][0];
     assert_eq!(result["type"], "tool_result");
     assert_eq!(result["tool_use_id"], "toolu_1");
@@ -169,7 +191,7 @@ fn anthropic_dialect() {
         result["cache_control"]["type"], "ephemeral",
         "breakpoint on the last block"
     );
-    assert!(m[1]["content"][1].get("cache_control").is_none());
+    assert!(m[1]["content"][2].get("cache_control").is_none());
 }
 
 #[test]

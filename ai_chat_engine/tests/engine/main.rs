@@ -5,13 +5,17 @@
 // Test helpers outside #[test] fns: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+mod breakpoints;
 mod cache;
 mod cancel_approval;
 mod common;
 mod dialects;
+mod errors;
 mod failures;
 mod panics;
 mod recovery;
 mod robustness;
+mod server_tools;
 mod sessions;
+mod thinking;
 mod turns;

@@ -78,6 +78,7 @@ fn assistant(calls: &[ToolCall]) -> Entry {
         reasoning: String::new(),
         tool_calls: calls.to_vec(),
         finish: "tool_calls".into(),
+        reasoning_blocks: vec![],
     }
 }
 
@@ -347,6 +348,7 @@ fn the_model_repeating_an_undecided_call_is_refused() {
                 reasoning: String::new(),
                 tool_calls: vec![],
                 finish: "stop".into(),
+                reasoning_blocks: vec![],
             },
         ],
     );

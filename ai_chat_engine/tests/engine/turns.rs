@@ -30,7 +30,8 @@ fn text_only_turn() {
         StreamMsg::Usage {
             input: 120,
             cached_input: 100,
-            output: 7
+            output: 7,
+            reasoning: 0
         }
     )));
 

@@ -142,6 +142,14 @@ fn repl_in_tmux() {
         screen.contains("sandbox: landlock v") || screen.contains("sandbox unavailable: "),
         "{screen}"
     );
+    t.type_line("/cost");
+    t.wait_for("cost: ", 1);
+    let screen = t.screen();
+    assert!(
+        screen.contains("tokens: 1000 in (750 cached, 75% cache hits), 10 out over 1 round"),
+        "{screen}"
+    );
+    assert!(screen.contains("cost: no price set"), "{screen}");
     t.type_line("/mode plan");
     t.wait_for("mode: plan", 1);
     t.type_line("/model other-model");

@@ -91,6 +91,14 @@ impl Assistant {
         Some(ai_tools::SandboxStatus::of(engine.config().sandbox.mode).to_string())
     }
 
+    /// The current conversation's tokens, cache hits and cost (`/cost`).
+    pub fn usage_report(&self) -> String {
+        match (&self.engine, &self.conversation) {
+            (Some(engine), Some(conv)) => conv.usage_report(&engine.config().prices).to_string(),
+            _ => ai_chat_engine::UsageReport::default().to_string(),
+        }
+    }
+
     /// The engine, built on first use for `workspace`.
     fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
         if self.engine.is_none() {

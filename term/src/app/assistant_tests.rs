@@ -83,6 +83,7 @@ impl Fixture {
                 reasoning: String::new(),
                 tool_calls: vec![call.clone()],
                 finish: "tool_calls".into(),
+                reasoning_blocks: vec![],
             },
             Entry::ToolStart {
                 call_id: call.id.clone(),
@@ -218,4 +219,43 @@ fn a_second_panel_is_refused_by_name_and_fork_continues_a_copy() {
     assert!(second.continue_interrupted());
     finish(&mut second);
     assert_eq!(count(&f.ws()), 0);
+}
+
+#[test]
+fn cost_shows_the_conversations_tokens_cache_hits_and_money() {
+    let reply = || {
+        ChatStream::new()
+            .text("Noted.")
+            .stop()
+            .usage(2_000_000, 1_500_000, 100_000)
+            .reply()
+    };
+    let server = FakeProvider::builder()
+        .always(ChatStream::new().text("T").stop().reply().for_title())
+        .start([reply(), reply()]);
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("ws")).unwrap();
+    std::fs::write(
+        root.path().join("koi.toml"),
+        format!(
+            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m-large-2026\"\n\
+             [ai.prices]\n\"m-large\" = {{ input = 2.0, cached_input = 0.5, output = 8.0 }}\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    let ws = root.path().join("ws");
+    let mut a = Assistant::new(Some(root.path().join("koi.toml")), Arc::new(|| {}))
+        .with_data_dir(&root.path().join("data"));
+    assert!(a.usage_report().contains("none used"));
+    for q in ["one", "two"] {
+        a.submit(q.into(), Vec::new(), (80, 24), &ws).unwrap();
+        finish(&mut a);
+    }
+    // Per round: 0.5M×2 + 1.5M×0.5 + 0.1M×8 = 2.55; two rounds.
+    assert_eq!(
+        a.usage_report(),
+        "tokens: 4000000 in (3000000 cached, 75% cache hits), 200000 out over 2 rounds\n\
+         cost: $5.1000"
+    );
 }

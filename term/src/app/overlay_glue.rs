@@ -167,6 +167,7 @@ impl Ctx<'_> {
                 );
                 self.overlay.notice(format!("{status}{sandbox}{usage}"));
             }
+            SlashCommand::Cost => self.overlay.notice(self.assistant.usage_report()),
             SlashCommand::Model(Some(name)) => {
                 match self.assistant.set_model(&name, &self.workspace) {
                     Ok(model) => self.overlay.notice(format!("model: {model}")),

@@ -184,6 +184,7 @@ impl Conversation {
                 input,
                 cached_input,
                 output,
+                ..
             } => {
                 self.usage = Some((*input, *cached_input, *output));
                 return false;

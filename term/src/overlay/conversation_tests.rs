@@ -108,7 +108,8 @@ fn errors_cancel_and_reasoning_fold() {
     assert!(!c.apply(&StreamMsg::Usage {
         input: 5,
         cached_input: 1,
-        output: 2
+        output: 2,
+        reasoning: 0
     }));
     assert_eq!(c.usage(), Some((5, 1, 2)));
 }

@@ -122,6 +122,15 @@ pub mod openai_chat {
             self.finish("tool_calls")
         }
 
+        /// An error chunk mid-stream, as OpenAI-compatible servers send one
+        /// (`{"error":{"message","type","code"}}`, no `choices`).
+        pub fn error(mut self, kind: &str, message: &str) -> Self {
+            let v = json!({"error": {"message": message, "type": kind, "param": null,
+                "code": null}});
+            self.events.push(sse_event(None, &v.to_string()));
+            self
+        }
+
         /// The usage chunk sent with `stream_options.include_usage`.
         pub fn usage(mut self, prompt: u64, cached: u64, completion: u64) -> Self {
             let v = json!({
@@ -224,6 +233,30 @@ pub mod openai_responses {
             self
         }
 
+        /// A reasoning item carrying `encrypted_content` (what a stateless
+        /// request with `include: ["reasoning.encrypted_content"]` gets).
+        pub fn encrypted_reasoning(mut self, summary: &str, encrypted: &str) -> Self {
+            let oi = self.output_index;
+            self.output_index += 1;
+            let id = format!("rs_{oi}");
+            self.push(
+                json!({"type": "response.output_item.added", "output_index": oi,
+                "item": {"type": "reasoning", "id": id, "summary": []}}),
+            );
+            for p in pieces(summary) {
+                self.push(json!({"type": "response.reasoning_summary_text.delta",
+                    "item_id": id, "output_index": oi, "summary_index": 0, "delta": p}));
+            }
+            let item = json!({"type": "reasoning", "id": id,
+                "summary": [{"type": "summary_text", "text": summary}],
+                "encrypted_content": encrypted});
+            self.push(
+                json!({"type": "response.output_item.done", "output_index": oi, "item": item}),
+            );
+            self.output.push(item);
+            self
+        }
+
         /// A `function_call` item with streamed arguments.
         pub fn function_call(mut self, call_id: &str, name: &str, args: &str) -> Self {
             let oi = self.output_index;
@@ -250,12 +283,23 @@ pub mod openai_responses {
         }
 
         /// `response.completed` with usage (input includes cached tokens).
-        pub fn completed(mut self, input: u64, cached: u64, output: u64) -> Self {
+        pub fn completed(self, input: u64, cached: u64, output: u64) -> Self {
+            self.completed_reasoning(input, cached, output, 0)
+        }
+
+        /// `response.completed` whose output counts `reasoning` tokens.
+        pub fn completed_reasoning(
+            mut self,
+            input: u64,
+            cached: u64,
+            output: u64,
+            reasoning: u64,
+        ) -> Self {
             let resp = json!({"id": "resp_fake", "status": "completed", "output": self.output,
                 "usage": {"input_tokens": input,
                     "input_tokens_details": {"cached_tokens": cached},
                     "output_tokens": output,
-                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "output_tokens_details": {"reasoning_tokens": reasoning},
                     "total_tokens": input + output}});
             self.push(json!({"type": "response.completed", "response": resp}));
             self
@@ -274,6 +318,23 @@ pub mod openai_responses {
             let resp = json!({"id": "resp_fake", "status": "failed", "output": [],
                 "error": {"code": "server_error", "message": message}});
             self.push(json!({"type": "response.failed", "response": resp}));
+            self
+        }
+
+        /// An `error` event in the nested shape production servers send:
+        /// `{"type":"error","error":{"type","code","message","param"}}`.
+        pub fn error_nested(mut self, code: &str, message: &str) -> Self {
+            self.push(json!({"type": "error", "sequence_number": 3,
+                "error": {"type": "invalid_request_error", "code": code,
+                    "message": message, "param": null}}));
+            self
+        }
+
+        /// An `error` event in the flat shape of the API reference:
+        /// `{"type":"error","code","message","param"}`.
+        pub fn error_flat(mut self, code: &str, message: &str) -> Self {
+            self.push(json!({"type": "error", "code": code, "message": message,
+                "param": null, "sequence_number": 3}));
             self
         }
 
@@ -340,7 +401,12 @@ pub mod anthropic {
         }
 
         /// A thinking block with a signature.
-        pub fn thinking(mut self, text: &str) -> Self {
+        pub fn thinking(self, text: &str) -> Self {
+            self.thinking_signed(text, "c2lnbmF0dXJl")
+        }
+
+        /// A thinking block whose signature arrives in two deltas.
+        pub fn thinking_signed(mut self, text: &str, signature: &str) -> Self {
             let i = self.index;
             self.index += 1;
             self.push(json!({"type": "content_block_start", "index": i,
@@ -349,8 +415,20 @@ pub mod anthropic {
                 self.push(json!({"type": "content_block_delta", "index": i,
                     "delta": {"type": "thinking_delta", "thinking": p}}));
             }
-            self.push(json!({"type": "content_block_delta", "index": i,
-                "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}}));
+            for p in halves(signature) {
+                self.push(json!({"type": "content_block_delta", "index": i,
+                    "delta": {"type": "signature_delta", "signature": p}}));
+            }
+            self.push(json!({"type": "content_block_stop", "index": i}));
+            self
+        }
+
+        /// A `redacted_thinking` block: its data arrives whole in the start.
+        pub fn redacted_thinking(mut self, data: &str) -> Self {
+            let i = self.index;
+            self.index += 1;
+            self.push(json!({"type": "content_block_start", "index": i,
+                "content_block": {"type": "redacted_thinking", "data": data}}));
             self.push(json!({"type": "content_block_stop", "index": i}));
             self
         }

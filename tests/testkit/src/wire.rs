@@ -219,8 +219,9 @@ fn read_responses(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
     for it in input {
         let canon = strip_cache(it);
         let kind = it["type"].as_str().unwrap_or("message");
-        let is_call = kind == "function_call";
-        // Consecutive calls belong to one step of the model.
+        // Consecutive calls, and the reasoning before them, belong to one
+        // step of the model.
+        let is_call = kind == "function_call" || kind == "reasoning";
         if !(is_call && last_was_call) {
             step += 1;
         }
@@ -257,6 +258,26 @@ fn read_responses(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
                 step,
                 canon,
             },
+            "reasoning" => {
+                // Stateless (`store:false`): the server keeps nothing, so
+                // a reasoning item is only usable with its encrypted
+                // content, and an id would name an item that does not exist.
+                if json["store"] == false {
+                    if it["encrypted_content"].as_str().is_none_or(str::is_empty) {
+                        view.shape_errors
+                            .push("a reasoning item without encrypted_content".into());
+                    }
+                    if it.get("id").is_some() {
+                        view.shape_errors
+                            .push("a reasoning item names an id with store:false".into());
+                    }
+                }
+                if !it["summary"].is_array() {
+                    view.shape_errors
+                        .push("a reasoning item without a summary array".into());
+                }
+                continue;
+            }
             other => {
                 view.shape_errors
                     .push(format!("an input item of unknown type {other:?}"));
@@ -268,10 +289,84 @@ fn read_responses(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
     Ok(())
 }
 
+/// The most blocks a request may mark with `cache_control` (the API
+/// refuses a fifth).
+const MAX_CACHE_BREAKPOINTS: usize = 4;
+
+fn count_cache_markers(v: &Value) -> usize {
+    match v {
+        Value::Object(m) => {
+            usize::from(m.contains_key("cache_control"))
+                + m.values().map(count_cache_markers).sum::<usize>()
+        }
+        Value::Array(a) => a.iter().map(count_cache_markers).sum(),
+        _ => 0,
+    }
+}
+
+/// Anthropic's thinking parameters, and what they require of the history:
+/// with thinking on, the assistant turn that tool results answer must
+/// open with its thinking.
+fn check_anthropic_thinking(json: &Value, messages: &[Value], view: &mut View) {
+    let max_tokens = json["max_tokens"].as_u64().unwrap_or(0);
+    let on = match json["thinking"]["type"].as_str() {
+        None if json.get("thinking").is_none() => false,
+        Some("disabled") => false,
+        Some("enabled") => {
+            match json["thinking"]["budget_tokens"].as_u64() {
+                Some(b) if (1024..max_tokens).contains(&b) => {}
+                other => view.shape_errors.push(format!(
+                    "thinking.budget_tokens {other:?} must be at least 1024 and below max_tokens {max_tokens}"
+                )),
+            }
+            true
+        }
+        Some("adaptive") => {
+            if json["thinking"].get("budget_tokens").is_some() {
+                view.shape_errors
+                    .push("adaptive thinking takes no budget_tokens".into());
+            }
+            true
+        }
+        other => {
+            view.shape_errors.push(format!(
+                "thinking.type {other:?} is not enabled, adaptive or disabled"
+            ));
+            false
+        }
+    };
+    if let Some(effort) = json.get("output_config").map(|c| &c["effort"]) {
+        if !matches!(effort.as_str(), Some("low" | "medium" | "high" | "max")) {
+            view.shape_errors
+                .push(format!("output_config.effort {effort} is not a level"));
+        }
+    }
+    let answers_tools = messages.last().is_some_and(|m| {
+        m["content"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
+    });
+    if on && answers_tools && messages.len() >= 2 {
+        let opener = &messages[messages.len() - 2]["content"][0]["type"];
+        if !(opener == "thinking" || opener == "redacted_thinking") {
+            view.shape_errors.push(format!(
+                "thinking is on and the assistant turn the tool results answer opens with {opener}, not its thinking"
+            ));
+        }
+    }
+}
+
 fn read_anthropic(text: &str, json: &Value, view: &mut View) -> Result<(), String> {
     let messages = json["messages"].as_array().ok_or("no messages array")?;
     if !json["max_tokens"].is_u64() {
         view.shape_errors.push("max_tokens is required".into());
+    }
+    check_anthropic_thinking(json, messages, view);
+    let markers = count_cache_markers(json);
+    if markers > MAX_CACHE_BREAKPOINTS {
+        view.shape_errors.push(format!(
+            "{markers} cache_control breakpoints, more than the {MAX_CACHE_BREAKPOINTS} allowed"
+        ));
     }
     view.system_raw = json_span::member(text, "system").unwrap_or("").to_string();
     view.system_text = text_of(&json["system"]);
@@ -311,7 +406,27 @@ fn read_anthropic(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
                     };
                     (r, Part::Text(t.to_string()))
                 }
-                (_, "thinking" | "redacted_thinking") => continue,
+                ("assistant", "thinking") => {
+                    if b["thinking"].as_str().is_none()
+                        || b["signature"].as_str().is_none_or(str::is_empty)
+                    {
+                        view.shape_errors.push(format!(
+                            "message {step}: a thinking block without its thinking or signature"
+                        ));
+                    }
+                    if b.get("cache_control").is_some() {
+                        view.shape_errors
+                            .push(format!("message {step}: cache_control on a thinking block"));
+                    }
+                    continue;
+                }
+                ("assistant", "redacted_thinking") => {
+                    if b["data"].as_str().is_none_or(str::is_empty) {
+                        view.shape_errors
+                            .push(format!("message {step}: redacted_thinking without data"));
+                    }
+                    continue;
+                }
                 (r, t) => {
                     view.shape_errors
                         .push(format!("message {step} ({r}) has a {t:?} block"));

@@ -424,3 +424,135 @@ fn a_failing_test_keeps_its_own_message() {
     // (that would abort the whole test binary).
     panic!("the test's own failure");
 }
+
+/// An Anthropic body with these extra top-level members.
+fn anthropic_with(server: &FakeProvider, extra: Value, messages: Value) {
+    let mut body = json!({"model": "m", "max_tokens": 20000,
+        "system": [{"type": "text", "text": "s"}], "messages": messages});
+    for (k, v) in extra.as_object().unwrap() {
+        body[k] = v.clone();
+    }
+    send(
+        server,
+        "POST",
+        "/v1/messages",
+        &[("x-api-key", KEY), ("anthropic-version", "2023-06-01")],
+        &body.to_string(),
+    );
+}
+
+#[test]
+fn anthropic_thinking_rules_are_enforced() {
+    let tool_round = |opener: Value| {
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "x"}]},
+            {"role": "assistant", "content": [opener,
+                {"type": "tool_use", "id": "t", "name": "n", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]},
+        ])
+    };
+    let thought = json!({"type": "thinking", "thinking": "hm", "signature": "c2ln"});
+    let budget = json!({"thinking": {"type": "enabled", "budget_tokens": 2048}});
+    let server = FakeProvider::start([anthropic_reply(), anthropic_reply()]);
+    // Good: the turn the results answer opens with its thinking.
+    anthropic_with(&server, budget.clone(), tool_round(thought.clone()));
+    anthropic_with(
+        &server,
+        json!({"thinking": {"type": "adaptive"}, "output_config": {"effort": "low"}}),
+        tool_round(json!({"type": "redacted_thinking", "data": "ZGF0YQ=="})),
+    );
+    assert_eq!(kinds(server), []);
+
+    let server = FakeProvider::start((0..5).map(|_| anthropic_reply()));
+    // Thinking on, but the turn opens with text.
+    anthropic_with(
+        &server,
+        budget,
+        tool_round(json!({"type": "text", "text": "t"})),
+    );
+    // A budget under the floor, and one not below max_tokens.
+    anthropic_with(
+        &server,
+        json!({"thinking": {"type": "enabled", "budget_tokens": 512}}),
+        tool_round(thought.clone()),
+    );
+    anthropic_with(
+        &server,
+        json!({"thinking": {"type": "enabled", "budget_tokens": 20000}}),
+        tool_round(thought),
+    );
+    // A thinking block without its signature.
+    anthropic_with(
+        &server,
+        json!({}),
+        tool_round(json!({"type": "thinking", "thinking": "hm"})),
+    );
+    // Adaptive with a budget, and an effort that is no level.
+    anthropic_with(
+        &server,
+        json!({"thinking": {"type": "adaptive", "budget_tokens": 2048},
+            "output_config": {"effort": "extreme"}}),
+        tool_round(json!({"type": "redacted_thinking", "data": "ZGF0YQ=="})),
+    );
+    let found = server.into_violations();
+    assert!(
+        found.iter().all(|v| v.kind == ViolationKind::BadShape),
+        "{found:?}"
+    );
+    assert_eq!(found.len(), 6, "{found:#?}");
+}
+
+#[test]
+fn stateless_reasoning_items_need_their_encrypted_content() {
+    let server = FakeProvider::start(
+        (0..2).map(|_| ResponsesStream::new().text("x").completed(1, 0, 1).reply()),
+    );
+    let body = |reasoning: Value| {
+        json!({"model": "m", "instructions": "s", "store": false, "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]},
+            reasoning,
+            {"type": "function_call", "call_id": "a", "name": "t", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "a", "output": "ok"},
+        ]})
+        .to_string()
+    };
+    send(
+        &server,
+        "POST",
+        "/v1/responses",
+        &[],
+        &body(json!({"type": "reasoning", "summary": [], "encrypted_content": "gAAA"})),
+    );
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
+    send(
+        &server,
+        "POST",
+        "/v1/responses",
+        &[],
+        &body(json!({"type": "reasoning", "id": "rs_1", "summary": []})),
+    );
+    let found = kinds(server);
+    assert_eq!(
+        found,
+        [ViolationKind::BadShape, ViolationKind::BadShape],
+        "no content, and an id"
+    );
+}
+
+#[test]
+fn more_than_four_cache_breakpoints_are_reported() {
+    let server = FakeProvider::start([anthropic_reply(), anthropic_reply()]);
+    let marked = |n: usize| {
+        let blocks: Vec<Value> = (0..n)
+            .map(|i| {
+                json!({"type": "text", "text": format!("b{i}"),
+                "cache_control": {"type": "ephemeral"}})
+            })
+            .collect();
+        json!([{"role": "user", "content": blocks}])
+    };
+    anthropic(&server, marked(3));
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
+    anthropic(&server, marked(5));
+    assert_eq!(kinds(server), [ViolationKind::BadShape]);
+}
