@@ -21,6 +21,7 @@ use crate::model_client::ModelClient;
 use crate::prompt::system_prompt;
 use crate::session_log::{self, ConversationContext, ConversationLock, SessionInfo, SessionLog};
 use crate::stream_msg::{EngineError, StreamMsg};
+use crate::thinking::{ModeMemory, MODES_FILE};
 use crate::tool_exec::ToolRunner;
 
 /// Front-end choices that are not part of the user's config file.
@@ -156,8 +157,13 @@ impl Engine {
                 None => session_log::default_sessions_dir(),
             }
         };
+        // Saved beside the sessions, and only where sessions are.
+        let modes_file = sessions_dir
+            .as_ref()
+            .and_then(|_| options.data_dir.clone().or_else(crate::config::data_dir))
+            .map(|d| d.join(MODES_FILE));
         let agent = Agent {
-            client: ModelClient::new(cfg, options.demo_word_delay)?,
+            client: ModelClient::new(cfg, options.demo_word_delay, ModeMemory::load(modes_file))?,
             runner: ToolRunner::new(registry, mode, approval_timeout),
             system_prompt,
             specs,

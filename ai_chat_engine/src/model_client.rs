@@ -1,7 +1,6 @@
 //! Talking to the model: one request at a time, over HTTP or from the demo
 //! script, with the model in use switchable between turns.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -11,7 +10,7 @@ use crate::config::{ProviderKind, ResolvedConfig};
 use crate::message::Message;
 use crate::providers::{self, demo, Delta, FinishKind, Request};
 use crate::stream_msg::EngineError;
-use crate::thinking::{names_thinking_mode, AnthropicMode, Thinking, ThinkingLevel};
+use crate::thinking::{names_thinking_mode, AnthropicMode, ModeMemory, Thinking, ThinkingLevel};
 use crate::transport::{StepResult, Transport};
 
 /// The provider, its endpoint and key, and the model in use.
@@ -22,19 +21,22 @@ pub(crate) struct ModelClient {
     model: Mutex<String>,
     /// Pause between the demo provider's words.
     demo_word_delay: Duration,
-    /// The thinking mode each Anthropic model was found to take (after a
-    /// refusal of the guessed one), for the life of the engine.
-    anthropic_modes: Mutex<HashMap<String, AnthropicMode>>,
+    /// The thinking mode each Anthropic model was found to take.
+    anthropic_modes: ModeMemory,
 }
 
 impl ModelClient {
-    pub fn new(cfg: ResolvedConfig, demo_word_delay: Duration) -> Result<ModelClient, EngineError> {
+    pub fn new(
+        cfg: ResolvedConfig,
+        demo_word_delay: Duration,
+        anthropic_modes: ModeMemory,
+    ) -> Result<ModelClient, EngineError> {
         Ok(ModelClient {
             transport: Transport::new()?,
             model: Mutex::new(cfg.model.clone()),
             cfg,
             demo_word_delay,
-            anthropic_modes: Mutex::new(HashMap::new()),
+            anthropic_modes,
         })
     }
 
@@ -81,23 +83,11 @@ impl ModelClient {
         if level == ThinkingLevel::Off || req.tools.is_empty() || req.model != self.model() {
             return None;
         }
-        let known = self
-            .anthropic_modes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(req.model)
-            .copied();
+        let known = self.anthropic_modes.get(req.model);
         Some(Thinking {
             level,
             mode: known.unwrap_or_else(|| AnthropicMode::guess(req.model)),
         })
-    }
-
-    fn remember_mode(&self, model: &str, mode: AnthropicMode) {
-        self.anthropic_modes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(model.to_string(), mode);
     }
 
     /// One model request.
@@ -123,7 +113,7 @@ impl ModelClient {
                 };
                 let retried = self.send(req, Some(other), cancel, on_delta);
                 if !refuses_mode(&retried) {
-                    self.remember_mode(req.model, other.mode);
+                    self.anthropic_modes.remember(req.model, other.mode);
                 }
                 retried
             }

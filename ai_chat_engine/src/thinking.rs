@@ -2,8 +2,11 @@
 //! level: Anthropic's adaptive thinking with an effort or its fixed
 //! `budget_tokens`, and the Responses API's `reasoning.effort`.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -84,7 +87,8 @@ const MEDIUM_BUDGET_TOKENS: u32 = 4096;
 const HIGH_BUDGET_TOKENS: u32 = 12_000;
 
 /// The two ways Anthropic models take thinking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum AnthropicMode {
     /// `thinking.type = "adaptive"` with `output_config.effort`: newer
     /// models, which reject the fixed budget.
@@ -112,6 +116,69 @@ impl AnthropicMode {
             AnthropicMode::Budget => AnthropicMode::Adaptive,
         }
     }
+}
+
+/// The file, in koi's data dir, that remembers which thinking mode each
+/// model was found to take.
+pub(crate) const MODES_FILE: &str = "thinking_modes.json";
+
+/// The thinking mode each Anthropic model was found to take (after a
+/// refusal of the guessed one): in memory, and in a small file when the
+/// engine saves anything, so the next process does not pay the refusal.
+#[derive(Debug, Default)]
+pub(crate) struct ModeMemory {
+    path: Option<PathBuf>,
+    modes: Mutex<HashMap<String, AnthropicMode>>,
+}
+
+impl ModeMemory {
+    /// What `path` remembers; a missing or unreadable file remembers
+    /// nothing (it is only a shortcut past one refusal).
+    pub fn load(path: Option<PathBuf>) -> ModeMemory {
+        let modes = path
+            .as_deref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        ModeMemory {
+            path,
+            modes: Mutex::new(modes),
+        }
+    }
+
+    /// The mode `model` was found to take, if it was.
+    pub fn get(&self, model: &str) -> Option<AnthropicMode> {
+        self.lock().get(model).copied()
+    }
+
+    /// Remembers `mode` for `model`, and saves when it is news. A failed
+    /// save costs one refusal in a later process, nothing more.
+    pub fn remember(&self, model: &str, mode: AnthropicMode) {
+        let mut modes = self.lock();
+        if modes.insert(model.to_string(), mode) == Some(mode) {
+            return;
+        }
+        if let Some(path) = &self.path {
+            let _ = save(path, &modes);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, AnthropicMode>> {
+        self.modes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Writes beside the file and renames, so a reader never sees half of it.
+fn save(path: &Path, modes: &HashMap<String, AnthropicMode>) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(
+        &tmp,
+        serde_json::to_string_pretty(modes).unwrap_or_default(),
+    )?;
+    std::fs::rename(tmp, path)
 }
 
 /// What one request asks for, resolved for its provider and model.
@@ -198,6 +265,23 @@ mod tests {
             assert!(level.budget_tokens() < t.max_tokens());
             assert!(t.max_tokens() <= 32_000);
         }
+    }
+
+    #[test]
+    fn found_modes_are_kept_across_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data").join(MODES_FILE);
+        let first = ModeMemory::load(Some(path.clone()));
+        assert_eq!(first.get("m"), None);
+        first.remember("m", AnthropicMode::Adaptive);
+        assert_eq!(first.get("m"), Some(AnthropicMode::Adaptive));
+        let again = ModeMemory::load(Some(path.clone()));
+        assert_eq!(again.get("m"), Some(AnthropicMode::Adaptive));
+        std::fs::write(&path, "not json").unwrap();
+        assert_eq!(ModeMemory::load(Some(path)).get("m"), None);
+        let memory_only = ModeMemory::load(None);
+        memory_only.remember("x", AnthropicMode::Budget);
+        assert_eq!(memory_only.get("x"), Some(AnthropicMode::Budget));
     }
 
     #[test]

@@ -146,6 +146,28 @@ fn a_refused_thinking_mode_is_switched_in_the_turn_and_remembered() {
     );
     let m = reqs[2].json()["messages"].clone();
     assert_eq!(m[1]["content"][0]["signature"], SIGNATURE);
+
+    // A later process on the same data dir asks the found mode at once.
+    let later = FakeProvider::start([MessagesStream::new(1, 0, 0)
+        .text("Hi.")
+        .stop("end_turn", 1)
+        .reply()]);
+    let mut cfg = config(&later, ProviderKind::Anthropic);
+    cfg.model = Some("acme-claude-next".into());
+    cfg.thinking = Some(ThinkingLevel::High);
+    let engine = ai_chat_engine::Engine::new(
+        cfg,
+        registry(h.workspace.path()),
+        options(h.data.path(), h.workspace.path()),
+    )
+    .unwrap();
+    let conv = engine.new_conversation();
+    assert!(is_done(&run(&engine, &conv, "hello")));
+    assert_eq!(later.requests().len(), 1, "no refusal this time");
+    assert_eq!(
+        later.requests()[0].json()["thinking"],
+        json!({"type": "adaptive"})
+    );
 }
 
 #[test]
