@@ -19,3 +19,4 @@ mod server_tools;
 mod sessions;
 mod thinking;
 mod turns;
+mod usage;
