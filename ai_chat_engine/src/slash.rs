@@ -21,6 +21,9 @@ pub enum SlashCommand {
     Mode(Option<String>),
     /// `/status`: model, mode, tokens used and the cached fraction.
     Status,
+    /// `/cd DIR`: work in DIR (the overlay names a directory when the
+    /// terminal's is too broad to work in, such as `~` or `/`).
+    Cd(Option<String>),
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -48,6 +51,7 @@ impl SlashCommand {
             "/model" => SlashCommand::Model(arg),
             "/mode" => SlashCommand::Mode(arg),
             "/status" => SlashCommand::Status,
+            "/cd" => SlashCommand::Cd(arg),
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -73,6 +77,8 @@ mod tests {
             ("/mode", Mode(None)),
             ("/mode plan", Mode(Some("plan".into()))),
             ("/status", Status),
+            ("/cd ~/src/koi", Cd(Some("~/src/koi".into()))),
+            ("/cd", Cd(None)),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

@@ -247,6 +247,9 @@ impl Repl {
                 Err(_) => say!("k: unknown mode {name:?}; use one of {}", mode_names()),
             },
             SlashCommand::Status => say!("{}", self.status()),
+            SlashCommand::Cd(_) => {
+                say!("k: /cd is for koi's panel; here, run k in the directory to work in")
+            }
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false

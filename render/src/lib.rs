@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 mod color;
+mod compose;
 mod cursor;
 mod error;
 mod font;
@@ -59,6 +60,11 @@ mod surface;
 mod theme;
 
 pub use color::{Color, NamedColor, Rgb};
+pub use compose::tab_at;
+pub use compose::{
+    place_in_pane, CellRect, ChromeColors, Composer, Divider, DividerAxis, Highlight, PaneView,
+    Scene, TabLabel,
+};
 pub use error::RenderError;
 pub use font::{CellMetrics, FontConfig, FALLBACK_FAMILY};
 pub use frame::{
