@@ -320,3 +320,39 @@ fn allow_edits_for_this_conversation_ends_with_the_conversation() {
     );
     assert!(!ws.join("b.txt").exists(), "denied");
 }
+
+#[test]
+fn a_broad_directory_reads_only_until_cd_names_one() {
+    let f = Fixture::new();
+    let mut a = f.assistant();
+    let root = Path::new("/");
+    // The fixture's bypass mode is not taken up in `/`: plan (reads only).
+    let refused = a.set_mode(ai_tools::Mode::Default, root);
+    assert!(
+        refused.is_err_and(|e| e.contains("/cd")),
+        "writes refused in /"
+    );
+    assert!(
+        a.describe().unwrap().ends_with("plan"),
+        "{:?}",
+        a.describe()
+    );
+    let named = a.name_dir(&f.ws().display().to_string(), root).unwrap();
+    assert_eq!(named, f.ws());
+    assert_eq!(
+        a.workspace_for(root),
+        f.ws(),
+        "/cd wins over the pane's cwd"
+    );
+    a.set_mode(ai_tools::Mode::Default, &a.workspace_for(root))
+        .unwrap();
+    assert!(
+        a.describe().unwrap().ends_with("default"),
+        "{:?}",
+        a.describe()
+    );
+    // /new: back to the pane's directory.
+    a.new_conversation();
+    assert_eq!(a.workspace_for(root), root);
+    assert!(a.name_dir("no-such-dir", &f.ws()).is_err());
+}

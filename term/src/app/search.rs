@@ -415,4 +415,34 @@ mod tests {
         assert!(slices > 10, "one slice did it all: {slices}");
         assert_eq!(search.count_text(), "1/1");
     }
+
+    /// The figure for the report: a whole scan of 100k lines, and the
+    /// longest any one slice held the terminal.
+    #[test]
+    fn a_scan_of_100k_lines_stays_within_its_budget_per_slice() {
+        let mut text = String::from("needle at the top\r\n");
+        for i in 0..100_000 {
+            text.push_str(&format!("{i} output\r\n"));
+        }
+        let mut term = term_with(&text, 100_010);
+        let mut search = Search::new();
+        search.query = "needle".into();
+        search.restart(&term);
+        let started = Instant::now();
+        let (mut slices, mut longest) = (0, Duration::ZERO);
+        while search.scanning() {
+            let slice = Instant::now();
+            search.scan(&mut term, SCAN_BUDGET);
+            longest = longest.max(slice.elapsed());
+            slices += 1;
+        }
+        let total = started.elapsed();
+        eprintln!("search: 100k lines in {total:?}, {slices} slices, longest {longest:?}");
+        assert_eq!(search.count_text(), "1/1");
+        // A slice may overrun its budget by one step of lines at most.
+        assert!(
+            longest < SCAN_BUDGET * 10,
+            "a slice held the terminal {longest:?}"
+        );
+    }
 }
