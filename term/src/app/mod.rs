@@ -24,6 +24,7 @@ mod scene;
 mod search;
 mod search_bar;
 mod startup;
+mod tab_assistant;
 mod timers;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod wayland_log;
@@ -129,6 +130,8 @@ struct App {
     overlay: Overlay,
     assistant: Assistant,
     captured: Captured,
+    /// Hidden tabs' panels and assistants: one conversation per tab.
+    per_tab: tab_assistant::PerTab,
     next_blink: Option<Instant>,
     next_tick: Option<Instant>,
     /// When a drag held past the panel's edge scrolls next.
@@ -173,10 +176,14 @@ impl App {
                 let _ = proxy.lock().send_event(UserEvent::Assistant);
             })
         };
+        let per_tab =
+            tab_assistant::PerTab::new(overlay_config, options.config_path.clone(), waker);
+        let (overlay, assistant) = per_tab.fresh();
         Self {
-            overlay: Overlay::new(overlay_config),
-            assistant: Assistant::new(options.config_path.clone(), waker),
+            overlay,
+            assistant,
             captured: Captured::default(),
+            per_tab,
             next_tick: None,
             next_edge_scroll: None,
             pacer: pacing::FramePacer::new(pacing::DEFAULT_REFRESH),

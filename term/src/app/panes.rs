@@ -93,6 +93,7 @@ impl App {
             }
         }
         self.sync_title();
+        self.follow_tab();
         true
     }
 
@@ -136,6 +137,7 @@ impl App {
         }
         if matches!(key.key, Key::Char('y') | Key::Char('Y')) {
             self.close_pane(id, None);
+            self.follow_tab();
         }
         self.redraw();
         true
@@ -263,6 +265,7 @@ impl App {
         if self.closing {
             return;
         }
+        self.follow_tab();
         if open_overlay && !self.overlay.is_open() {
             self.toggle_overlay();
         }
@@ -326,6 +329,7 @@ impl App {
             if let Some(index) = render::tab_at(col, cols, ws.tabs.len()) {
                 ws.select(index);
                 self.sync_title();
+                self.follow_tab();
                 self.redraw();
             }
             return true;

@@ -71,6 +71,8 @@ impl Pane {
 
 /// A layout of panes with one focused, and the marks its label shows.
 pub struct Tab {
+    /// Unique in the window (from the same counter as pane ids).
+    pub id: u64,
     pub layout: Layout,
     pub focus: PaneId,
     /// A pane printed while the tab was hidden.
@@ -116,6 +118,7 @@ impl Workspace {
         };
         let id = workspace.spawn(spawn, grid)?;
         workspace.tabs.push(Tab {
+            id: 0,
             layout: Layout::new(id),
             focus: id,
             activity: false,
@@ -278,9 +281,12 @@ impl Workspace {
             self.size_for(area),
         )?;
         let index = (self.active + 1).min(self.tabs.len());
+        let tab_id = self.next_id;
+        self.next_id += 1;
         self.tabs.insert(
             index,
             Tab {
+                id: tab_id,
                 layout: Layout::new(id),
                 focus: id,
                 activity: false,

@@ -94,3 +94,69 @@ fn the_overlay_over_the_right_split_sees_and_works_in_that_pane() {
         &second[result_at..]
     );
 }
+
+#[test]
+fn each_tab_keeps_its_own_conversation() {
+    let title = || ChatStream::new().text("A title").stop().reply().for_title();
+    let server = FakeProvider::builder().always(title()).start(vec![
+        ChatStream::new().text("Alpha answer.").stop().reply(),
+        ChatStream::new().text("Beta answer.").stop().reply(),
+    ]);
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("cfg")).unwrap();
+    let config = dir.path().join("cfg/koi.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
+             [shell]\nprogram = \"bash\"\nargs = [\"--norc\", \"--noprofile\"]\n\
+             [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    let ask = |question: &str, n: usize| {
+        koi.keys(&x, "ctrl+shift+l");
+        koi.type_text(&x, question);
+        koi.keys(&x, "Return");
+        assert!(
+            server.wait_for_requests(n, MODEL_WAIT),
+            "no request for {question}"
+        );
+        std::thread::sleep(Duration::from_millis(800));
+        koi.keys(&x, "Escape");
+    };
+    ask("alpha question", 1);
+    let marker = dir.path().join("prompt-ready");
+    let _ = std::fs::remove_file(&marker);
+    koi.keys(&x, "ctrl+shift+t");
+    eventually("the new tab's prompt", MODEL_WAIT, || marker.exists());
+    let before = server.requests().len();
+    ask("beta question", before + 1);
+    // Leave tab 2; tab 1 and its panel come back.
+    koi.type_line(&x, "exit");
+    std::thread::sleep(Duration::from_millis(800));
+    koi.type_line(&x, "exit");
+    let (code, stderr, dump) = koi.wait(MODEL_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+
+    let bodies: Vec<String> = server.requests().iter().map(|r| r.body_str()).collect();
+    let beta = bodies
+        .iter()
+        .find(|b| b.contains("beta question"))
+        .expect("the second tab's request");
+    assert!(
+        !beta.contains("alpha question"),
+        "tab 2 started its own conversation"
+    );
+    let mut overlay = dump.as_os_str().to_owned();
+    overlay.push(".overlay");
+    let shown = std::fs::read_to_string(std::path::Path::new(&overlay)).unwrap();
+    assert!(
+        shown.contains("Alpha answer."),
+        "tab 1's panel is back: {shown}"
+    );
+    assert!(!shown.contains("Beta answer."), "{shown}");
+}
