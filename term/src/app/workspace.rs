@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use render::CellRect;
@@ -53,10 +54,6 @@ impl Pane {
         self.woke.store(true, Ordering::Release);
     }
 
-    fn peek_woke(&self) -> bool {
-        self.woke.load(Ordering::Acquire)
-    }
-
     /// The label for its tab.
     pub fn label(&self) -> String {
         if let Some(title) = self.title.as_ref().filter(|t| !t.is_empty()) {
@@ -79,7 +76,14 @@ pub struct Tab {
     pub activity: bool,
     /// A pane rang the bell while the tab was hidden.
     pub bell: bool,
+    /// While hidden: since when, and the output its panes had read by
+    /// the end of [`ACTIVITY_GRACE`].
+    hidden: Option<(Instant, u64)>,
 }
+
+/// Output that follows a tab's hiding this closely is the shell redrawing
+/// for the resize the bar caused, not something new to look at.
+const ACTIVITY_GRACE: Duration = Duration::from_millis(500);
 
 /// Every pane of the window and the tabs they are arranged in.
 pub struct Workspace {
@@ -123,6 +127,7 @@ impl Workspace {
             focus: id,
             activity: false,
             bell: false,
+            hidden: None,
         });
         workspace.relayout(grid);
         Ok(workspace)
@@ -291,6 +296,7 @@ impl Workspace {
                 focus: id,
                 activity: false,
                 bell: false,
+                hidden: None,
             },
         );
         self.select(index);
@@ -358,10 +364,16 @@ impl Workspace {
 
     /// Show tab `index` (clamped); its marks clear.
     pub fn select(&mut self, index: usize) {
+        let before = self.active;
         self.active = index.min(self.tabs.len().saturating_sub(1));
+        if before != self.active && before < self.tabs.len() {
+            let bytes = self.bytes_of(before);
+            self.tabs[before].hidden = Some((Instant::now(), bytes));
+        }
         let tab = self.tab_mut();
         tab.activity = false;
         tab.bell = false;
+        tab.hidden = None;
         let panes = tab.layout.panes();
         for id in panes {
             if let Some(pane) = self.panes.get_mut(&id) {
@@ -472,21 +484,34 @@ impl Workspace {
         self.tab_of(id) == Some(self.active)
     }
 
-    /// Panes of hidden tabs whose output has not been looked at: their
-    /// tab gets the activity mark. Returns whether any mark changed.
+    /// Output read by tab `index`'s panes, all told.
+    fn bytes_of(&self, index: usize) -> u64 {
+        self.tabs[index]
+            .layout
+            .panes()
+            .iter()
+            .filter_map(|id| self.panes.get(id))
+            .map(|p| p.session.bytes_read())
+            .sum()
+    }
+
+    /// Hidden tabs whose panes printed since they were hidden get the
+    /// activity mark. Returns whether any mark changed.
     pub fn mark_hidden_activity(&mut self) -> bool {
         let mut changed = false;
         for index in 0..self.tabs.len() {
             if index == self.active || self.tabs[index].activity {
                 continue;
             }
-            let woke = self.tabs[index]
-                .layout
-                .panes()
-                .iter()
-                .any(|id| self.panes.get(id).is_some_and(Pane::peek_woke));
-            if woke {
-                self.tabs[index].activity = true;
+            let bytes = self.bytes_of(index);
+            let tab = &mut self.tabs[index];
+            let Some((since, seen)) = tab.hidden.as_mut() else {
+                continue;
+            };
+            if since.elapsed() < ACTIVITY_GRACE {
+                *seen = bytes;
+            } else if bytes > *seen {
+                tab.activity = true;
                 changed = true;
             }
         }

@@ -199,3 +199,65 @@ fn closing_a_pane_reaps_its_child_and_a_busy_pane_asks_first() {
     assert_eq!(code, Some(0), "closed by the user: {stderr}");
     assert_eq!(pane_dumps(&dump).len(), 2);
 }
+
+/// Pixels of `rgb` in the rectangle.
+fn count_colour(
+    shot: &crate::harness::Image,
+    (x0, y0, w, h): (u32, u32, u32, u32),
+    rgb: [u8; 3],
+) -> usize {
+    let mut n = 0;
+    for y in y0..(y0 + h).min(shot.height as u32) {
+        for x in x0..(x0 + w).min(shot.width as u32) {
+            if shot.rgb(x as usize, y as usize) == rgb {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn a_hidden_tab_shows_activity_bell_and_a_failed_command_in_the_bar() {
+    // render's default chrome colours.
+    const MARK: [u8; 3] = [0xe5, 0xc0, 0x7b];
+    const FAILED: [u8; 3] = [0xe0, 0x6c, 0x75];
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("koi.toml");
+    write_config(&config, "#101418", SHELL);
+    let koi = Koi::start(&x, dir.path(), &config, &["--cols", "80", "--rows", "12"]);
+    let (width, height) = koi.size(&x);
+    let (cw, ch) = (width / 80, height / 12);
+    // A command that fails, as shell integration reports it (OSC 133).
+    koi.run_command(&x, "printf '\\e]133;C\\a\\e]133;D;1\\a'");
+    // Later, while hidden: output and a bell.
+    koi.run_command(&x, "(sleep 2; printf 'late\\a\\n') &");
+    open_pane(&koi, &x, dir.path(), "ctrl+shift+t");
+    // Tab 1's label: the first 32 columns of the bar (two tabs, 40 each,
+    // at most 32 per label).
+    let label = (0, 0, 32 * cw, ch);
+    let shot = x.screenshot(&koi.window);
+    assert!(count_colour(&shot, label, FAILED) > 0, "no failed mark");
+    assert_eq!(count_colour(&shot, label, MARK), 0, "no activity yet");
+    eventually(
+        "the activity and bell marks",
+        Duration::from_secs(10),
+        || count_colour(&x.screenshot(&koi.window), label, MARK) > 0,
+    );
+    // Showing tab 1 clears its marks (the failed one stays: it is state).
+    koi.keys(&x, "alt+1");
+    std::thread::sleep(Duration::from_millis(500));
+    let shot = x.screenshot(&koi.window);
+    assert_eq!(
+        count_colour(&shot, label, MARK),
+        0,
+        "marks cleared when shown"
+    );
+    assert!(count_colour(&shot, label, FAILED) > 0);
+    koi.type_line(&x, "exit");
+    std::thread::sleep(Duration::from_millis(500));
+    koi.type_line(&x, "exit");
+    let (code, stderr, _) = koi.wait(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{stderr}");
+}
