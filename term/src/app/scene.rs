@@ -40,7 +40,8 @@ impl Terminal {
                 };
                 let mut term = pane.session.terminal().lock();
                 if let Some(search) = pane.search.as_mut() {
-                    scanning |= super::search_bar::scan(search, &mut term);
+                    let output = pane.session.bytes_read();
+                    scanning |= super::search_bar::scan(search, &mut term, output);
                 }
                 pane.builder.build(&mut term, cursor);
                 pane.built = true;

@@ -50,6 +50,9 @@ pub struct Search {
     current: Option<usize>,
     /// The user stepped before the scan reached that far: jump on arrival.
     wanted: Option<usize>,
+    /// The pane's output count the matches were found in: new output moves
+    /// every line, so the scan starts over when it changes.
+    pub seen_output: Option<u64>,
 }
 
 fn escape(text: &str) -> String {
@@ -74,6 +77,7 @@ impl Search {
             next_line: None,
             current: None,
             wanted: None,
+            seen_output: None,
         }
     }
 

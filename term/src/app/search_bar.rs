@@ -68,9 +68,14 @@ impl App {
     }
 }
 
-/// Scan the focused pane's history a slice further; returns whether the
-/// scan goes on (another frame is wanted).
-pub(super) fn scan(search: &mut Search, term: &mut crate::session::Terminal) -> bool {
+/// Scan the focused pane's history a slice further (from the start when
+/// output arrived since, `output` being the pane's count of bytes read);
+/// returns whether the scan goes on (another frame is wanted).
+pub(super) fn scan(search: &mut Search, term: &mut crate::session::Terminal, output: u64) -> bool {
+    if search.seen_output.is_some_and(|seen| seen != output) {
+        search.restart(term);
+    }
+    search.seen_output = Some(output);
     if search.scanning() {
         search.scan(term, SCAN_BUDGET);
     }
