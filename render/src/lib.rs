@@ -57,10 +57,10 @@ mod rects;
 mod renderer;
 mod shaping;
 mod surface;
+mod tab_bar;
 mod theme;
 
 pub use color::{Color, NamedColor, Rgb};
-pub use compose::tab_at;
 pub use compose::{
     place_in_pane, CellRect, ChromeColors, Composer, Divider, DividerAxis, Highlight, PaneView,
     Scene, TabLabel,
@@ -76,6 +76,7 @@ pub use output::FrameTimings;
 pub use overlay::{Border, Break, OverlayLayer, OverlayRect, Span, StyledLine};
 pub use renderer::{PrepareStats, Renderer, OFFSCREEN_FORMAT};
 pub use surface::WindowSurface;
+pub use tab_bar::tab_at;
 pub use theme::{xterm_palette, ResolvedColors, Theme, DIM_FACTOR};
 
 /// Re-exported so callers can name surfaces, formats and views without
