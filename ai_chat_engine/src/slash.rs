@@ -24,6 +24,9 @@ pub enum SlashCommand {
     /// `/cost`: the conversation's tokens, cache-hit share and, where
     /// prices are configured, money.
     Cost,
+    /// `/cd DIR`: work in DIR (the overlay names a directory when the
+    /// terminal's is too broad to work in, such as `~` or `/`).
+    Cd(Option<String>),
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -52,6 +55,7 @@ impl SlashCommand {
             "/mode" => SlashCommand::Mode(arg),
             "/status" => SlashCommand::Status,
             "/cost" => SlashCommand::Cost,
+            "/cd" => SlashCommand::Cd(arg),
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -78,6 +82,8 @@ mod tests {
             ("/mode plan", Mode(Some("plan".into()))),
             ("/status", Status),
             ("/cost", Cost),
+            ("/cd ~/src/koi", Cd(Some("~/src/koi".into()))),
+            ("/cd", Cd(None)),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

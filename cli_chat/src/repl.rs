@@ -249,6 +249,9 @@ impl Repl {
             },
             SlashCommand::Status => say!("{}", self.status()),
             SlashCommand::Cost => say!("{}", self.conv.usage_report(&self.engine.config().prices)),
+            SlashCommand::Cd(_) => {
+                say!("k: /cd is for koi's panel; here, run k in the directory to work in")
+            }
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false

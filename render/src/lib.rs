@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 mod color;
+mod compose;
 mod cursor;
 mod error;
 mod font;
@@ -56,9 +57,14 @@ mod rects;
 mod renderer;
 mod shaping;
 mod surface;
+mod tab_bar;
 mod theme;
 
 pub use color::{Color, NamedColor, Rgb};
+pub use compose::{
+    place_in_pane, CellRect, ChromeColors, Composer, Divider, DividerAxis, Highlight, PaneView,
+    Scene, TabLabel,
+};
 pub use error::RenderError;
 pub use font::{CellMetrics, FontConfig, FALLBACK_FAMILY};
 pub use frame::{
@@ -70,6 +76,7 @@ pub use output::FrameTimings;
 pub use overlay::{Border, Break, OverlayLayer, OverlayRect, Span, StyledLine};
 pub use renderer::{PrepareStats, Renderer, OFFSCREEN_FORMAT};
 pub use surface::WindowSurface;
+pub use tab_bar::tab_at;
 pub use theme::{xterm_palette, ResolvedColors, Theme, DIM_FACTOR};
 
 /// Re-exported so callers can name surfaces, formats and views without

@@ -34,6 +34,21 @@ pub struct Assistant {
     config_path: Option<PathBuf>,
     /// Where sessions live (`None`: the platform data dir).
     data_dir: Option<PathBuf>,
+    /// The mode to go back to when the conversation whose approval said
+    /// "allow edits for this conversation" (`a`) ends.
+    granted_from: Option<Mode>,
+    /// The mode the user chose with /mode, kept when the engine is rebuilt
+    /// for another workspace.
+    chosen_mode: Option<Mode>,
+    /// The directory the user named with /cd, for the conversations that
+    /// follow (until /new).
+    named_dir: Option<PathBuf>,
+}
+
+/// A directory too broad to let the assistant write in or run unproven
+/// commands from: the home directory or the root. Reads still work there.
+pub fn is_broad(dir: &Path) -> bool {
+    dir.parent().is_none() || dirs::home_dir().is_some_and(|home| home == dir)
 }
 
 /// The approval row for an interrupted call: tool, full arguments (secrets
@@ -63,6 +78,9 @@ impl Assistant {
             waker,
             config_path,
             data_dir: None,
+            granted_from: None,
+            chosen_mode: None,
+            named_dir: None,
         }
     }
 
@@ -99,8 +117,46 @@ impl Assistant {
         }
     }
 
-    /// The engine, built on first use for `workspace`.
+    /// Where the assistant works for a pane in `cwd`: the directory named
+    /// with /cd, else the pane's.
+    pub fn workspace_for(&self, cwd: &Path) -> PathBuf {
+        self.named_dir.clone().unwrap_or_else(|| cwd.to_path_buf())
+    }
+
+    /// /cd DIR: the next conversation works in `dir` (relative to `from`;
+    /// `~` is the home directory). Returns the directory.
+    pub fn name_dir(&mut self, dir: &str, from: &Path) -> Result<PathBuf, String> {
+        let expanded = match dir.strip_prefix('~') {
+            Some(rest) => dirs::home_dir()
+                .ok_or("no home directory")?
+                .join(rest.trim_start_matches('/')),
+            None => from.join(dir),
+        };
+        let dir = expanded
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", expanded.display()))?;
+        if !dir.is_dir() {
+            return Err(format!("{} is not a directory", dir.display()));
+        }
+        self.new_conversation();
+        self.named_dir = Some(dir.clone());
+        Ok(dir)
+    }
+
+    /// The engine for `workspace`. A conversation keeps the workspace it
+    /// started in; a new one starts in `workspace`, so the panel follows
+    /// the focused pane from one conversation to the next.
     fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
+        let moved = self.engine.as_ref().is_some_and(|e| {
+            let wanted = workspace
+                .canonicalize()
+                .unwrap_or_else(|_| workspace.to_path_buf());
+            e.workspace() != wanted
+        });
+        if moved && self.conversation.is_none() && self.turn.is_none() {
+            self.end_grant();
+            self.engine = None;
+        }
         if self.engine.is_none() {
             let ai = match &self.config_path {
                 Some(path) => AiConfig::load_from(path).map_err(|e| e.to_string())?,
@@ -122,6 +178,12 @@ impl Assistant {
             let engine =
                 Engine::with_resolved(resolved, Arc::new(Registry::standard(tools)), options)
                     .map_err(|e| e.to_string())?;
+            if is_broad(engine.workspace()) {
+                // Reads only, until the user names a directory (/cd).
+                engine.set_mode(Mode::Plan);
+            } else if let Some(mode) = self.chosen_mode {
+                engine.set_mode(mode);
+            }
             self.engine = Some(engine);
         }
         self.engine.as_ref().ok_or_else(|| "no engine".to_owned())
@@ -223,14 +285,25 @@ impl Assistant {
             if let Some(engine) = &self.engine {
                 if engine.mode() == Mode::Default {
                     engine.set_mode(Mode::AcceptEdits);
+                    self.granted_from = Some(Mode::Default);
                 }
             }
+        }
+    }
+
+    /// The conversation changes: an "allow edits" granted to the old one
+    /// does not carry over.
+    fn end_grant(&mut self) {
+        if let (Some(mode), Some(engine)) = (self.granted_from.take(), &self.engine) {
+            engine.set_mode(mode);
         }
     }
 
     /// Start a fresh conversation.
     pub fn new_conversation(&mut self) {
         self.interrupt();
+        self.end_grant();
+        self.named_dir = None;
         self.conversation = None;
         self.uncertain = None;
     }
@@ -282,6 +355,7 @@ impl Assistant {
             return Err("nothing to fork yet: /fork ID names a saved conversation".into());
         };
         self.interrupt();
+        self.end_grant();
         let engine = self.engine(workspace)?;
         let conversation = engine
             .fork_conversation(&id)
@@ -295,7 +369,17 @@ impl Assistant {
     }
 
     pub fn set_mode(&mut self, mode: Mode, workspace: &Path) -> Result<(), String> {
-        self.engine(workspace)?.set_mode(mode);
+        // The user's own choice replaces any grant.
+        self.granted_from = None;
+        let engine = self.engine(workspace)?;
+        if is_broad(engine.workspace()) && mode != Mode::Plan {
+            return Err(format!(
+                "{} is too broad to work in: /cd DIR names the directory first",
+                engine.workspace().display()
+            ));
+        }
+        engine.set_mode(mode);
+        self.chosen_mode = Some(mode);
         Ok(())
     }
 
@@ -326,6 +410,7 @@ impl Assistant {
         workspace: &Path,
     ) -> Result<(Vec<TranscriptItem>, Vec<String>), String> {
         self.interrupt();
+        self.end_grant();
         // This panel's own hold on it must not count as someone else's.
         if self.conversation.as_ref().is_some_and(|c| c.id() == id) {
             self.conversation = None;

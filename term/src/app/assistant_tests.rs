@@ -221,6 +221,143 @@ fn a_second_panel_is_refused_by_name_and_fork_continues_a_copy() {
     assert_eq!(count(&f.ws()), 0);
 }
 
+/// A provider that answers each question with one `fs_write` of the file
+/// the question names, and the tool's result with "Done.".
+fn writer_provider() -> FakeProvider {
+    let done = || ChatStream::new().text("Done.").stop().reply();
+    FakeProvider::builder()
+        .always(done().for_title())
+        .start_with(move |req, _| {
+            let json = req.json();
+            let messages = json["messages"].as_array().cloned().unwrap_or_default();
+            let last = messages.last().cloned().unwrap_or_default();
+            if last["role"] == "tool" {
+                return done();
+            }
+            let text = last["content"].to_string();
+            let file = if text.contains("first") {
+                "a.txt"
+            } else {
+                "b.txt"
+            };
+            let args = serde_json::json!({
+                "path": file, "content": "x\n", "expected_revision": "absent"
+            });
+            ChatStream::new()
+                .tool_call("w1", "fs_write", &args.to_string())
+                .tool_calls()
+                .reply()
+        })
+}
+
+/// Runs the turn, answering its approvals with `answer` (approve, for the
+/// conversation); returns how many approvals were asked.
+fn run_answering(a: &mut Assistant, answer: (bool, bool)) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut asked = 0;
+    while a.is_busy() {
+        assert!(Instant::now() < deadline, "the turn did not end");
+        for msg in a.drain() {
+            if matches!(msg, StreamMsg::ApprovalRequired { .. }) {
+                asked += 1;
+                a.decide(answer.0, answer.1);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    asked
+}
+
+#[test]
+fn allow_edits_for_this_conversation_ends_with_the_conversation() {
+    let server = writer_provider();
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let ws = ws.canonicalize().unwrap();
+    std::fs::write(
+        root.path().join("koi.toml"),
+        format!(
+            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\napproval_mode = \"default\"\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    let mut a = Assistant::new(Some(root.path().join("koi.toml")), Arc::new(|| {}))
+        .with_data_dir(&root.path().join("data"));
+    a.submit("write the first file".into(), vec![], (80, 24), &ws)
+        .unwrap();
+    assert_eq!(run_answering(&mut a, (true, true)), 1, "the edit asks once");
+    assert!(ws.join("a.txt").exists());
+    assert!(
+        a.describe().unwrap().ends_with("accept-edits"),
+        "{:?}",
+        a.describe()
+    );
+    // Another edit in the same conversation runs unasked.
+    a.submit("write the second file".into(), vec![], (80, 24), &ws)
+        .unwrap();
+    assert_eq!(
+        run_answering(&mut a, (false, false)),
+        0,
+        "granted for this one"
+    );
+    assert!(ws.join("b.txt").exists());
+    std::fs::remove_file(ws.join("b.txt")).unwrap();
+
+    // /new: the grant is gone, and the same edit asks again.
+    a.new_conversation();
+    assert!(
+        a.describe().unwrap().ends_with("default"),
+        "{:?}",
+        a.describe()
+    );
+    a.submit("write the second file".into(), vec![], (80, 24), &ws)
+        .unwrap();
+    assert_eq!(
+        run_answering(&mut a, (false, false)),
+        1,
+        "asks in a new conversation"
+    );
+    assert!(!ws.join("b.txt").exists(), "denied");
+}
+
+#[test]
+fn a_broad_directory_reads_only_until_cd_names_one() {
+    let f = Fixture::new();
+    let mut a = f.assistant();
+    let root = Path::new("/");
+    // The fixture's bypass mode is not taken up in `/`: plan (reads only).
+    let refused = a.set_mode(ai_tools::Mode::Default, root);
+    assert!(
+        refused.is_err_and(|e| e.contains("/cd")),
+        "writes refused in /"
+    );
+    assert!(
+        a.describe().unwrap().ends_with("plan"),
+        "{:?}",
+        a.describe()
+    );
+    let named = a.name_dir(&f.ws().display().to_string(), root).unwrap();
+    assert_eq!(named, f.ws());
+    assert_eq!(
+        a.workspace_for(root),
+        f.ws(),
+        "/cd wins over the pane's cwd"
+    );
+    a.set_mode(ai_tools::Mode::Default, &a.workspace_for(root))
+        .unwrap();
+    assert!(
+        a.describe().unwrap().ends_with("default"),
+        "{:?}",
+        a.describe()
+    );
+    // /new: back to the pane's directory.
+    a.new_conversation();
+    assert_eq!(a.workspace_for(root), root);
+    assert!(a.name_dir("no-such-dir", &f.ws()).is_err());
+}
+
 #[test]
 fn cost_shows_the_conversations_tokens_cache_hits_and_money() {
     let reply = || {

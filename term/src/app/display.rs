@@ -14,8 +14,7 @@ use winit::window::Window;
 
 use super::mouse::Geometry;
 use crate::config::Config;
-use crate::frame::{CursorOptions, FrameBuilder};
-use crate::session::Terminal;
+use crate::frame::CursorOptions;
 use crate::GridSize;
 
 /// Zoom steps, in points.
@@ -31,18 +30,26 @@ pub struct Display {
     gpu: Gpu,
     surface: WindowSurface,
     pub renderer: Renderer,
-    builder: FrameBuilder,
+    composer: render::Composer,
     /// Font size in points, after zoom.
     font_size: f32,
     /// Padding in logical pixels, from the config.
     padding: u16,
     /// The one-line error banner, while the config is broken.
     pub banner: Option<String>,
+    /// A question koi waits on an answer to (closing a busy pane).
+    pub question: Option<String>,
     /// IME composition text, drawn at the cursor.
     pub preedit: Option<String>,
     pub cursor: CursorOptions,
     /// The assistant panel, while it is open.
     pub assistant: Option<AssistantLayers>,
+    /// The search bar, while it is open.
+    pub bar: Option<OverlayLayer>,
+    /// Hint labels, while hints mode is on.
+    pub hints: Vec<OverlayLayer>,
+    /// The target of the link under the pointer (or what became of it).
+    pub link: Option<String>,
     /// The window is an X11 one: its input method takes a single point,
     /// the XIM spot, where the preedit's baseline goes (see `place_ime`).
     x11: bool,
@@ -74,16 +81,20 @@ impl Display {
             gpu,
             surface,
             renderer,
-            builder: FrameBuilder::default(),
+            composer: render::Composer::default(),
             font_size: config.font.size,
             padding: config.window.padding,
             banner: None,
+            question: None,
             preedit: None,
             cursor: CursorOptions {
                 focused: true,
                 blinked_off: false,
             },
             assistant: None,
+            bar: None,
+            hints: Vec::new(),
+            link: None,
             x11,
         };
         display.apply_padding();
@@ -111,16 +122,37 @@ impl Display {
         GridSize::new(clamp(cols), clamp(rows)).with_cell_px(clamp(cw as usize), clamp(ch as usize))
     }
 
-    pub fn geometry(&self) -> Geometry {
-        let grid = self.grid_size();
+    /// Where the pane in window cells `rect` sits, in pixels.
+    pub fn geometry(&self, rect: render::CellRect) -> Geometry {
         let (cell_width, cell_height) = self.renderer.cell_size();
+        let pad = self.renderer.padding();
+        let px = |cells: usize, cell: u32| u32::try_from(cells).unwrap_or(0).saturating_mul(cell);
         Geometry {
             cell_width,
             cell_height,
-            padding: self.renderer.padding(),
-            cols: usize::from(grid.cols),
-            rows: usize::from(grid.rows),
+            origin: (
+                pad + px(rect.col, cell_width),
+                pad + px(rect.row, cell_height),
+            ),
+            cols: rect.cols.max(1),
+            rows: rect.rows.max(1),
         }
+    }
+
+    /// The window cell under `pos`, if it is inside the grid.
+    pub fn window_cell(&self, pos: PhysicalPosition<f64>) -> Option<(usize, usize)> {
+        let (cw, ch) = self.renderer.cell_size();
+        let pad = f64::from(self.renderer.padding());
+        let (x, y) = (pos.x - pad, pos.y - pad);
+        if x < 0.0 || y < 0.0 {
+            return None;
+        }
+        let grid = self.grid_size();
+        let (col, row) = (
+            (x / f64::from(cw.max(1))) as usize,
+            (y / f64::from(ch.max(1))) as usize,
+        );
+        (col < usize::from(grid.cols) && row < usize::from(grid.rows)).then_some((col, row))
     }
 
     pub fn resize(&mut self, size: PhysicalSize<u32>) {
@@ -159,9 +191,9 @@ impl Display {
         self.set_font(config)
     }
 
-    /// Build the frame from the terminal (holding its lock only for that).
-    pub fn build(&mut self, term: &mut Terminal) {
-        self.builder.build(term, self.cursor);
+    /// Compose the frame of everything shown (panes, dividers, tab bar).
+    pub fn compose(&mut self, scene: &render::Scene<'_>) {
+        self.composer.compose(scene);
     }
 
     /// Draw the last built frame with koi's overlays and present it.
@@ -169,7 +201,7 @@ impl Display {
         self.set_overlays();
         if let Err(e) = self
             .renderer
-            .render_to_surface(&mut self.surface, self.builder.frame())
+            .render_to_surface(&mut self.surface, self.composer.frame())
         {
             log::error!("frame dropped: {e}");
         }
@@ -178,7 +210,7 @@ impl Display {
 
     fn set_overlays(&mut self) {
         let theme_bg = self.renderer.theme().background;
-        let frame = self.builder.frame_mut();
+        let frame = self.composer.frame_mut();
         frame.overlays.clear();
         if let (Some(text), Some(cursor)) = (&self.preedit, frame.cursor) {
             let width = unicode_width::UnicodeWidthStr::width(text.as_str()).max(1);
@@ -197,10 +229,36 @@ impl Display {
                 lines: vec![StyledLine::new(vec![span])],
             });
         }
+        if let Some(bar) = &self.bar {
+            frame.overlays.push(bar.clone());
+        }
+        frame.overlays.extend(self.hints.iter().cloned());
+        if let Some(link) = &self.link {
+            frame.overlays.push(OverlayLayer {
+                rect: OverlayRect::Cells {
+                    col: 0,
+                    row: frame.rows.saturating_sub(1),
+                    cols: frame.cols.max(1),
+                    rows: 1,
+                },
+                background: Color::Rgb(Rgb::new(0x1e, 0x3a, 0x5f)),
+                border: None,
+                padding_px: 0,
+                lines: vec![StyledLine::new(vec![Span::new(
+                    format!(" {link}"),
+                    Color::Rgb(Rgb::new(255, 255, 255)),
+                )])],
+            });
+        }
         if let Some((layers, _)) = &self.assistant {
             frame.overlays.extend(layers.iter().cloned());
         }
-        if let Some(message) = &self.banner {
+        let lines = [
+            (&self.question, Rgb::new(0x7a, 0x5a, 0x00)),
+            (&self.banner, Rgb::new(0x8b, 0x1e, 0x1e)),
+        ];
+        for (message, background) in lines {
+            let Some(message) = message else { continue };
             let cols = frame.cols.max(1);
             frame.overlays.push(OverlayLayer {
                 rect: OverlayRect::Cells {
@@ -209,7 +267,7 @@ impl Display {
                     cols,
                     rows: 1,
                 },
-                background: Color::Rgb(Rgb::new(0x8b, 0x1e, 0x1e)),
+                background: Color::Rgb(background),
                 border: None,
                 padding_px: 0,
                 lines: vec![StyledLine::new(vec![Span::new(
@@ -229,7 +287,7 @@ impl Display {
     /// 0,0 for "none" and falls back to the window's bottom-left), so the
     /// spot is the cell's bottom-left, as GTK's XIM module does.
     fn place_ime(&self) {
-        let Some(cursor) = self.builder.frame().cursor else {
+        let Some(cursor) = self.composer.frame().cursor else {
             return;
         };
         let (cw, ch) = self.renderer.cell_size();
@@ -248,7 +306,7 @@ impl Display {
         self.set_overlays();
         let (w, h) = self.surface.size();
         self.renderer
-            .render_to_image(self.builder.frame(), w, h)?
+            .render_to_image(self.composer.frame(), w, h)?
             .save_png(path)
     }
 }

@@ -1,6 +1,6 @@
 //! `--dump-on-exit PATH`: what the user saw when the window closed, for
 //! end-to-end tests: the grid's text at PATH, the frame at PATH.png and the
-//! assistant panel at PATH.overlay.
+//! assistant panel at PATH.overlay, and every pane's screen at PATH.panes.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -22,14 +22,30 @@ fn write(path: &Path, result: std::io::Result<()>) {
     }
 }
 
+/// Append pane `id`'s screen to `PATH.panes`, headed by its id and size,
+/// as it was when it closed (or when the window did).
+pub fn append_pane(path: &Path, id: u64, session: &Session) {
+    use std::io::Write as _;
+    let size = session.size();
+    let text = Snapshot::capture(&*session.terminal().lock()).text();
+    let panes = with_suffix(path, ".panes");
+    let result = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&panes)
+        .and_then(|mut file| {
+            writeln!(file, "== pane {id} {}x{} ==", size.cols, size.rows)?;
+            file.write_all(text.as_bytes())?;
+            writeln!(file)
+        });
+    write(&panes, result);
+}
+
 /// Write the three files; failures are reported, never fatal.
 pub fn write_all(path: &Path, session: &Session, display: &mut Display, overlay: &mut Overlay) {
-    // The final screen, drawn as the next frame would have shown it.
-    let text = {
-        let mut term = session.terminal().lock();
-        display.build(&mut term);
-        Snapshot::capture(&*term).text()
-    };
+    // The final screen of the focused pane (the caller composed the
+    // frame the PNG shows).
+    let text = Snapshot::capture(&*session.terminal().lock()).text();
     write(path, std::fs::write(path, text));
 
     let overlay_path = with_suffix(path, ".overlay");

@@ -35,11 +35,11 @@ impl ApplicationHandler<UserEvent> for App {
         }
     }
 
-    fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UserEvent) {
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, event: UserEvent) {
         match event {
             UserEvent::Wakeup => {
                 latency_trace::hop(Hop::Wakeup);
-                self.handle_session_events(event_loop);
+                self.handle_session_events();
                 self.schedule_frame();
             }
             UserEvent::Config(result) => self.reload(*result),
@@ -73,9 +73,9 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::Focused(focused) => {
                 if let Some(t) = &mut self.terminal {
                     t.display.cursor.focused = focused;
-                    let mode = *t.session.terminal().lock().mode();
+                    let mode = *t.session().terminal().lock().mode();
                     if mode.contains(alacritty_terminal::term::TermMode::FOCUS_IN_OUT) {
-                        t.session.write(if focused {
+                        t.session().write(if focused {
                             &b"\x1b[I"[..]
                         } else {
                             &b"\x1b[O"[..]
@@ -84,7 +84,12 @@ impl ApplicationHandler<UserEvent> for App {
                 }
                 self.reset_blink();
             }
-            WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
+            WindowEvent::ModifiersChanged(m) => {
+                self.modifiers = m.state();
+                if !self.overlay.is_open() {
+                    self.update_hover();
+                }
+            }
             #[cfg(all(unix, not(target_os = "macos")))]
             WindowEvent::CursorEntered { .. } => {
                 if let Some(focus) = &mut self.pointer_focus {
@@ -118,8 +123,8 @@ impl ApplicationHandler<UserEvent> for App {
                     Ime::Preedit(text, _) => t.display.preedit = (!text.is_empty()).then_some(text),
                     Ime::Commit(text) => {
                         t.display.preedit = None;
-                        show_live_screen(&mut t.session.terminal().lock(), false);
-                        t.session.write(text.into_bytes());
+                        show_live_screen(&mut t.session().terminal().lock(), false);
+                        t.session().write(text.into_bytes());
                     }
                     Ime::Enabled | Ime::Disabled => t.display.preedit = None,
                 }
@@ -128,6 +133,9 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::CursorMoved { position, .. } if self.overlay.is_open() => {
                 self.panel_moved(position)
             }
+            WindowEvent::CursorMoved { position, .. } if self.drag_divider(position) => {
+                self.mouse.position = position;
+            }
             WindowEvent::CursorMoved { position, .. } => {
                 let config = self.options.loaded.config.clone();
                 let Some(t) = &self.terminal else { return };
@@ -135,9 +143,15 @@ impl ApplicationHandler<UserEvent> for App {
                 if self.mouse.moved(&mut ctx, position).redraw {
                     self.redraw();
                 }
+                self.update_hover();
             }
             WindowEvent::MouseInput { state, button, .. } if self.overlay.is_open() => {
                 self.panel_button(state, button)
+            }
+            WindowEvent::MouseInput { state, button, .. }
+                if self.link_button(state, button) || self.chrome_button(state, button) =>
+            {
+                self.redraw();
             }
             WindowEvent::MouseInput { state, button, .. } => {
                 let config = self.options.loaded.config.clone();
@@ -170,7 +184,14 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        let wake = self.run_timers();
+        if self.closing {
+            self.exit(event_loop);
+            return;
+        }
+        let wake = [self.run_timers(), self.rearm_hidden()]
+            .into_iter()
+            .flatten()
+            .min();
         event_loop.set_control_flow(match wake {
             Some(at) => ControlFlow::WaitUntil(at),
             None => ControlFlow::Wait,

@@ -10,16 +10,27 @@ mod display;
 mod dump;
 mod handler;
 mod keyboard;
+mod layout;
+mod link_glue;
+mod links;
 mod mouse;
 mod overlay_glue;
 mod pacing;
 mod panel_mouse;
+mod panes;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod pointer_focus;
+mod scene;
+mod search;
+mod search_bar;
 mod startup;
+mod tab_assistant;
 mod timers;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod wayland_log;
+mod workspace;
+
+pub use layout::Direction;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -38,7 +49,7 @@ use crate::input::{encode_key, KeyAction, Mods};
 use crate::latency_trace::{self, Hop};
 use crate::overlay::{Overlay, OverlayConfig};
 use crate::palette::Palette;
-use crate::session::{ExitStatus, Session, SessionEvent};
+use crate::session::{ExitStatus, Session};
 use assistant::Assistant;
 use clipboard::{Clipboard, Kind};
 use display::Display;
@@ -91,10 +102,22 @@ pub fn run(options: AppOptions) -> anyhow::Result<Option<ExitStatus>> {
     Ok(app.exit_status.take())
 }
 
-/// The window and the shell it shows.
+/// The window and the shells it shows.
 struct Terminal {
     display: Display,
-    session: Session,
+    workspace: workspace::Workspace,
+}
+
+impl Terminal {
+    /// The focused pane's session: what keys, paste and the assistant go to.
+    fn session(&self) -> &Session {
+        &self.workspace.focused().session
+    }
+
+    /// Where the focused pane sits, for mapping the pointer into it.
+    fn geometry(&self) -> mouse::Geometry {
+        self.display.geometry(self.workspace.focused().rect)
+    }
 }
 
 struct App {
@@ -107,6 +130,8 @@ struct App {
     overlay: Overlay,
     assistant: Assistant,
     captured: Captured,
+    /// Hidden tabs' panels and assistants: one conversation per tab.
+    per_tab: tab_assistant::PerTab,
     next_blink: Option<Instant>,
     next_tick: Option<Instant>,
     /// When a drag held past the panel's edge scrolls next.
@@ -119,10 +144,22 @@ struct App {
     /// Keyboard focus on an X server with no window manager.
     #[cfg(all(unix, not(target_os = "macos")))]
     pointer_focus: Option<pointer_focus::PointerFocus>,
+    /// Hints mode, while its labels are shown.
+    hints: Option<link_glue::Hints>,
+    /// The divider being dragged, while the left button holds it.
+    divider_drag: Option<layout::SplitPath>,
+    /// The pane whose close waits on the user's yes (a job runs in it).
+    pending_close: Option<layout::PaneId>,
+    /// When panes of hidden tabs may wake the loop again.
+    next_hidden_rearm: Option<Instant>,
     /// When the app started, for `KOI_REPORT_FIRST_FRAME` (benchmarks).
     started: Instant,
     first_frame_reported: bool,
     exit_status: Option<ExitStatus>,
+    /// The last pane closed: the loop ends once the current event is done.
+    closing: bool,
+    /// The dump is written and the loop told to end.
+    exited: bool,
     fatal: Option<anyhow::Error>,
 }
 
@@ -139,14 +176,22 @@ impl App {
                 let _ = proxy.lock().send_event(UserEvent::Assistant);
             })
         };
+        let per_tab =
+            tab_assistant::PerTab::new(overlay_config, options.config_path.clone(), waker);
+        let (overlay, assistant) = per_tab.fresh();
         Self {
-            overlay: Overlay::new(overlay_config),
-            assistant: Assistant::new(options.config_path.clone(), waker),
+            overlay,
+            assistant,
             captured: Captured::default(),
+            per_tab,
             next_tick: None,
             next_edge_scroll: None,
             pacer: pacing::FramePacer::new(pacing::DEFAULT_REFRESH),
             next_frame: None,
+            hints: None,
+            divider_drag: None,
+            pending_close: None,
+            next_hidden_rearm: None,
             #[cfg(all(unix, not(target_os = "macos")))]
             pointer_focus: None,
             options,
@@ -159,6 +204,8 @@ impl App {
             started: Instant::now(),
             first_frame_reported: false,
             exit_status: None,
+            closing: false,
+            exited: false,
             fatal: None,
         }
     }
@@ -195,26 +242,37 @@ impl App {
         // This frame shows everything up to now.
         self.next_frame = None;
         latency_trace::hop(Hop::Draw);
-        t.session.rearm_wakeup();
-        // Events that came while the wake-up was still armed (a frame held
+        // Events that came while a wake-up was still armed (a frame held
         // back under a flood, say) called nobody: handle them as if they had.
-        if !t.session.events().is_empty() {
+        let (pending, scanning) = t.compose();
+        if pending {
             let _ = self.proxy.send_event(UserEvent::Wakeup);
         }
-        {
-            let mut term = t.session.terminal().lock();
-            t.display.build(&mut term);
-        }
         latency_trace::hop(Hop::Snapshot);
+        let hints = self.hint_layers();
+        let Some(t) = &mut self.terminal else { return };
+        t.display.hints = hints;
         t.display.assistant = if self.overlay.is_open() {
-            let grid = t.session.size();
-            let (cols, rows) = (usize::from(grid.cols), usize::from(grid.rows));
-            let layers = self.overlay.layers(cols, rows, t.display.renderer.theme());
-            Some((layers, self.overlay.cursor_cell(cols, rows)))
+            let rect = t.workspace.focused().rect;
+            let (cols, rows) = (rect.cols.max(1), rect.rows.max(1));
+            let mut layers = self.overlay.layers(cols, rows, t.display.renderer.theme());
+            let cell_px = t.display.renderer.cell_size();
+            for layer in &mut layers {
+                render::place_in_pane(layer, rect, cell_px);
+            }
+            let cursor = self
+                .overlay
+                .cursor_cell(cols, rows)
+                .map(|(c, r)| (c + rect.col, r + rect.row));
+            Some((layers, cursor))
         } else {
             None
         };
         t.display.present();
+        if scanning {
+            // The scan goes on a slice per frame.
+            t.display.window.request_redraw();
+        }
         // Pace by what the frame cost until the rasteriser was done with it.
         self.pacer
             .frame_done(started, t.display.renderer.wait_for_gpu());
@@ -231,61 +289,23 @@ impl App {
     }
 
     fn resize_grid(&mut self, grid: crate::GridSize) {
-        if let Some(t) = &self.terminal {
-            t.session.resize(grid);
+        if let Some(t) = &mut self.terminal {
+            t.workspace.relayout(grid);
             t.display.window.request_redraw();
         }
     }
 
-    fn handle_session_events(&mut self, event_loop: &ActiveEventLoop) {
-        let Some(t) = &self.terminal else { return };
-        let events: Vec<SessionEvent> = t.session.events().try_iter().collect();
-        for event in events {
-            match event {
-                SessionEvent::Title(title) => t.display.window.set_title(&title),
-                SessionEvent::ResetTitle => t.display.window.set_title("koi"),
-                SessionEvent::Bell => t
-                    .display
-                    .window
-                    .request_user_attention(Some(winit::window::UserAttentionType::Informational)),
-                SessionEvent::ClipboardStore { primary, text } => {
-                    let kind = if primary {
-                        Kind::Primary
-                    } else {
-                        Kind::Clipboard
-                    };
-                    self.clipboard.store(kind, text);
-                }
-                SessionEvent::CursorBlinkingChange => {}
-                SessionEvent::OpenOverlay => {
-                    if !self.overlay.is_open() {
-                        self.toggle_overlay();
-                    }
-                    return;
-                }
-                SessionEvent::Exited(status) => {
-                    if !status.success() {
-                        eprintln!("koi: the shell ended: {status}");
-                    }
-                    self.exit_status = Some(status);
-                    self.exit(event_loop);
-                    return;
-                }
-            }
-        }
-    }
-
-    fn exit(&mut self, event_loop: &ActiveEventLoop) {
-        if let (Some(path), Some(t)) = (&self.options.dump_on_exit, &mut self.terminal) {
-            dump::write_all(path, &t.session, &mut t.display, &mut self.overlay);
-        }
-        event_loop.exit();
-    }
-
     fn perform(&mut self, action: Action) {
+        if self.perform_pane_action(action) {
+            self.redraw();
+            return;
+        }
         let Some(t) = &mut self.terminal else { return };
         let config = &self.options.loaded.config;
-        let scroll = |t: &Terminal, s: Scroll| t.session.terminal().lock().scroll_display(s);
+        let scroll = |t: &Terminal, s: Scroll| {
+            t.session().terminal().lock().scroll_display(s);
+            t.workspace.focused().touch();
+        };
         match action {
             Action::Copy if self.overlay.is_open() => {
                 if let Some(text) = self.overlay.copy_text() {
@@ -293,18 +313,20 @@ impl App {
                 }
             }
             Action::Copy => {
-                if let Some(text) = t.session.terminal().lock().selection_to_string() {
+                if let Some(text) = t.session().terminal().lock().selection_to_string() {
                     self.clipboard.store(Kind::Clipboard, text);
                 }
             }
             Action::Paste if self.overlay.is_open() => {
                 self.overlay.paste(&self.clipboard.load(Kind::Clipboard))
             }
-            Action::Paste => mouse::paste(&t.session, &self.clipboard.load(Kind::Clipboard)),
+            Action::Paste => mouse::paste(t.session(), &self.clipboard.load(Kind::Clipboard)),
             Action::PasteSelection if self.overlay.is_open() => {
                 self.overlay.paste(&self.clipboard.load(Kind::Primary))
             }
-            Action::PasteSelection => mouse::paste(&t.session, &self.clipboard.load(Kind::Primary)),
+            Action::PasteSelection => {
+                mouse::paste(t.session(), &self.clipboard.load(Kind::Primary))
+            }
             Action::IncreaseFontSize | Action::DecreaseFontSize | Action::ResetFontSize => {
                 let steps = match action {
                     Action::IncreaseFontSize => 1,
@@ -321,7 +343,10 @@ impl App {
             Action::ScrollToTop => scroll(t, Scroll::Top),
             Action::ScrollToBottom => scroll(t, Scroll::Bottom),
             Action::ToggleAssistant => self.toggle_overlay(),
-            Action::None => {}
+            Action::Search => self.open_search(),
+            Action::Hints => self.open_hints(),
+            // Tabs and panes were handled above.
+            _ => {}
         }
         self.redraw();
     }
@@ -331,15 +356,23 @@ impl App {
         let Some(translated) = keyboard::translate(&event, mods) else {
             return;
         };
+        if self.answer_question(&translated) {
+            return;
+        }
+        if let Translated::Key(key) = &translated {
+            if key.action != KeyAction::Release {
+                if let Some(action) = self.options.loaded.bindings.action_for(mods, &key.key) {
+                    self.perform(action);
+                    return;
+                }
+            }
+        }
+        if self.hints_key(&translated) || self.search_key(&translated) {
+            return;
+        }
         let Some(t) = &self.terminal else { return };
         match translated {
             Translated::Key(key) => {
-                if key.action != KeyAction::Release {
-                    if let Some(action) = self.options.loaded.bindings.action_for(mods, &key.key) {
-                        self.perform(action);
-                        return;
-                    }
-                }
                 if self.overlay.is_open() {
                     if key.action != KeyAction::Release {
                         let text = event.text.as_ref().map(|t| t.to_string());
@@ -348,7 +381,7 @@ impl App {
                     return;
                 }
                 let (bytes, view_changed) = {
-                    let mut term = t.session.terminal().lock();
+                    let mut term = t.session().terminal().lock();
                     let bytes = encode_key(&key, *term.mode());
                     let changed = !bytes.is_empty() && show_live_screen(&mut term, true);
                     (bytes, changed)
@@ -356,8 +389,9 @@ impl App {
                 if !bytes.is_empty() {
                     latency_trace::key();
                 }
-                t.session.write(bytes);
+                t.session().write(bytes);
                 if view_changed {
+                    t.workspace.focused().touch();
                     t.display.window.request_redraw();
                 }
             }
@@ -367,9 +401,10 @@ impl App {
             }
             Translated::Text(text) => {
                 latency_trace::key();
-                let view_changed = show_live_screen(&mut t.session.terminal().lock(), false);
-                t.session.write(text.into_bytes());
+                let view_changed = show_live_screen(&mut t.session().terminal().lock(), false);
+                t.session().write(text.into_bytes());
                 if view_changed {
+                    t.workspace.focused().touch();
                     t.display.window.request_redraw();
                 }
             }
@@ -383,28 +418,40 @@ impl App {
         if self.overlay.is_open() {
             self.overlay.close();
         } else {
-            self.captured = Captured::take(&t.session);
+            self.captured = Captured::take(t.session());
             self.overlay.set_attachments(self.captured.chips());
             self.overlay.open();
+            let workspace = self.assistant.workspace_for(&self.pane_dir());
+            if assistant::is_broad(&workspace) {
+                self.overlay.notice(format!(
+                    "working in {}: too broad to change anything, so writes and commands                      not proven read-only are refused (reads work) · /cd DIR names a directory",
+                    workspace.display()
+                ));
+            }
         }
         self.redraw();
+    }
+
+    /// The directory of the pane the panel was opened over: what its shell
+    /// reported (OSC 7), else what the kernel says, else koi's own.
+    fn pane_dir(&self) -> PathBuf {
+        self.captured
+            .cwd
+            .clone()
+            .or_else(|| self.options.working_directory.clone())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."))
     }
 
     /// Run `f` with everything an overlay action may touch, then redraw.
     fn with_overlay(&mut self, f: impl FnOnce(&mut overlay_glue::Ctx<'_>)) {
         let Some(t) = &self.terminal else { return };
-        let workspace = self
-            .captured
-            .cwd
-            .clone()
-            .or_else(|| self.options.working_directory.clone())
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from("."));
+        let workspace = self.assistant.workspace_for(&self.pane_dir());
         let mut ctx = overlay_glue::Ctx {
             overlay: &mut self.overlay,
             assistant: &mut self.assistant,
             captured: &self.captured,
-            session: &t.session,
+            session: t.session(),
             clipboard: &mut self.clipboard,
             workspace,
         };
@@ -422,7 +469,11 @@ impl App {
                 let config = self.options.loaded.config.clone();
                 if let Some(t) = &mut self.terminal {
                     t.display.banner = None;
-                    t.session.set_palette(Palette::from_theme(&config.theme()));
+                    for pane in t.workspace.panes.values() {
+                        pane.session
+                            .set_palette(Palette::from_theme(&config.theme()));
+                    }
+                    t.workspace.set_bar_mode(config.tabs.bar);
                     let grid = t.display.reconfigure(&config);
                     self.resize_grid(grid);
                 }
@@ -446,10 +497,10 @@ impl App {
         config: &Config,
     ) -> mouse::Context<'a> {
         mouse::Context {
-            session: &t.session,
+            session: t.session(),
             clipboard,
             mods,
-            geometry: t.display.geometry(),
+            geometry: t.geometry(),
             scroll_multiplier: config.scrolling.multiplier,
         }
     }

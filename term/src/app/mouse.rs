@@ -24,12 +24,13 @@ const MULTI_CLICK: Duration = Duration::from_millis(400);
 /// Pixels of touchpad scrolling per line.
 const PIXELS_PER_LINE: f64 = 20.0;
 
-/// Where the grid sits in the window, in physical pixels.
+/// Where a pane's grid sits in the window, in physical pixels.
 #[derive(Clone, Copy, Debug)]
 pub struct Geometry {
     pub cell_width: u32,
     pub cell_height: u32,
-    pub padding: u32,
+    /// The pixel of the grid's first cell's top-left corner.
+    pub origin: (u32, u32),
     pub cols: usize,
     pub rows: usize,
 }
@@ -38,8 +39,8 @@ impl Geometry {
     /// The viewport cell under `pos` (clamped into the grid) and which half
     /// of the cell it is in.
     pub fn cell_at(&self, pos: PhysicalPosition<f64>) -> (usize, usize, Side) {
-        let x = (pos.x - f64::from(self.padding)).max(0.0);
-        let y = (pos.y - f64::from(self.padding)).max(0.0);
+        let x = (pos.x - f64::from(self.origin.0)).max(0.0);
+        let y = (pos.y - f64::from(self.origin.1)).max(0.0);
         let col_f = x / f64::from(self.cell_width.max(1));
         let col = (col_f as usize).min(self.cols.saturating_sub(1));
         let row =
@@ -277,7 +278,7 @@ mod tests {
         let g = Geometry {
             cell_width: 10,
             cell_height: 20,
-            padding: 5,
+            origin: (5, 5),
             cols: 80,
             rows: 24,
         };

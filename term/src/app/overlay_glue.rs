@@ -45,7 +45,7 @@ impl Captured {
         }
         Self {
             items,
-            cwd: session.cwd().map(PathBuf::from),
+            cwd: session.current_dir(),
         }
     }
 
@@ -208,6 +208,19 @@ impl Ctx<'_> {
                 }
                 Err(e) => self.overlay.error(e),
             },
+            SlashCommand::Cd(Some(dir)) => match self.assistant.name_dir(&dir, &self.workspace) {
+                Ok(dir) => {
+                    self.overlay.conversation_mut().clear();
+                    self.overlay.set_busy(false);
+                    self.overlay
+                        .notice(format!("working in {} · a new conversation", dir.display()));
+                    self.workspace = dir;
+                }
+                Err(e) => self.overlay.error(format!("/cd: {e}")),
+            },
+            SlashCommand::Cd(None) => self
+                .overlay
+                .notice(format!("working in {}", self.workspace.display())),
             SlashCommand::Exit => self.overlay.close(),
             SlashCommand::Help | SlashCommand::Unknown(_) => {}
         }

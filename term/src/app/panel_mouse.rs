@@ -17,7 +17,7 @@ impl App {
     /// A button pressed or released while the panel is open.
     pub(super) fn panel_button(&mut self, state: ElementState, button: MouseButton) {
         let Some(t) = &self.terminal else { return };
-        let (col, row, side) = t.display.geometry().cell_at(self.mouse.position);
+        let (col, row, side) = t.geometry().cell_at(self.mouse.position);
         self.mouse.forget_press();
         let redraw = match (button, state) {
             (MouseButton::Left, ElementState::Pressed) => {
@@ -51,7 +51,7 @@ impl App {
             return;
         }
         let Some(t) = &self.terminal else { return };
-        let (col, row, side) = t.display.geometry().cell_at(position);
+        let (col, row, side) = t.geometry().cell_at(position);
         if self.overlay.drag(col, row, side) {
             self.redraw();
         }

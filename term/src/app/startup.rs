@@ -3,14 +3,12 @@
 
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::Window;
 
 use super::display::Display;
+use super::workspace::{Spawn, Workspace};
 use super::{AppOptions, Terminal, UserEvent};
-use crate::palette::Palette;
-use crate::session::{Session, SessionOptions};
 
 pub(super) fn open(
     event_loop: &ActiveEventLoop,
@@ -39,23 +37,15 @@ pub(super) fn open(
     display.resize(window.request_inner_size(wanted).unwrap_or(wanted));
     window.set_ime_allowed(true);
 
-    let proxy = Mutex::new(proxy.clone());
-    let session = Session::spawn(
-        SessionOptions {
+    let workspace = Workspace::open(
+        Spawn {
+            config,
             command: options.command.clone(),
-            shell: config.shell_argv(),
-            size: display.grid_size(),
             working_directory: options.working_directory.clone(),
-            env: config.env.clone().into_iter().collect(),
-            scrollback_lines: config.scrolling.history,
-            palette: Palette::from_theme(&config.theme()),
-            osc52_store: config.terminal.osc52_copy,
-            overlay_token: Some(crate::overlay_token::new_token()),
         },
-        move || {
-            let _ = proxy.lock().send_event(UserEvent::Wakeup);
-        },
+        display.grid_size(),
+        proxy.clone(),
     )?;
     window.request_redraw();
-    Ok(Terminal { display, session })
+    Ok(Terminal { display, workspace })
 }

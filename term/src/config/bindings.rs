@@ -5,6 +5,15 @@ use std::collections::BTreeMap;
 
 use crate::input::{Key, Mods};
 
+/// A direction for moving the focus between panes and resizing them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    Left,
+    Right,
+    Up,
+    Down,
+}
+
 /// What a keybinding does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -22,6 +31,26 @@ pub enum Action {
     ScrollToBottom,
     /// Open or close the assistant overlay (Cmd+L / Ctrl+Shift+L).
     ToggleAssistant,
+    NewTab,
+    CloseTab,
+    NextTab,
+    PreviousTab,
+    /// Show the Nth tab (1-based; past the last shows the last).
+    SelectTab(u8),
+    MoveTabLeft,
+    MoveTabRight,
+    SplitRight,
+    SplitDown,
+    /// Close the focused pane (asks first when a job runs in it).
+    ClosePane,
+    Focus(Direction),
+    Resize(Direction),
+    /// Zoom the focused pane to the whole tab, or back.
+    ZoomPane,
+    /// Open the scrollback search bar.
+    Search,
+    /// Label URLs, paths, hashes and addresses to copy or open.
+    Hints,
     /// Explicitly unbound: the key goes to the terminal.
     None,
 }
@@ -41,6 +70,35 @@ const ACTION_NAMES: &[(&str, Action)] = &[
     ("scroll_to_top", Action::ScrollToTop),
     ("scroll_to_bottom", Action::ScrollToBottom),
     ("toggle_assistant", Action::ToggleAssistant),
+    ("new_tab", Action::NewTab),
+    ("close_tab", Action::CloseTab),
+    ("next_tab", Action::NextTab),
+    ("previous_tab", Action::PreviousTab),
+    ("tab_1", Action::SelectTab(1)),
+    ("tab_2", Action::SelectTab(2)),
+    ("tab_3", Action::SelectTab(3)),
+    ("tab_4", Action::SelectTab(4)),
+    ("tab_5", Action::SelectTab(5)),
+    ("tab_6", Action::SelectTab(6)),
+    ("tab_7", Action::SelectTab(7)),
+    ("tab_8", Action::SelectTab(8)),
+    ("tab_9", Action::SelectTab(9)),
+    ("move_tab_left", Action::MoveTabLeft),
+    ("move_tab_right", Action::MoveTabRight),
+    ("split_right", Action::SplitRight),
+    ("split_down", Action::SplitDown),
+    ("close_pane", Action::ClosePane),
+    ("focus_left", Action::Focus(Direction::Left)),
+    ("focus_right", Action::Focus(Direction::Right)),
+    ("focus_up", Action::Focus(Direction::Up)),
+    ("focus_down", Action::Focus(Direction::Down)),
+    ("resize_left", Action::Resize(Direction::Left)),
+    ("resize_right", Action::Resize(Direction::Right)),
+    ("resize_up", Action::Resize(Direction::Up)),
+    ("resize_down", Action::Resize(Direction::Down)),
+    ("zoom_pane", Action::ZoomPane),
+    ("search", Action::Search),
+    ("hints", Action::Hints),
     ("none", Action::None),
 ];
 
@@ -173,6 +231,12 @@ const APP_MODS: Mods = Mods::LOGO;
 #[cfg(not(target_os = "macos"))]
 const APP_MODS: Mods = Mods::CTRL.with(Mods::SHIFT);
 
+/// Nth-tab keys: Cmd+N on macOS, Alt+N elsewhere (as GNOME Terminal).
+#[cfg(target_os = "macos")]
+const TAB_NUMBER_MODS: Mods = Mods::LOGO;
+#[cfg(not(target_os = "macos"))]
+const TAB_NUMBER_MODS: Mods = Mods::ALT;
+
 /// Zoom keys: Cmd on macOS, Ctrl elsewhere.
 #[cfg(target_os = "macos")]
 const ZOOM_MODS: Mods = Mods::LOGO;
@@ -185,28 +249,129 @@ impl Default for Bindings {
             chord: Chord::new(mods, key),
             action,
         };
-        Self {
-            bindings: vec![
-                bind(APP_MODS, Key::Char('c'), Action::Copy),
-                bind(APP_MODS, Key::Char('v'), Action::Paste),
-                bind(Mods::SHIFT, Key::Insert, Action::PasteSelection),
-                bind(APP_MODS, Key::Char('l'), Action::ToggleAssistant),
-                bind(ZOOM_MODS, Key::Char('='), Action::IncreaseFontSize),
-                bind(ZOOM_MODS, Key::Char('+'), Action::IncreaseFontSize),
-                bind(
-                    ZOOM_MODS.with(Mods::SHIFT),
-                    Key::Char('+'),
-                    Action::IncreaseFontSize,
-                ),
-                bind(ZOOM_MODS, Key::Char('-'), Action::DecreaseFontSize),
-                bind(ZOOM_MODS, Key::Char('0'), Action::ResetFontSize),
-                bind(Mods::SHIFT, Key::PageUp, Action::ScrollPageUp),
-                bind(Mods::SHIFT, Key::PageDown, Action::ScrollPageDown),
-                bind(Mods::SHIFT, Key::Home, Action::ScrollToTop),
-                bind(Mods::SHIFT, Key::End, Action::ScrollToBottom),
-            ],
+        let mut bindings = vec![
+            bind(APP_MODS, Key::Char('c'), Action::Copy),
+            bind(APP_MODS, Key::Char('v'), Action::Paste),
+            bind(Mods::SHIFT, Key::Insert, Action::PasteSelection),
+            bind(APP_MODS, Key::Char('l'), Action::ToggleAssistant),
+            bind(ZOOM_MODS, Key::Char('='), Action::IncreaseFontSize),
+            bind(ZOOM_MODS, Key::Char('+'), Action::IncreaseFontSize),
+            bind(
+                ZOOM_MODS.with(Mods::SHIFT),
+                Key::Char('+'),
+                Action::IncreaseFontSize,
+            ),
+            bind(ZOOM_MODS, Key::Char('-'), Action::DecreaseFontSize),
+            bind(ZOOM_MODS, Key::Char('0'), Action::ResetFontSize),
+            bind(Mods::SHIFT, Key::PageUp, Action::ScrollPageUp),
+            bind(Mods::SHIFT, Key::PageDown, Action::ScrollPageDown),
+            bind(Mods::SHIFT, Key::Home, Action::ScrollToTop),
+            bind(Mods::SHIFT, Key::End, Action::ScrollToBottom),
+        ];
+        bindings.extend(pane_bindings());
+        for n in 1..=9u8 {
+            bindings.push(bind(
+                TAB_NUMBER_MODS,
+                Key::Char(char::from(b'0' + n)),
+                Action::SelectTab(n),
+            ));
         }
+        Self { bindings }
     }
+}
+
+/// Tabs and splits, in the conventions of each platform's terminals
+/// (iTerm2 and Terminal on macOS; WezTerm, GNOME Terminal on Linux).
+/// Ctrl+Shift+E stays free: the fix-a-failed-command shortcut takes it.
+fn pane_bindings() -> Vec<Binding> {
+    let bind = |mods, key, action| Binding {
+        chord: Chord::new(mods, key),
+        action,
+    };
+    #[cfg(target_os = "macos")]
+    let (focus, resize, split_down, zoom) = (
+        Mods::LOGO.with(Mods::ALT),
+        Mods::LOGO.with(Mods::CTRL),
+        bind(
+            Mods::LOGO.with(Mods::SHIFT),
+            Key::Char('d'),
+            Action::SplitDown,
+        ),
+        bind(Mods::LOGO.with(Mods::SHIFT), Key::Enter, Action::ZoomPane),
+    );
+    #[cfg(not(target_os = "macos"))]
+    let (focus, resize, split_down, zoom) = (
+        APP_MODS,
+        APP_MODS.with(Mods::ALT),
+        bind(APP_MODS.with(Mods::ALT), Key::Char('d'), Action::SplitDown),
+        bind(APP_MODS, Key::Char('z'), Action::ZoomPane),
+    );
+    #[cfg(target_os = "macos")]
+    let (new_tab, close, split_right, next, previous) = (
+        bind(Mods::LOGO, Key::Char('t'), Action::NewTab),
+        bind(Mods::LOGO, Key::Char('w'), Action::ClosePane),
+        bind(Mods::LOGO, Key::Char('d'), Action::SplitRight),
+        bind(
+            Mods::LOGO.with(Mods::SHIFT),
+            Key::Char('}'),
+            Action::NextTab,
+        ),
+        bind(
+            Mods::LOGO.with(Mods::SHIFT),
+            Key::Char('{'),
+            Action::PreviousTab,
+        ),
+    );
+    #[cfg(not(target_os = "macos"))]
+    let (new_tab, close, split_right, next, previous) = (
+        bind(APP_MODS, Key::Char('t'), Action::NewTab),
+        bind(APP_MODS, Key::Char('w'), Action::ClosePane),
+        bind(APP_MODS, Key::Char('d'), Action::SplitRight),
+        bind(Mods::CTRL, Key::Tab, Action::NextTab),
+        bind(Mods::CTRL.with(Mods::SHIFT), Key::Tab, Action::PreviousTab),
+    );
+    let arrows = [
+        (Key::Left, Direction::Left),
+        (Key::Right, Direction::Right),
+        (Key::Up, Direction::Up),
+        (Key::Down, Direction::Down),
+    ];
+    #[cfg(target_os = "macos")]
+    let search = bind(Mods::LOGO, Key::Char('f'), Action::Search);
+    #[cfg(not(target_os = "macos"))]
+    let search = bind(APP_MODS, Key::Char('f'), Action::Search);
+    #[cfg(target_os = "macos")]
+    let hints = bind(Mods::LOGO.with(Mods::SHIFT), Key::Char('h'), Action::Hints);
+    #[cfg(not(target_os = "macos"))]
+    let hints = bind(APP_MODS, Key::Char('h'), Action::Hints);
+    let mut out = vec![
+        new_tab,
+        close,
+        split_right,
+        split_down,
+        zoom,
+        next,
+        previous,
+        search,
+        hints,
+    ];
+    out.push(bind(Mods::CTRL, Key::PageDown, Action::NextTab));
+    out.push(bind(Mods::CTRL, Key::PageUp, Action::PreviousTab));
+    out.push(bind(
+        Mods::CTRL.with(Mods::SHIFT),
+        Key::PageUp,
+        Action::MoveTabLeft,
+    ));
+    out.push(bind(
+        Mods::CTRL.with(Mods::SHIFT),
+        Key::PageDown,
+        Action::MoveTabRight,
+    ));
+    for (key, direction) in arrows {
+        out.push(bind(focus, key.clone(), Action::Focus(direction)));
+        out.push(bind(resize, key, Action::Resize(direction)));
+    }
+    out
 }
 
 impl Bindings {

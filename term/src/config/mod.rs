@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub use bindings::{Action, Binding, Bindings, Chord};
+pub use bindings::{Action, Binding, Bindings, Chord, Direction};
 pub use colors::{AnsiColors, ColorsConfig, HexColor};
 
 /// The name of the config file inside koi's config directory.
@@ -41,6 +41,8 @@ pub struct Config {
     pub env: BTreeMap<String, String>,
     pub window: WindowConfig,
     pub terminal: TerminalConfig,
+    pub tabs: TabsConfig,
+    pub links: LinksConfig,
     /// Chord → action, e.g. `"Ctrl+Shift+C" = "copy"`; `"none"` unbinds.
     pub keybindings: BTreeMap<String, String>,
     /// The assistant's settings, validated by the engine, not here.
@@ -111,6 +113,43 @@ pub struct TerminalConfig {
     /// Let programs copy to the clipboard with OSC 52. Reading the clipboard
     /// is never allowed.
     pub osc52_copy: bool,
+}
+
+/// When the tab bar takes the window's top row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TabBarMode {
+    /// Only while there is more than one tab.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(default)]
+pub struct TabsConfig {
+    pub bar: TabBarMode,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct LinksConfig {
+    /// The program a Ctrl+click (Cmd+click) hands an http, https, mailto
+    /// or file link to, as its one argument.
+    pub opener: String,
+}
+
+impl Default for LinksConfig {
+    fn default() -> Self {
+        Self {
+            opener: if cfg!(target_os = "macos") {
+                "open".into()
+            } else {
+                "xdg-open".into()
+            },
+        }
+    }
 }
 
 impl Default for FontConfig {

@@ -183,3 +183,40 @@ fn watcher_reports_changes_and_errors() {
         .unwrap_err();
     assert!(err.contains("koi.toml"), "{err}");
 }
+
+#[test]
+#[cfg(not(target_os = "macos"))]
+fn tab_and_pane_defaults_leave_ctrl_shift_e_free() {
+    let b = Bindings::default();
+    let cs = Mods::CTRL.with(Mods::SHIFT);
+    assert_eq!(b.action_for(cs, &Key::Char('T')), Some(Action::NewTab));
+    assert_eq!(b.action_for(cs, &Key::Char('W')), Some(Action::ClosePane));
+    assert_eq!(b.action_for(cs, &Key::Char('D')), Some(Action::SplitRight));
+    assert_eq!(
+        b.action_for(cs.with(Mods::ALT), &Key::Char('D')),
+        Some(Action::SplitDown)
+    );
+    assert_eq!(
+        b.action_for(cs, &Key::Left),
+        Some(Action::Focus(crate::config::Direction::Left))
+    );
+    assert_eq!(
+        b.action_for(Mods::ALT, &Key::Char('3')),
+        Some(Action::SelectTab(3))
+    );
+    assert_eq!(b.action_for(Mods::CTRL, &Key::Tab), Some(Action::NextTab));
+    assert_eq!(b.action_for(cs, &Key::Char('E')), None, "kept free");
+    let loaded =
+        parse("[keybindings]\n\"Ctrl+Shift+T\" = \"split_down\"\n\"F7\" = \"tab_9\"\n").unwrap();
+    assert_eq!(
+        loaded.bindings.action_for(cs, &Key::Char('t')),
+        Some(Action::SplitDown)
+    );
+    assert_eq!(
+        loaded.bindings.action_for(Mods::NONE, &Key::F(7)),
+        Some(Action::SelectTab(9))
+    );
+    let tabs = parse("[tabs]\nbar = \"always\"\n").unwrap();
+    assert_eq!(tabs.config.tabs.bar, crate::config::TabBarMode::Always);
+    assert!(parse("[tabs]\nbar = \"sometimes\"\n").is_err());
+}

@@ -394,6 +394,47 @@ impl Session {
         self.shell.lock().last_command.clone()
     }
 
+    /// The exit status of the last command the shell reported (OSC 133),
+    /// without copying its output.
+    pub fn last_exit_code(&self) -> Option<i32> {
+        self.shell
+            .lock()
+            .last_command
+            .as_ref()
+            .and_then(|c| c.exit_code)
+    }
+
+    /// Where a new pane next to this one should start: the directory the
+    /// shell reported (OSC 7), else the child's own working directory as
+    /// the kernel knows it.
+    pub fn current_dir(&self) -> Option<PathBuf> {
+        if let Some(dir) = self.cwd().map(PathBuf::from).filter(|d| d.is_dir()) {
+            return Some(dir);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(pid) = self.pid {
+            if let Ok(dir) = std::fs::read_link(format!("/proc/{pid}/cwd")) {
+                return Some(dir);
+            }
+        }
+        None
+    }
+
+    /// Whether a job other than the child itself runs in the foreground
+    /// (a shell that is running a command): closing would kill it.
+    pub fn has_foreground_job(&self) -> bool {
+        #[cfg(unix)]
+        {
+            let leader = self.master.lock().process_group_leader();
+            match (leader, self.pid) {
+                (Some(group), Some(pid)) => u32::try_from(group).ok() != Some(pid),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        false
+    }
+
     /// The child's process id.
     pub fn pid(&self) -> Option<u32> {
         self.pid

@@ -6,7 +6,11 @@
 mod focus;
 mod harness;
 mod ime;
+mod links;
 mod overlay;
+mod pane_overlay;
+mod search;
+mod tabs;
 mod wayland;
 
 use std::path::Path;

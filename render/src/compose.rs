@@ -1,0 +1,553 @@
+//! Several terminal grids in one frame: each pane's frame placed at its
+//! cell offset, the dividers between panes, the tab bar across the top and
+//! search highlights over the cells. The grid path draws the result as it
+//! draws any frame, so a split window costs what one grid of that size does.
+//!
+//! Only what changed is copied: a pane's damaged rows (or all of its rows
+//! when its highlights or the layout changed), and the result carries the
+//! union as its own damage so the renderer re-prepares just those rows.
+
+use crate::color::{Color, Rgb};
+use crate::frame::{Cell, CellFlags, CursorSpec, Damage, Frame, SelectionSpan};
+use crate::overlay::{OverlayLayer, OverlayRect};
+
+/// Where a pane's grid sits in the window's grid, in cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct CellRect {
+    /// First column.
+    pub col: usize,
+    /// First row.
+    pub row: usize,
+    /// Width in columns.
+    pub cols: usize,
+    /// Height in rows.
+    pub rows: usize,
+}
+
+impl CellRect {
+    /// Whether (`col`, `row`) is inside.
+    pub fn contains(&self, col: usize, row: usize) -> bool {
+        (self.col..self.col + self.cols).contains(&col)
+            && (self.row..self.row + self.rows).contains(&row)
+    }
+}
+
+/// A run of cells to highlight on one of a pane's rows (a search match).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Highlight {
+    /// Row in the pane (0-based from its top).
+    pub row: usize,
+    /// First column.
+    pub start_col: usize,
+    /// One past the last column.
+    pub end_col: usize,
+    /// The current match, drawn in its own colour.
+    pub current: bool,
+}
+
+/// One pane as it is to be drawn.
+pub struct PaneView<'a> {
+    /// The pane's identity: another pane in the same place (a tab switch)
+    /// is copied in full.
+    pub id: u64,
+    /// The pane's own frame (its grid, cursor and selection).
+    pub frame: &'a Frame,
+    /// Where it goes.
+    pub rect: CellRect,
+    /// Whether its frame was rebuilt since the last composition; an
+    /// unchanged pane copies nothing.
+    pub changed: bool,
+    /// Whether its cursor is the one drawn (the focused pane).
+    pub focused: bool,
+    /// Cells to highlight.
+    pub highlights: &'a [Highlight],
+}
+
+/// Which way a divider runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DividerAxis {
+    /// A column of cells between side-by-side panes.
+    Vertical,
+    /// A row of cells between stacked panes.
+    Horizontal,
+}
+
+/// A one-cell line between panes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Divider {
+    /// First cell's column.
+    pub col: usize,
+    /// First cell's row.
+    pub row: usize,
+    /// Length in cells.
+    pub len: usize,
+    /// Direction.
+    pub axis: DividerAxis,
+}
+
+/// One tab's label in the bar.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct TabLabel {
+    /// The title (the focused pane's).
+    pub title: String,
+    /// The tab shown now.
+    pub active: bool,
+    /// A background pane printed since the tab was last shown.
+    pub activity: bool,
+    /// A pane rang the bell since the tab was last shown.
+    pub bell: bool,
+    /// A pane's last command failed (OSC 133 exit status).
+    pub failed: bool,
+}
+
+/// Colours of the parts koi draws around the panes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChromeColors {
+    /// Divider lines.
+    pub divider: Rgb,
+    /// The bar behind inactive tabs.
+    pub bar_background: Rgb,
+    /// An inactive tab's text.
+    pub bar_foreground: Rgb,
+    /// The active tab's background.
+    pub active_background: Rgb,
+    /// The active tab's text.
+    pub active_foreground: Rgb,
+    /// Activity and bell marks.
+    pub mark: Rgb,
+    /// The failed-command mark.
+    pub failed: Rgb,
+    /// Behind every search match in view.
+    pub match_background: Rgb,
+    /// Behind the current match.
+    pub current_background: Rgb,
+    /// Text on a highlighted match.
+    pub match_foreground: Rgb,
+}
+
+impl Default for ChromeColors {
+    fn default() -> Self {
+        Self {
+            divider: Rgb::new(0x5c, 0x63, 0x70),
+            bar_background: Rgb::new(0x1e, 0x22, 0x28),
+            bar_foreground: Rgb::new(0x9d, 0xa5, 0xb4),
+            active_background: Rgb::new(0x3e, 0x44, 0x51),
+            active_foreground: Rgb::new(0xff, 0xff, 0xff),
+            mark: Rgb::new(0xe5, 0xc0, 0x7b),
+            failed: Rgb::new(0xe0, 0x6c, 0x75),
+            match_background: Rgb::new(0xd1, 0x9a, 0x66),
+            current_background: Rgb::new(0x61, 0xaf, 0xef),
+            match_foreground: Rgb::new(0x10, 0x10, 0x10),
+        }
+    }
+}
+
+/// Everything in the window's grid for one frame.
+pub struct Scene<'a> {
+    /// The window's grid width in cells.
+    pub cols: usize,
+    /// The window's grid height in cells.
+    pub rows: usize,
+    /// The tab bar, drawn on row 0, when shown.
+    pub tab_bar: Option<&'a [TabLabel]>,
+    /// Panes of the tab shown.
+    pub panes: Vec<PaneView<'a>>,
+    /// Lines between them.
+    pub dividers: Vec<Divider>,
+    /// Colours.
+    pub colors: ChromeColors,
+}
+
+/// What decides whether the whole frame must be copied again.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct LayoutKey {
+    cols: usize,
+    rows: usize,
+    rects: Vec<(u64, CellRect)>,
+    dividers: Vec<Divider>,
+    colors: Option<[Rgb; 10]>,
+}
+
+/// Builds one frame out of a [`Scene`], reusing its allocations and
+/// remembering what it copied last, so unchanged panes cost nothing.
+#[derive(Default)]
+pub struct Composer {
+    frame: Frame,
+    key: LayoutKey,
+    bar: Option<Vec<TabLabel>>,
+    highlights: Vec<Vec<Highlight>>,
+}
+
+impl Composer {
+    /// The frame last composed.
+    pub fn frame(&self) -> &Frame {
+        &self.frame
+    }
+
+    /// The frame last composed, for adding overlays.
+    pub fn frame_mut(&mut self) -> &mut Frame {
+        &mut self.frame
+    }
+
+    /// Compose `scene`; returns the frame, its damage set to what changed.
+    pub fn compose(&mut self, scene: &Scene<'_>) -> &mut Frame {
+        let key = LayoutKey {
+            cols: scene.cols,
+            rows: scene.rows,
+            rects: scene.panes.iter().map(|p| (p.id, p.rect)).collect(),
+            dividers: scene.dividers.clone(),
+            colors: Some(color_key(&scene.colors)),
+        };
+        let full = key != self.key;
+        if full {
+            self.key = key;
+            self.frame.cols = scene.cols;
+            self.frame.rows = scene.rows;
+            self.frame.cells.clear();
+            self.frame
+                .cells
+                .resize(scene.cols.saturating_mul(scene.rows), Cell::default());
+            self.bar = None;
+            self.highlights.clear();
+        }
+        self.highlights.resize(scene.panes.len(), Vec::new());
+        let mut damaged: Vec<usize> = Vec::new();
+
+        for (index, pane) in scene.panes.iter().enumerate() {
+            let lit_changed = self.highlights[index] != pane.highlights;
+            let rows: Vec<usize> = if full || lit_changed {
+                (0..pane.rect.rows).collect()
+            } else if !pane.changed {
+                Vec::new()
+            } else {
+                match &pane.frame.damage {
+                    Damage::Full => (0..pane.rect.rows).collect(),
+                    Damage::Rows(rows) => rows.clone(),
+                }
+            };
+            for &row in &rows {
+                if row < pane.rect.rows {
+                    copy_row(&mut self.frame, pane, row, &scene.colors);
+                    damaged.push(pane.rect.row + row);
+                }
+            }
+            if lit_changed {
+                self.highlights[index] = pane.highlights.to_vec();
+            }
+        }
+        if full {
+            for divider in &scene.dividers {
+                draw_divider(&mut self.frame, divider, scene.colors.divider);
+            }
+        }
+        let bar: Option<Vec<TabLabel>> = scene.tab_bar.map(<[TabLabel]>::to_vec);
+        if bar != self.bar {
+            if let Some(labels) = &bar {
+                crate::tab_bar::draw(&mut self.frame, labels, &scene.colors);
+                damaged.push(0);
+            }
+            self.bar = bar;
+        }
+
+        self.frame.cursor = scene
+            .panes
+            .iter()
+            .find(|p| p.focused)
+            .and_then(|p| offset_cursor(p.frame.cursor, p.rect));
+        self.frame.selection.clear();
+        for pane in &scene.panes {
+            for span in &pane.frame.selection {
+                if span.row >= pane.rect.rows {
+                    continue;
+                }
+                let end = span.end_col.min(pane.rect.cols.saturating_sub(1));
+                self.frame.selection.push(SelectionSpan {
+                    row: span.row + pane.rect.row,
+                    start_col: span.start_col.min(end) + pane.rect.col,
+                    end_col: end + pane.rect.col,
+                });
+            }
+        }
+        self.frame.overlays.clear();
+        self.frame.damage = if full {
+            Damage::Full
+        } else {
+            damaged.sort_unstable();
+            damaged.dedup();
+            Damage::Rows(damaged)
+        };
+        &mut self.frame
+    }
+}
+
+fn color_key(c: &ChromeColors) -> [Rgb; 10] {
+    [
+        c.divider,
+        c.bar_background,
+        c.bar_foreground,
+        c.active_background,
+        c.active_foreground,
+        c.mark,
+        c.failed,
+        c.match_background,
+        c.current_background,
+        c.match_foreground,
+    ]
+}
+
+fn copy_row(out: &mut Frame, pane: &PaneView<'_>, row: usize, colors: &ChromeColors) {
+    let cols = pane.rect.cols.min(pane.frame.cols);
+    let src_start = row.saturating_mul(pane.frame.cols);
+    let dst_start = (pane.rect.row + row).saturating_mul(out.cols) + pane.rect.col;
+    for col in 0..pane.rect.cols {
+        let Some(dst) = out.cells.get_mut(dst_start + col) else {
+            return;
+        };
+        match pane.frame.cells.get(src_start + col).filter(|_| col < cols) {
+            Some(src) => dst.clone_from(src),
+            None => *dst = Cell::default(),
+        }
+        // A wide character cut by the pane's edge would spill over the
+        // divider: draw it as a blank.
+        if col + 1 == pane.rect.cols && dst.flags.contains(CellFlags::WIDE) {
+            *dst = Cell::default();
+        }
+    }
+    for lit in pane.highlights.iter().filter(|h| h.row == row) {
+        let background = if lit.current {
+            colors.current_background
+        } else {
+            colors.match_background
+        };
+        for col in lit.start_col..lit.end_col.min(pane.rect.cols) {
+            if let Some(cell) = out.cells.get_mut(dst_start + col) {
+                cell.bg = Color::Rgb(background);
+                cell.fg = Color::Rgb(colors.match_foreground);
+                cell.flags.set(CellFlags::INVERSE, false);
+            }
+        }
+    }
+}
+
+fn draw_divider(out: &mut Frame, divider: &Divider, color: Rgb) {
+    let template = Cell {
+        fg: Color::Rgb(color),
+        ..Cell::default()
+    };
+    for i in 0..divider.len {
+        let (col, row, ch) = match divider.axis {
+            DividerAxis::Vertical => (divider.col, divider.row + i, '│'),
+            DividerAxis::Horizontal => (divider.col + i, divider.row, '─'),
+        };
+        if let Some(cell) = out.cell_mut(col, row) {
+            *cell = Cell {
+                ch,
+                ..template.clone()
+            };
+        }
+    }
+}
+
+fn offset_cursor(cursor: Option<CursorSpec>, rect: CellRect) -> Option<CursorSpec> {
+    let cursor = cursor?;
+    (cursor.col < rect.cols && cursor.row < rect.rows).then_some(CursorSpec {
+        col: cursor.col + rect.col,
+        row: cursor.row + rect.row,
+        ..cursor
+    })
+}
+
+/// Move an overlay laid out for a pane's grid to where the pane sits.
+pub fn place_in_pane(layer: &mut OverlayLayer, rect: CellRect, cell_px: (u32, u32)) {
+    match &mut layer.rect {
+        OverlayRect::Cells { col, row, .. } => {
+            *col += rect.col;
+            *row += rect.row;
+        }
+        OverlayRect::Pixels { x, y, .. } => {
+            *x += u32::try_from(rect.col).unwrap_or(0) * cell_px.0;
+            *y += u32::try_from(rect.row).unwrap_or(0) * cell_px.1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pane_frame(cols: usize, rows: usize, ch: char) -> Frame {
+        let mut frame = Frame::blank(cols, rows);
+        for row in 0..rows {
+            frame.write_str(0, row, &ch.to_string().repeat(cols), &Cell::new(' '));
+        }
+        frame
+    }
+
+    fn text(frame: &Frame, row: usize) -> String {
+        (0..frame.cols)
+            .map(|c| frame.cell(c, row).map_or('?', |c| c.ch))
+            .collect()
+    }
+
+    #[test]
+    fn panes_land_at_their_offsets_with_a_divider_between() {
+        let (a, b) = (pane_frame(3, 2, 'a'), pane_frame(2, 2, 'b'));
+        let mut composer = Composer::default();
+        let scene = Scene {
+            cols: 6,
+            rows: 3,
+            tab_bar: None,
+            panes: vec![
+                PaneView {
+                    id: 1,
+                    frame: &a,
+                    rect: CellRect {
+                        col: 0,
+                        row: 1,
+                        cols: 3,
+                        rows: 2,
+                    },
+                    changed: true,
+                    focused: false,
+                    highlights: &[],
+                },
+                PaneView {
+                    id: 2,
+                    frame: &b,
+                    rect: CellRect {
+                        col: 4,
+                        row: 1,
+                        cols: 2,
+                        rows: 2,
+                    },
+                    changed: true,
+                    focused: true,
+                    highlights: &[],
+                },
+            ],
+            dividers: vec![Divider {
+                col: 3,
+                row: 1,
+                len: 2,
+                axis: DividerAxis::Vertical,
+            }],
+            colors: ChromeColors::default(),
+        };
+        let frame = composer.compose(&scene);
+        assert_eq!(text(frame, 1), "aaa│bb");
+        assert_eq!(text(frame, 2), "aaa│bb");
+        assert_eq!(frame.damage, Damage::Full);
+    }
+
+    #[test]
+    fn an_unchanged_pane_copies_nothing_and_damage_is_offset() {
+        let mut a = pane_frame(2, 2, 'a');
+        let b = pane_frame(2, 2, 'b');
+        let rect_a = CellRect {
+            col: 0,
+            row: 0,
+            cols: 2,
+            rows: 2,
+        };
+        let rect_b = CellRect {
+            col: 0,
+            row: 3,
+            cols: 2,
+            rows: 2,
+        };
+        let mut composer = Composer::default();
+        let mut scene = |a: &'_ Frame, changed: [bool; 2]| -> Frame {
+            let view = |frame, rect: CellRect, changed, focused| PaneView {
+                id: rect.row as u64,
+                frame,
+                rect,
+                changed,
+                focused,
+                highlights: &[],
+            };
+            let scene = Scene {
+                cols: 2,
+                rows: 5,
+                tab_bar: None,
+                panes: vec![
+                    view(a, rect_a, changed[0], true),
+                    view(&b, rect_b, changed[1], false),
+                ],
+                dividers: Vec::new(),
+                colors: ChromeColors::default(),
+            };
+            composer.compose(&scene).clone()
+        };
+        assert_eq!(scene(&a, [true, true]).damage, Damage::Full);
+        a.write_str(0, 1, "zz", &Cell::new(' '));
+        a.damage = Damage::Rows(vec![1]);
+        // Not rebuilt: nothing copied, nothing damaged.
+        let frame = scene(&a, [false, false]);
+        assert_eq!(frame.damage, Damage::Rows(Vec::new()));
+        assert_eq!(text(&frame, 1), "aa");
+        let frame = scene(&a, [true, false]);
+        assert_eq!(frame.damage, Damage::Rows(vec![1]));
+        assert_eq!(text(&frame, 1), "zz");
+        assert_eq!(text(&frame, 3), "bb");
+    }
+
+    #[test]
+    fn highlights_colour_their_cells_and_cursor_follows_the_focused_pane() {
+        let mut a = pane_frame(4, 1, 'x');
+        a.cursor = Some(CursorSpec {
+            col: 1,
+            row: 0,
+            shape: crate::CursorShape::Block,
+            focused: true,
+        });
+        let lit = [Highlight {
+            row: 0,
+            start_col: 1,
+            end_col: 3,
+            current: true,
+        }];
+        let colors = ChromeColors::default();
+        let mut composer = Composer::default();
+        let labels = [
+            TabLabel {
+                title: "one".into(),
+                active: true,
+                ..TabLabel::default()
+            },
+            TabLabel {
+                title: "two".into(),
+                failed: true,
+                activity: true,
+                ..TabLabel::default()
+            },
+        ];
+        let scene = Scene {
+            cols: 40,
+            rows: 2,
+            tab_bar: Some(&labels),
+            panes: vec![PaneView {
+                id: 1,
+                frame: &a,
+                rect: CellRect {
+                    col: 0,
+                    row: 1,
+                    cols: 4,
+                    rows: 1,
+                },
+                changed: true,
+                focused: true,
+                highlights: &lit,
+            }],
+            dividers: Vec::new(),
+            colors,
+        };
+        let frame = composer.compose(&scene);
+        let bg = |c| frame.cell(c, 1).map(|c| c.bg);
+        assert_eq!(bg(1), Some(Color::Rgb(colors.current_background)));
+        assert_eq!(bg(0), Some(Color::Named(crate::NamedColor::Background)));
+        assert_eq!(frame.cursor.map(|c| (c.col, c.row)), Some((1, 1)));
+        let bar = text(frame, 0);
+        assert!(bar.starts_with(" 1 one "), "{bar}");
+        assert!(bar.contains(" 2 two ×• "), "{bar}");
+    }
+}

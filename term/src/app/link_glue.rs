@@ -1,0 +1,274 @@
+//! Links and hints in the window: with the link modifier held (Ctrl on
+//! Linux, Cmd on macOS) the link under the pointer is underlined and its
+//! target shown; a click opens it with the configured `opener` (only the
+//! schemes [`links::may_open`] allows), even while the application has
+//! mouse reporting on. Hints mode (Ctrl+Shift+H) labels what can be
+//! copied or opened; typing a label copies it, typing it in capitals opens
+//! it.
+
+use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::index::{Column, Line};
+use render::{Color, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
+use winit::event::{ElementState, MouseButton};
+
+use super::clipboard::Kind;
+use super::keyboard::Translated;
+use super::links::{self, Target, TargetKind};
+use super::App;
+use crate::input::{Key, KeyAction, Mods};
+use crate::session::Terminal;
+
+/// Label colours: black on amber, as hints are in most terminals.
+const LABEL_BACKGROUND: Rgb = Rgb::new(0xff, 0xc1, 0x07);
+const LABEL_FOREGROUND: Rgb = Rgb::new(0, 0, 0);
+
+/// A link under the pointer, in the focused pane's view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hover {
+    pub row: usize,
+    pub start: usize,
+    pub end: usize,
+    pub uri: String,
+}
+
+/// Hints mode: the targets on screen, their labels, what was typed.
+pub struct Hints {
+    targets: Vec<(usize, Target, String)>,
+    typed: String,
+}
+
+/// The modifier that makes links live.
+fn link_mods(mods: Mods) -> bool {
+    if cfg!(target_os = "macos") {
+        mods.logo
+    } else {
+        mods.ctrl
+    }
+}
+
+fn row_chars(term: &Terminal, row: usize) -> Vec<char> {
+    let line = Line(row as i32 - term.grid().display_offset() as i32);
+    let grid_row = &term.grid()[line];
+    (0..term.columns()).map(|c| grid_row[Column(c)].c).collect()
+}
+
+/// The link at view cell (`col`, `row`): an OSC 8 hyperlink (its whole
+/// run of cells), else a plain URL in the row's text.
+pub fn link_at(term: &Terminal, col: usize, row: usize) -> Option<Hover> {
+    if row >= term.screen_lines() || col >= term.columns() {
+        return None;
+    }
+    let line = Line(row as i32 - term.grid().display_offset() as i32);
+    let grid_row = &term.grid()[line];
+    if let Some(link) = grid_row[Column(col)].hyperlink() {
+        let same = |c: usize| grid_row[Column(c)].hyperlink().as_ref() == Some(&link);
+        let mut start = col;
+        while start > 0 && same(start - 1) {
+            start -= 1;
+        }
+        let mut end = col + 1;
+        while end < term.columns() && same(end) {
+            end += 1;
+        }
+        return Some(Hover {
+            row,
+            start,
+            end,
+            uri: link.uri().to_owned(),
+        });
+    }
+    links::urls(&row_chars(term, row))
+        .into_iter()
+        .find(|t| (t.start..t.end).contains(&col))
+        .map(|t| Hover {
+            row,
+            start: t.start,
+            end: t.end,
+            uri: t.text,
+        })
+}
+
+impl App {
+    /// The pointer moved or a modifier changed: underline the link under
+    /// the pointer while the link modifier is held.
+    pub(super) fn update_hover(&mut self) {
+        let mods = self.mods();
+        let Some(t) = &mut self.terminal else { return };
+        let geometry = t.geometry();
+        let pane = t.workspace.focused_mut();
+        let hover = if link_mods(mods) {
+            let (col, row, _) = geometry.cell_at(self.mouse.position);
+            link_at(&pane.session.terminal().lock(), col, row)
+        } else {
+            None
+        };
+        if hover != pane.hover {
+            t.display.link = hover.as_ref().map(|h| {
+                let verdict = if links::may_open(&h.uri) {
+                    "click opens"
+                } else {
+                    "will not open (scheme not allowed)"
+                };
+                format!("{} · {verdict}", h.uri)
+            });
+            pane.hover = hover;
+            pane.touch();
+            t.display.window.request_redraw();
+        }
+    }
+
+    /// A press with the link modifier held on a link opens it; returns
+    /// whether the press was taken (it then reaches nothing else).
+    pub(super) fn link_button(&mut self, state: ElementState, button: MouseButton) -> bool {
+        if button != MouseButton::Left || !link_mods(self.mods()) {
+            return false;
+        }
+        self.update_hover();
+        let Some(t) = &mut self.terminal else {
+            return false;
+        };
+        let Some(hover) = t.workspace.focused().hover.clone() else {
+            return false;
+        };
+        if state == ElementState::Pressed {
+            self.open_target(&hover.uri);
+        }
+        true
+    }
+
+    /// Hand `uri` to the configured opener, if its scheme may open.
+    fn open_target(&mut self, uri: &str) {
+        let Some(t) = &mut self.terminal else { return };
+        if !links::may_open(uri) {
+            t.display.link = Some(format!(
+                "not opened: {uri} (only http, https, mailto and file open)"
+            ));
+            return;
+        }
+        let opener = &self.options.loaded.config.links.opener;
+        let spawned = std::process::Command::new(opener)
+            .arg(uri)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        match spawned {
+            // Reaped off the UI thread: a browser may run for hours.
+            Ok(mut child) => {
+                std::thread::spawn(move || child.wait());
+                t.display.link = Some(format!("opened {uri}"));
+            }
+            Err(e) => {
+                t.display.link = Some(format!("could not run {opener}: {e}"));
+            }
+        }
+    }
+
+    /// Label the focused pane's targets (Ctrl+Shift+H).
+    pub(super) fn open_hints(&mut self) {
+        let Some(t) = &mut self.terminal else { return };
+        let pane = t.workspace.focused();
+        let term = pane.session.terminal().lock();
+        let mut found = Vec::new();
+        for row in 0..term.screen_lines() {
+            for target in links::targets(&row_chars(&term, row)) {
+                found.push((row, target));
+            }
+        }
+        drop(term);
+        let labels = links::labels(found.len());
+        let targets = found
+            .into_iter()
+            .zip(labels)
+            .map(|((row, target), label)| (row, target, label))
+            .collect();
+        self.hints = Some(Hints {
+            targets,
+            typed: String::new(),
+        });
+        self.redraw();
+    }
+
+    /// A key while hints are shown; returns whether it took the key.
+    pub(super) fn hints_key(&mut self, translated: &Translated) -> bool {
+        let Some(hints) = self.hints.as_mut() else {
+            return false;
+        };
+        let c = match translated {
+            Translated::Key(key) if key.action == KeyAction::Release => return true,
+            Translated::Key(key) => match key.key {
+                Key::Char(c) if c.is_ascii_alphabetic() => c,
+                Key::Backspace => {
+                    hints.typed.pop();
+                    self.redraw();
+                    return true;
+                }
+                _ => {
+                    self.hints = None;
+                    self.redraw();
+                    return true;
+                }
+            },
+            Translated::Text(_) => return true,
+        };
+        hints.typed.push(c);
+        let typed = hints.typed.to_ascii_lowercase();
+        let open = hints.typed.chars().any(|c| c.is_ascii_uppercase());
+        let chosen = hints
+            .targets
+            .iter()
+            .find(|(_, _, label)| *label == typed)
+            .map(|(_, t, _)| t.clone());
+        let any_left = hints.targets.iter().any(|(_, _, l)| l.starts_with(&typed));
+        if let Some(target) = chosen {
+            self.hints = None;
+            if open && target.kind == TargetKind::Url {
+                self.open_target(&target.text);
+            } else {
+                self.clipboard.store(Kind::Clipboard, target.text);
+            }
+        } else if !any_left {
+            self.hints = None;
+        }
+        self.redraw();
+        true
+    }
+
+    /// The labels to draw over the focused pane, in window cells.
+    pub(super) fn hint_layers(&self) -> Vec<OverlayLayer> {
+        let (Some(hints), Some(t)) = (&self.hints, &self.terminal) else {
+            return Vec::new();
+        };
+        let rect = t.workspace.focused().rect;
+        let typed = hints.typed.to_ascii_lowercase();
+        hints
+            .targets
+            .iter()
+            .filter(|(_, _, label)| label.starts_with(&typed))
+            .map(|(row, target, label)| OverlayLayer {
+                rect: OverlayRect::Cells {
+                    col: rect.col + target.start,
+                    row: rect.row + row,
+                    cols: label.len(),
+                    rows: 1,
+                },
+                background: Color::Rgb(LABEL_BACKGROUND),
+                border: None,
+                padding_px: 0,
+                lines: vec![StyledLine::new(vec![Span::new(
+                    label.clone(),
+                    Color::Rgb(LABEL_FOREGROUND),
+                )])],
+            })
+            .collect()
+    }
+}
+
+/// Underline the hovered link in a pane's freshly built frame.
+pub fn underline(frame: &mut render::Frame, hover: &Hover) {
+    for col in hover.start..hover.end {
+        if let Some(cell) = frame.cell_mut(col, hover.row) {
+            cell.underline = render::UnderlineStyle::Single;
+        }
+    }
+}

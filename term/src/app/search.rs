@@ -1,0 +1,452 @@
+//! Scrollback search in one pane: alacritty_terminal's regex DFAs run over
+//! the screen and history from the bottom up, a slice of lines at a time,
+//! so a search over 100k lines never holds the terminal (or the window)
+//! for longer than [`SCAN_BUDGET`]. Plain text is escaped into a regex;
+//! both are case-smart (an upper-case letter makes them case-sensitive).
+
+use std::time::{Duration, Instant};
+
+use alacritty_terminal::event::EventListener;
+use alacritty_terminal::grid::{Dimensions, Scroll};
+use alacritty_terminal::index::{Boundary, Column, Direction, Line, Point};
+use alacritty_terminal::selection::{Selection, SelectionType};
+use alacritty_terminal::term::cell::Flags;
+use alacritty_terminal::term::search::{Match, RegexIter, RegexSearch};
+use render::Highlight;
+
+use alacritty_terminal::term::Term;
+
+/// How long one slice of a scan may hold the terminal: a small part of a
+/// 60 Hz frame, so typing and output stay smooth while it runs.
+pub const SCAN_BUDGET: Duration = Duration::from_millis(4);
+
+/// Lines one step of a scan covers before it looks at the clock again.
+const SCAN_STEP: i32 = 512;
+
+/// Past this many matches the count says "N+": a pattern like `.` on a
+/// long history would otherwise keep millions of ranges.
+const MAX_MATCHES: usize = 100_000;
+
+/// How the query is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryKind {
+    Plain,
+    Regex,
+}
+
+/// One pane's search: the query, what the scan found so far (newest
+/// first) and which match is current.
+pub struct Search {
+    pub query: String,
+    pub kind: QueryKind,
+    regex: Option<RegexSearch>,
+    /// Why the query is not a regex, when it is not.
+    pub error: Option<String>,
+    /// Matches found, bottom (newest) first.
+    matches: Vec<Match>,
+    /// The next line the scan looks at (it moves up), `None` when done.
+    next_line: Option<Line>,
+    /// Index into `matches`.
+    current: Option<usize>,
+    /// The user stepped before the scan reached that far: jump on arrival.
+    wanted: Option<usize>,
+    /// The pane's output count the matches were found in: new output moves
+    /// every line, so the scan starts over when it changes.
+    pub seen_output: Option<u64>,
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl Search {
+    pub fn new() -> Self {
+        Self {
+            query: String::new(),
+            kind: QueryKind::Plain,
+            regex: None,
+            error: None,
+            matches: Vec::new(),
+            next_line: None,
+            current: None,
+            wanted: None,
+            seen_output: None,
+        }
+    }
+
+    /// Start over for the current query (typed, or its kind toggled).
+    pub fn restart<T: EventListener>(&mut self, term: &Term<T>) {
+        self.matches.clear();
+        self.current = None;
+        self.wanted = None;
+        self.error = None;
+        self.regex = None;
+        self.next_line = None;
+        if self.query.is_empty() {
+            return;
+        }
+        let pattern = match self.kind {
+            QueryKind::Plain => escape(&self.query),
+            QueryKind::Regex => self.query.clone(),
+        };
+        match RegexSearch::new(&pattern) {
+            Ok(regex) => {
+                self.regex = Some(regex);
+                self.next_line = Some(term.bottommost_line());
+            }
+            Err(e) => self.error = Some(e.to_string()),
+        }
+    }
+
+    pub fn toggle_kind<T: EventListener>(&mut self, term: &Term<T>) {
+        self.kind = match self.kind {
+            QueryKind::Plain => QueryKind::Regex,
+            QueryKind::Regex => QueryKind::Plain,
+        };
+        self.restart(term);
+    }
+
+    /// Whether the scan still has lines to look at.
+    pub fn scanning(&self) -> bool {
+        self.next_line.is_some()
+    }
+
+    /// Scan for up to `budget`; returns whether the view should change
+    /// (a first match, or one the user asked for, was found and shown).
+    pub fn scan<T: EventListener>(&mut self, term: &mut Term<T>, budget: Duration) -> bool {
+        let started = Instant::now();
+        let Some(regex) = self.regex.as_mut() else {
+            self.next_line = None;
+            return false;
+        };
+        let top = term.topmost_line();
+        while let Some(bottom) = self.next_line {
+            // A slice ends at a line that does not wrap on, so no match
+            // is cut in two by the slice's edge.
+            let mut start = Line(bottom.0 - SCAN_STEP + 1).max(top);
+            while start > top && wraps(term, Line(start.0 - 1)) {
+                start = Line(start.0 - 1);
+            }
+            let end_point = Point::new(bottom, term.last_column());
+            let start_point = Point::new(start, Column(0));
+            for found in RegexIter::new(end_point, start_point, Direction::Left, term, regex) {
+                if self.matches.len() >= MAX_MATCHES {
+                    break;
+                }
+                self.matches.push(found);
+            }
+            self.next_line =
+                (start > top && self.matches.len() < MAX_MATCHES).then(|| Line(start.0 - 1));
+            if started.elapsed() >= budget {
+                break;
+            }
+        }
+        let index = match (self.current, self.wanted) {
+            (None, _) if !self.matches.is_empty() => Some(0),
+            (_, Some(w)) if w < self.matches.len() => Some(w),
+            _ => None,
+        };
+        match index {
+            Some(index) => {
+                self.wanted = None;
+                self.current = Some(index);
+                self.show_current(term);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Step to the next older (`up`) or newer match, scrolling to it.
+    pub fn step<T: EventListener>(&mut self, term: &mut Term<T>, up: bool) {
+        let n = self.matches.len();
+        let Some(current) = self.current else { return };
+        let next = if up {
+            if current + 1 < n {
+                current + 1
+            } else if self.scanning() {
+                // Not found yet: go there once the scan has it.
+                self.wanted = Some(current + 1);
+                return;
+            } else {
+                0
+            }
+        } else if current == 0 {
+            n.saturating_sub(1)
+        } else {
+            current - 1
+        };
+        self.current = Some(next);
+        self.show_current(term);
+    }
+
+    /// Scroll so the current match is in view (centred when it was not).
+    fn show_current<T: EventListener>(&self, term: &mut Term<T>) {
+        let Some(found) = self.current_match() else {
+            return;
+        };
+        let rows = term.screen_lines() as i32;
+        let offset = term.grid().display_offset() as i32;
+        let line = found.start().line.0;
+        let (top, bottom) = (-offset, -offset + rows - 1);
+        if line >= top && found.end().line.0 <= bottom {
+            return;
+        }
+        let wanted = (rows / 2 - line).clamp(0, term.history_size() as i32);
+        term.scroll_display(Scroll::Delta(wanted - offset));
+    }
+
+    pub fn current_match(&self) -> Option<&Match> {
+        self.matches.get(self.current?)
+    }
+
+    /// "3/17", "3/17+" while scanning or capped, "no matches".
+    pub fn count_text(&self) -> String {
+        let more = if self.scanning() || self.matches.len() >= MAX_MATCHES {
+            "+"
+        } else {
+            ""
+        };
+        match self.current {
+            Some(i) => format!("{}/{}{more}", i + 1, self.matches.len()),
+            None if self.scanning() => "searching…".to_owned(),
+            None if self.query.is_empty() => String::new(),
+            None => "no matches".to_owned(),
+        }
+    }
+
+    /// The cells to highlight in the pane's view now.
+    pub fn highlights<T: EventListener>(&self, term: &Term<T>) -> Vec<Highlight> {
+        let offset = term.grid().display_offset() as i32;
+        let rows = term.screen_lines() as i32;
+        let cols = term.columns();
+        let (top, bottom) = (-offset, -offset + rows - 1);
+        let mut out = Vec::new();
+        for (index, found) in self.matches.iter().enumerate() {
+            let (start, end) = (*found.start(), *found.end());
+            // Newest first: once a match ends above the view, all the
+            // rest do too.
+            if end.line.0 < top {
+                break;
+            }
+            if start.line.0 > bottom {
+                continue;
+            }
+            let end = expand_wide(term, end);
+            for line in start.line.0.max(top)..=end.line.0.min(bottom) {
+                let first = if line == start.line.0 {
+                    start.column.0
+                } else {
+                    0
+                };
+                let last = if line == end.line.0 {
+                    end.column.0 + 1
+                } else {
+                    cols
+                };
+                out.push(Highlight {
+                    row: (line + offset) as usize,
+                    start_col: first,
+                    end_col: last.min(cols),
+                    current: Some(index) == self.current,
+                });
+            }
+        }
+        out
+    }
+
+    /// Make the current match the terminal's selection.
+    pub fn select_current<T: EventListener>(&self, term: &mut Term<T>) -> bool {
+        let Some(found) = self.current_match() else {
+            return false;
+        };
+        let mut selection = Selection::new(
+            SelectionType::Simple,
+            *found.start(),
+            alacritty_terminal::index::Side::Left,
+        );
+        selection.update(
+            expand_wide(term, *found.end()),
+            alacritty_terminal::index::Side::Right,
+        );
+        term.selection = Some(selection);
+        true
+    }
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn wraps<T: EventListener>(term: &Term<T>, line: Line) -> bool {
+    let row = &term.grid()[line];
+    row[term.last_column()].flags.contains(Flags::WRAPLINE)
+}
+
+/// A match ending on a wide character ends on its spacer too.
+fn expand_wide<T: EventListener>(term: &Term<T>, point: Point) -> Point {
+    let cell = &term.grid()[point.line][point.column];
+    if cell.flags.contains(Flags::WIDE_CHAR) && point.column < term.last_column() {
+        return point.add(term, Boundary::None, 1);
+    }
+    point
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alacritty_terminal::event::VoidListener;
+
+    use alacritty_terminal::term::{Config, Term};
+    use alacritty_terminal::vte::ansi::Processor;
+
+    fn term_with(text: &str, history: usize) -> Term<VoidListener> {
+        let size = crate::GridSize::new(20, 5);
+        let config = Config {
+            scrolling_history: history,
+            ..Config::default()
+        };
+        let mut term = Term::new(config, &size, VoidListener);
+        let mut parser: Processor = Processor::new();
+        parser.advance(&mut term, text.as_bytes());
+        term
+    }
+
+    fn run(search: &mut Search, term: &mut Term<VoidListener>) {
+        while search.scanning() {
+            search.scan(term, SCAN_BUDGET);
+        }
+    }
+
+    #[test]
+    fn finds_matches_newest_first_and_counts_them() {
+        let mut text = String::new();
+        for i in 0..200 {
+            text.push_str(&format!("line {i}\r\n"));
+        }
+        let mut term = term_with(&text, 1000);
+        let mut search = Search::new();
+        search.query = "line 1".into();
+        search.restart(&term);
+        run(&mut search, &mut term);
+        // line 1, 10–19, 100–199.
+        assert_eq!(search.count_text(), "1/111");
+        let newest = search.current_match().unwrap();
+        assert_eq!(
+            term.bounds_to_string(*newest.start(), *newest.end()),
+            "line 1"
+        );
+        search.step(&mut term, true);
+        assert_eq!(search.count_text(), "2/111");
+        search.step(&mut term, false);
+        search.step(&mut term, false);
+        assert_eq!(search.count_text(), "111/111", "wraps to the oldest");
+        // Shown: the view scrolled up to "line 1".
+        assert!(term.grid().display_offset() > 0);
+        assert!(!search.highlights(&term).is_empty());
+    }
+
+    #[test]
+    fn smart_case_plain_text_and_regex() {
+        let mut term = term_with("Foo foo f.o\r\n", 10);
+        let mut search = Search::new();
+        search.query = "foo".into();
+        search.restart(&term);
+        run(&mut search, &mut term);
+        assert_eq!(search.count_text(), "1/2");
+        search.query = "Foo".into();
+        search.restart(&term);
+        run(&mut search, &mut term);
+        assert_eq!(search.count_text(), "1/1");
+        search.query = "f.o".into();
+        search.restart(&term);
+        run(&mut search, &mut term);
+        assert_eq!(search.count_text(), "1/1", "plain: the dot is a dot");
+        search.toggle_kind(&term);
+        run(&mut search, &mut term);
+        assert_eq!(search.count_text(), "1/3");
+        search.query = "(".into();
+        search.restart(&term);
+        assert!(search.error.is_some());
+    }
+
+    #[test]
+    fn matches_cross_wrapped_lines_and_wide_characters() {
+        // 20 columns: "abcdefghijklmnopqrst" wraps before "uv".
+        let mut term = term_with("xxxxxxxxxxxxxxxxxxtu你好v\r\n", 10);
+        let mut search = Search::new();
+        search.query = "tu你好v".into();
+        search.restart(&term);
+        run(&mut search, &mut term);
+        assert_eq!(search.count_text(), "1/1");
+        let lit = search.highlights(&term);
+        assert_eq!(lit.len(), 2, "two rows: {lit:?}");
+        assert_eq!((lit[0].start_col, lit[0].end_col), (18, 20));
+        assert_eq!(
+            (lit[1].start_col, lit[1].end_col),
+            (0, 5),
+            "both halves of each wide char"
+        );
+        assert!(search.select_current(&mut term));
+        assert_eq!(term.selection_to_string().as_deref(), Some("tu你好v"));
+    }
+
+    #[test]
+    fn a_long_history_is_scanned_in_slices() {
+        let mut text = String::new();
+        text.push_str("needle\r\n");
+        for _ in 0..60_000 {
+            text.push_str("hay\r\n");
+        }
+        let mut term = term_with(&text, 100_000);
+        let mut search = Search::new();
+        search.query = "needle".into();
+        search.restart(&term);
+        let mut slices = 0;
+        while search.scanning() {
+            search.scan(&mut term, Duration::ZERO);
+            slices += 1;
+        }
+        assert!(slices > 10, "one slice did it all: {slices}");
+        assert_eq!(search.count_text(), "1/1");
+    }
+
+    /// The figure for the report: a whole scan of 100k lines, and the
+    /// longest any one slice held the terminal.
+    #[test]
+    fn a_scan_of_100k_lines_stays_within_its_budget_per_slice() {
+        let mut text = String::from("needle at the top\r\n");
+        for i in 0..100_000 {
+            text.push_str(&format!("{i} output\r\n"));
+        }
+        let mut term = term_with(&text, 100_010);
+        let mut search = Search::new();
+        search.query = "needle".into();
+        search.restart(&term);
+        let started = Instant::now();
+        let (mut slices, mut longest) = (0, Duration::ZERO);
+        while search.scanning() {
+            let slice = Instant::now();
+            search.scan(&mut term, SCAN_BUDGET);
+            longest = longest.max(slice.elapsed());
+            slices += 1;
+        }
+        let total = started.elapsed();
+        eprintln!("search: 100k lines in {total:?}, {slices} slices, longest {longest:?}");
+        assert_eq!(search.count_text(), "1/1");
+        // A slice may overrun its budget by one step of lines at most.
+        assert!(
+            longest < SCAN_BUDGET * 10,
+            "a slice held the terminal {longest:?}"
+        );
+    }
+}

@@ -1,0 +1,120 @@
+//! The search bar (Ctrl+Shift+F, Cmd+F): keys while it is open, the
+//! budgeted scan each frame, and the bar itself on the pane's last row.
+
+use render::{Color, NamedColor, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
+
+use super::keyboard::Translated;
+use super::search::{QueryKind, Search, SCAN_BUDGET};
+use super::App;
+use crate::input::{Key, KeyAction};
+
+/// Background of the bar: set apart from the terminal under it.
+const BAR_BACKGROUND: Rgb = Rgb::new(0x28, 0x2c, 0x34);
+
+impl App {
+    /// Open the focused pane's search bar (it keeps its last query).
+    pub(super) fn open_search(&mut self) {
+        let Some(t) = &mut self.terminal else { return };
+        let pane = t.workspace.focused_mut();
+        if pane.search.is_none() {
+            pane.search = Some(Search::new());
+        }
+        pane.touch();
+    }
+
+    /// A key while the bar is open; returns whether it took the key.
+    pub(super) fn search_key(&mut self, translated: &Translated) -> bool {
+        let Some(t) = &mut self.terminal else {
+            return false;
+        };
+        let pane = t.workspace.focused_mut();
+        let Some(search) = pane.search.as_mut() else {
+            return false;
+        };
+        let mut term = pane.session.terminal().lock();
+        match translated {
+            Translated::Text(text) => {
+                search.query.push_str(text);
+                search.restart(&term);
+            }
+            Translated::Key(key) if key.action == KeyAction::Release => return true,
+            Translated::Key(key) => match &key.key {
+                Key::Escape => {
+                    drop(term);
+                    pane.search = None;
+                }
+                Key::Enter => search.step(&mut term, !key.mods.shift),
+                Key::Tab => {
+                    search.select_current(&mut term);
+                    drop(term);
+                    pane.search = None;
+                }
+                Key::Backspace => {
+                    search.query.pop();
+                    search.restart(&term);
+                }
+                Key::Char('r') | Key::Char('R') if key.mods.alt => search.toggle_kind(&term),
+                Key::Char(c) if !key.mods.ctrl && !key.mods.logo && !key.mods.alt => {
+                    search.query.push(*c);
+                    search.restart(&term);
+                }
+                // Anything else (arrows, F-keys) does nothing while searching.
+                _ => {}
+            },
+        }
+        pane.touch();
+        t.display.window.request_redraw();
+        true
+    }
+}
+
+/// Scan the focused pane's history a slice further (from the start when
+/// output arrived since, `output` being the pane's count of bytes read);
+/// returns whether the scan goes on (another frame is wanted).
+pub(super) fn scan(search: &mut Search, term: &mut crate::session::Terminal, output: u64) -> bool {
+    if search.seen_output.is_some_and(|seen| seen != output) {
+        search.restart(term);
+    }
+    search.seen_output = Some(output);
+    if search.scanning() {
+        search.scan(term, SCAN_BUDGET);
+    }
+    search.scanning()
+}
+
+/// The bar on the last row of the pane at `rect`.
+pub(super) fn bar_layer(search: &Search, rect: render::CellRect) -> OverlayLayer {
+    let kind = match search.kind {
+        QueryKind::Plain => "text",
+        QueryKind::Regex => "regex",
+    };
+    let fg = Color::Named(NamedColor::Foreground);
+    let dim = Color::Named(NamedColor::BrightBlack);
+    let mut spans = vec![
+        Span::new(format!(" find {kind}: "), dim),
+        Span::new(format!("{}▏", search.query), fg),
+        Span::new(format!("  {}", search.count_text()), fg),
+    ];
+    if let Some(error) = &search.error {
+        spans.push(Span::new(
+            format!("  {error}"),
+            Color::Named(NamedColor::Red),
+        ));
+    }
+    spans.push(Span::new(
+        "  Enter ↑ · Shift+Enter ↓ · Alt+R regex · Tab select · Esc",
+        dim,
+    ));
+    OverlayLayer {
+        rect: OverlayRect::Cells {
+            col: rect.col,
+            row: rect.row + rect.rows.saturating_sub(1),
+            cols: rect.cols.max(1),
+            rows: 1,
+        },
+        background: Color::Rgb(BAR_BACKGROUND),
+        border: None,
+        padding_px: 0,
+        lines: vec![StyledLine::new(spans)],
+    }
+}
