@@ -13,6 +13,7 @@ use crate::policy;
 use crate::process::BackgroundTable;
 use crate::run_tag::RunTag;
 use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
+use crate::source::{ToolRef, ToolSource};
 use crate::tool::{Effect, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
@@ -54,6 +55,8 @@ pub struct Registry {
     writable: Arc<Vec<PathBuf>>,
     /// What the kernel offers (probed once per process unless pinned).
     support: Support,
+    /// Tools known only at run time (MCP servers).
+    source: Option<Arc<dyn ToolSource>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -85,7 +88,15 @@ impl Registry {
             writable: Arc::new(config.sandbox.writable.clone()),
             sandbox: config.sandbox,
             support: sandbox::support().clone(),
+            source: None,
         }
+    }
+
+    /// Adds tools known only at run time (MCP servers). Its names never
+    /// shadow a built-in tool's.
+    pub fn with_source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// Pins what the kernel is taken to offer, instead of the probe's
@@ -100,22 +111,27 @@ impl Registry {
         &self.workspace
     }
 
-    /// Specs of every tool, for advertising to the model.
+    /// Specs of every built-in tool, for advertising to the model (a
+    /// source's tools are declared by whoever owns the source).
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools.iter().map(|t| t.spec()).collect()
     }
 
-    /// Names of every tool.
-    pub fn names(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.name()).collect()
+    /// Names of every tool, a source's included.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tools.iter().map(|t| t.name().to_string()).collect();
+        if let Some(source) = &self.source {
+            names.extend(source.names());
+        }
+        names
     }
 
     /// The tool with this name.
-    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.tools
-            .iter()
-            .find(|t| t.name() == name)
-            .map(|t| t.as_ref())
+    pub fn get(&self, name: &str) -> Option<ToolRef<'_>> {
+        if let Some(own) = self.tools.iter().find(|t| t.name() == name) {
+            return Some(ToolRef::Own(own.as_ref()));
+        }
+        self.source.as_ref()?.tool(name).map(ToolRef::Shared)
     }
 
     /// What a call would do, or why its arguments are unusable.
@@ -323,5 +339,11 @@ pub fn footprint_of(effect: &Effect, ws: &Workspace) -> Footprint {
             Footprint::Accesses(vec![Access::Network { mutating: true }])
         }
         Effect::OwnProcess => Footprint::Accesses(vec![Access::Process]),
+        // A tool that is trusted to only read may run beside other reads;
+        // anything else on a server koi cannot see into runs alone.
+        Effect::Mcp(call) if call.trusted_read_only() => {
+            Footprint::Accesses(vec![Access::Network { mutating: false }])
+        }
+        Effect::Mcp(_) => Footprint::Exclusive,
     }
 }

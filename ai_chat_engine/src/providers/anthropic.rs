@@ -166,8 +166,8 @@ pub(crate) fn body(req: &Request<'_>) -> String {
             .tools
             .iter()
             .map(|t| ToolJson {
-                name: t.name,
-                description: t.description,
+                name: &t.name,
+                description: &t.description,
                 input_schema: &t.input_schema,
             })
             .collect(),
