@@ -101,8 +101,8 @@ impl McpCall {
             _ => "",
         };
         unicode::visible(&format!(
-            "calls a tool of MCP server {:?}, a program koi cannot see into{hint}\nserver: {}\ntool: {}\narguments: {}",
-            self.server, self.server, self.tool, self.arguments
+            "calls a tool of MCP server {:?}, a program koi cannot see into{hint}",
+            self.server
         ))
     }
 }
