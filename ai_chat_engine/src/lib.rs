@@ -50,6 +50,7 @@ mod emitter;
 mod engine;
 pub mod fork;
 pub mod masking;
+mod mcp_tools;
 mod model_client;
 mod preview;
 mod provider_kind;

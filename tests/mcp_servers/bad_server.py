@@ -9,9 +9,11 @@ Modes (first argument):
   crash     exits as soon as initialize is answered
   changing  `grow` adds a tool and sends notifications/tools/list_changed
   paged     tools/list in pages of one tool each
+  slow      answers initialize after 1.5 s, then behaves
 """
 import json
 import sys
+import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "garbage"
 tools = [
@@ -42,6 +44,8 @@ for line in sys.stdin:
     if mode == "silent" or mid is None:
         continue
     if method == "initialize":
+        if mode == "slow":
+            time.sleep(1.5)
         answer(mid, {"protocolVersion": msg["params"]["protocolVersion"],
                      "capabilities": {"tools": {"listChanged": True}},
                      "serverInfo": {"name": "bad-" + mode, "version": "1"}})
@@ -65,8 +69,8 @@ for line in sys.stdin:
         elif name == "grow":
             tools.append({"name": "new_tool_%d" % len(tools), "description": "grown",
                           "inputSchema": {"type": "object"}})
-            answer(mid, {"content": [{"type": "text", "text": "grown"}]})
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            answer(mid, {"content": [{"type": "text", "text": "grown"}]})
         else:
             answer(mid, {"content": [{"type": "text", "text": "ok"}]})
     else:

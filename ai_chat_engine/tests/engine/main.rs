@@ -10,6 +10,7 @@ mod cancel_approval;
 mod common;
 mod dialects;
 mod failures;
+mod mcp;
 mod panics;
 mod recovery;
 mod robustness;

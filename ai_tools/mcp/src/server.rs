@@ -32,6 +32,10 @@ pub const MAX_FAILURES: u32 = 3;
 /// it reads the start's own error rather than racing it.
 const START_WAIT_GRACE: Duration = Duration::from_millis(500);
 
+/// How long a call waits for a tool-list refresh it triggered: a list is
+/// one quick request, and the answer is already in hand.
+const REFRESH_WAIT: Duration = Duration::from_secs(5);
+
 /// Pages of `tools/list` read at most: a server that keeps handing out
 /// cursors cannot keep a start going forever.
 const MAX_PAGES: usize = 100;
@@ -142,6 +146,9 @@ pub struct Server {
     state: Mutex<State>,
     changed_state: Condvar,
     failures: AtomicU32,
+    /// Tool-list refreshes running (after `tools/list_changed`).
+    refreshing: Mutex<u32>,
+    refreshed: Condvar,
     /// The tools of the last successful list, kept across crashes so a
     /// call by name still reaches the restart.
     known: Mutex<Option<Arc<Vec<RemoteTool>>>>,
@@ -163,6 +170,8 @@ impl Server {
             state: Mutex::new(State::Idle),
             changed_state: Condvar::new(),
             failures: AtomicU32::new(0),
+            refreshing: Mutex::new(0),
+            refreshed: Condvar::new(),
             known: Mutex::new(None),
             on_change,
             me: me.clone(),
@@ -319,7 +328,21 @@ impl Server {
         if outcome.is_err() {
             (self.on_change)();
         }
+        // A call that changed the tool list (the notice came before the
+        // answer) returns once the new list is read, so the very next
+        // request can announce it.
+        self.wait_refreshed(REFRESH_WAIT);
         outcome
+    }
+
+    fn wait_refreshed(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let mut n = self.refreshing.lock();
+        while *n > 0 {
+            if self.refreshed.wait_until(&mut n, deadline).timed_out() {
+                return;
+            }
+        }
     }
 
     /// Ends the connection (koi is closing).
@@ -438,18 +461,28 @@ impl Server {
     /// thread (which must keep reading the answer).
     fn refresh_later(&self) {
         let Some(me) = self.me.upgrade() else { return };
-        let _ = std::thread::Builder::new()
+        *self.refreshing.lock() += 1;
+        let spawned = std::thread::Builder::new()
             .name("koi-mcp-list".into())
             .spawn(move || {
-                let session = match &*me.state.lock() {
-                    State::Ready(s) => Arc::clone(s),
-                    _ => return,
-                };
-                if let Ok(tools) = list_tools(&session.peer, me.config.startup_timeout) {
-                    *me.known.lock() = Some(Arc::new(tools));
-                    (me.on_change)();
-                }
+                me.refresh();
+                *me.refreshing.lock() -= 1;
+                me.refreshed.notify_all();
             });
+        if spawned.is_err() {
+            *self.refreshing.lock() -= 1;
+        }
+    }
+
+    fn refresh(&self) {
+        let session = match &*self.state.lock() {
+            State::Ready(s) => Arc::clone(s),
+            _ => return,
+        };
+        if let Ok(tools) = list_tools(&session.peer, self.config.startup_timeout) {
+            *self.known.lock() = Some(Arc::new(tools));
+            (self.on_change)();
+        }
     }
 }
 
