@@ -6,6 +6,7 @@
 //! passes the same policy and approval gate as a built-in tool.
 
 pub mod config;
+pub mod config_edit;
 pub mod error;
 mod http;
 pub mod hub;
