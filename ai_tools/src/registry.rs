@@ -14,7 +14,7 @@ use crate::process::BackgroundTable;
 use crate::run_tag::RunTag;
 use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::source::{ToolRef, ToolSource};
-use crate::tool::{Effect, Tool, ToolContext, ToolSpec};
+use crate::tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
 /// What a registry is built from.
@@ -243,6 +243,7 @@ impl Registry {
             background: self.background.clone(),
             memory_path: self.memory_path.clone(),
             sandbox: RunSandbox::plan(self.sandbox_status(), &self.writable, Level::ReadOnly),
+            progress: ProgressSink::default(),
         }
     }
 
@@ -267,6 +268,18 @@ impl Registry {
         cancel: &CancelToken,
         run_tag: RunTag,
     ) -> Result<ToolOutput, ToolError> {
+        self.run_reporting(name, args, cancel, run_tag, ProgressSink::default())
+    }
+
+    /// [`Registry::run_tagged`] with a place for the tool's progress.
+    pub fn run_reporting(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        cancel: &CancelToken,
+        run_tag: RunTag,
+        progress: ProgressSink,
+    ) -> Result<ToolOutput, ToolError> {
         let tool = self
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
@@ -276,6 +289,7 @@ impl Registry {
         }
         let mut ctx = self.context_tagged(cancel.clone(), run_tag);
         ctx.sandbox = self.plan(&effect);
+        ctx.progress = progress;
         // A bug in one tool fails that call, not the turn or the process.
         // Tools hold no state across calls that a panic could leave torn.
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.run(args, &ctx)));

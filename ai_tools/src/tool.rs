@@ -69,6 +69,41 @@ pub enum Effect {
     Mcp(crate::mcp_effect::McpCall),
 }
 
+/// Where a running tool reports how far along it is (an MCP server's
+/// progress notifications): the front end shows it as the call's live
+/// status; the model never sees it.
+#[derive(Clone, Default)]
+pub struct ProgressSink(Option<Arc<dyn Fn(String) + Send + Sync>>);
+
+impl ProgressSink {
+    /// A sink that hands each report to `f`.
+    pub fn new(f: impl Fn(String) + Send + Sync + 'static) -> Self {
+        ProgressSink(Some(Arc::new(f)))
+    }
+
+    /// Reports one status line (dropped when nobody listens).
+    pub fn report(&self, text: String) {
+        if let Some(f) = &self.0 {
+            f(text);
+        }
+    }
+
+    /// Whether anyone listens.
+    pub fn is_listening(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "ProgressSink(listening)"
+        } else {
+            "ProgressSink(none)"
+        })
+    }
+}
+
 /// Everything a running tool may use. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -90,6 +125,8 @@ pub struct ToolContext {
     /// records it before the run, so a later start can find strays of a
     /// crashed run).
     pub run_tag: RunTag,
+    /// Where progress goes (the call's live status).
+    pub progress: ProgressSink,
 }
 
 impl ToolContext {

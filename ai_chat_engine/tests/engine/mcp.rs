@@ -193,3 +193,74 @@ fn a_slow_server_never_delays_the_first_answer_and_is_announced_later() {
     assert!(!msgs.iter().any(|m| matches!(m, StreamMsg::Err(_))));
     server.finish();
 }
+
+#[test]
+fn progress_notifications_are_the_calls_live_status() {
+    let everything = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../tests/mcp_servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        everything.is_file(),
+        "run `source scripts/deps && koi_install_mcp_servers`"
+    );
+    let server = FakeProvider::start([
+        ChatStream::new()
+            .tool_call(
+                "p1",
+                "mcp__everything__trigger-long-running-operation",
+                r#"{"duration":0.6,"steps":3}"#,
+            )
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("done").stop().reply(),
+    ]);
+    let (ws, data, cfg) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let toml = format!(
+        "[mcp.servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\n",
+        everything.to_str().unwrap()
+    );
+    let hub = Hub::new(
+        &McpConfig::from_toml_str(&toml).unwrap(),
+        HubEnv {
+            workspace: ws.path().to_path_buf(),
+            secret_env_vars: Vec::new(),
+        },
+    );
+    let registry = Registry::standard(RegistryConfig::new(Workspace::new(ws.path()).unwrap()))
+        .with_source(hub.clone());
+    let mut opts = options(data.path(), cfg.path());
+    opts.mode = Some(Mode::Bypass);
+    opts.mcp = Some(hub.clone());
+    let engine = Engine::new(
+        config(&server, ProviderKind::OpenAi),
+        Arc::new(registry),
+        opts,
+    )
+    .unwrap();
+    hub.wait_started(Duration::from_secs(30));
+    let conv = engine.new_conversation();
+    let msgs = run(&engine, &conv, "run the long operation");
+    assert!(is_done(&msgs), "{msgs:?}");
+    let steps: Vec<String> = msgs
+        .iter()
+        .filter_map(|m| match m {
+            StreamMsg::ToolStart { .. } => Some("start".to_string()),
+            StreamMsg::ToolProgress { id, text } if id == "p1" => Some(text.clone()),
+            StreamMsg::ToolDone { .. } => Some("done".to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(steps, ["start", "1/3", "2/3", "3/3", "done"]);
+    // Progress is for the user only: the model's history has the result.
+    let second = server.requests()[1].body_str();
+    assert!(!second.contains("1/3"), "{second}");
+    assert!(
+        second.contains("Long running operation completed"),
+        "{second}"
+    );
+    server.finish();
+}

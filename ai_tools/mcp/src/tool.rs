@@ -72,7 +72,11 @@ fn run_call(
     let Some(s) = hub.server(server) else {
         return Err(ToolError::Failed(format!("no MCP server named {server:?}")));
     };
-    let outcome = s.call(tool, object_or_empty(args), &ctx.cancel, None);
+    let progress = ctx.progress.clone();
+    let on_progress: Option<Box<dyn Fn(crate::Progress) + Send + Sync>> = progress
+        .is_listening()
+        .then(|| Box::new(move |p: crate::Progress| progress.report(p.to_string())) as _);
+    let outcome = s.call(tool, object_or_empty(args), &ctx.cancel, on_progress);
     match outcome {
         Ok(result) => crate::result::to_output(server, tool, &result),
         Err(McpError::Cancelled) => Err(ToolError::Cancelled),
