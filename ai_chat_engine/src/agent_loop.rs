@@ -284,6 +284,7 @@ impl Agent {
                 Message::Environment(text.clone()),
                 Entry::Environment { text },
             );
+            crate::project_instructions::start(conv, &cwd, config_dir);
         } else if let Some(note) = note {
             push_notice(conv, &note);
         }

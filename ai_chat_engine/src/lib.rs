@@ -34,6 +34,7 @@ pub mod config;
 pub mod context;
 pub mod message;
 pub mod probe;
+pub mod project_instructions;
 pub mod prompt;
 pub mod recovery;
 pub mod session_list;

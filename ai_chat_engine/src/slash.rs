@@ -21,6 +21,9 @@ pub enum SlashCommand {
     Mode(Option<String>),
     /// `/status`: model, mode, tokens used and the cached fraction.
     Status,
+    /// `/init`: have the model draft an AGENTS.md for the project (the
+    /// write goes through the normal approval).
+    Init,
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -48,6 +51,7 @@ impl SlashCommand {
             "/model" => SlashCommand::Model(arg),
             "/mode" => SlashCommand::Mode(arg),
             "/status" => SlashCommand::Status,
+            "/init" => SlashCommand::Init,
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -73,6 +77,7 @@ mod tests {
             ("/mode", Mode(None)),
             ("/mode plan", Mode(Some("plan".into()))),
             ("/status", Status),
+            ("/init", Init),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

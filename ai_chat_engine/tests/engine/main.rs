@@ -5,6 +5,7 @@
 // Test helpers outside #[test] fns: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+mod agents_md;
 mod cache;
 mod cancel_approval;
 mod common;

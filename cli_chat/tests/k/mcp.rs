@@ -195,3 +195,28 @@ fn a_question_declares_mcp_call_when_a_server_is_configured() {
     );
     server.finish();
 }
+
+#[test]
+fn config_shows_which_agents_md_files_apply() {
+    let home = Home::new(None);
+    let run = home.run(&["config", "--json"], None);
+    let row = |run: &crate::common::Run| {
+        run.events()[0]["config"]["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"] == "agents_md")
+            .unwrap()["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(row(&run), "none");
+    std::fs::write(home.config_dir().join("AGENTS.md"), "global").unwrap();
+    std::fs::write(home.ws().join("AGENTS.md"), "here!").unwrap();
+    let run = home.run(&["config", "--json"], None);
+    let value = row(&run);
+    let global = home.config_dir().join("AGENTS.md").display().to_string();
+    let here = home.ws().canonicalize().unwrap().join("AGENTS.md").display().to_string();
+    assert_eq!(value, format!("{global} (6 bytes), {here} (5 bytes)"));
+}

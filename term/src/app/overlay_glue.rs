@@ -165,7 +165,12 @@ impl Ctx<'_> {
                         format!(" · tokens in {input} ({pct}% cached) out {output}")
                     },
                 );
-                self.overlay.notice(format!("{status}{sandbox}{usage}"));
+                let agents = ai_chat_engine::project_instructions::provenance(
+                    &self.workspace,
+                    ai_chat_engine::config::config_dir().as_deref(),
+                );
+                self.overlay
+                    .notice(format!("{status}{sandbox}{usage} · AGENTS.md: {agents}"));
             }
             SlashCommand::Model(Some(name)) => {
                 match self.assistant.set_model(&name, &self.workspace) {
@@ -208,7 +213,7 @@ impl Ctx<'_> {
                 Err(e) => self.overlay.error(e),
             },
             SlashCommand::Exit => self.overlay.close(),
-            SlashCommand::Help | SlashCommand::Unknown(_) => {}
+            SlashCommand::Help | SlashCommand::Init | SlashCommand::Unknown(_) => {}
         }
         self.refresh_status();
     }
