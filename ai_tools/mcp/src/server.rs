@@ -316,8 +316,11 @@ impl Server {
             Ok(_) | Err(McpError::Rpc { .. }) | Err(McpError::Cancelled) => {
                 self.failures.store(0, Ordering::Relaxed);
             }
-            Err(McpError::Timeout { .. }) => {
-                // A server that does not answer in time is taken as hung.
+            Err(McpError::Timeout { .. } | McpError::Gone(_)) => {
+                // A server that does not answer in time is taken as hung;
+                // one that went away (an HTTP endpoint refusing, a dead
+                // child) is left for good. Either way the next use starts
+                // a new connection.
                 session.peer.shutdown();
                 self.failures.fetch_add(1, Ordering::Relaxed);
             }

@@ -275,7 +275,10 @@ impl Drop for Spawned {
 }
 
 fn everything_http() -> (Spawned, String) {
-    let port = free_port();
+    everything_http_on(free_port())
+}
+
+fn everything_http_on(port: u16) -> (Spawned, String) {
     let child = Command::new("node")
         .arg(reference("server-everything"))
         .arg("streamableHttp")
@@ -353,11 +356,22 @@ fn streamable_http_server_gone_is_an_error_then_restart() {
     server
         .call("echo", json!({"message": "1"}), &CancelToken::new(), None)
         .unwrap();
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
     drop(server_proc);
     let err = server
         .call("echo", json!({"message": "2"}), &CancelToken::new(), None)
         .unwrap_err();
     assert!(matches!(err, McpError::Gone(_)), "{err}");
+    // The endpoint comes back: the next use starts a new session.
+    let (_again, _) = everything_http_on(port);
+    let out = server
+        .call("echo", json!({"message": "3"}), &CancelToken::new(), None)
+        .unwrap();
+    assert!(out.to_string().contains("Echo: 3"), "{out}");
 }
 
 #[test]
