@@ -217,6 +217,12 @@ fn config_shows_which_agents_md_files_apply() {
     let run = home.run(&["config", "--json"], None);
     let value = row(&run);
     let global = home.config_dir().join("AGENTS.md").display().to_string();
-    let here = home.ws().canonicalize().unwrap().join("AGENTS.md").display().to_string();
+    let here = home
+        .ws()
+        .canonicalize()
+        .unwrap()
+        .join("AGENTS.md")
+        .display()
+        .to_string();
     assert_eq!(value, format!("{global} (6 bytes), {here} (5 bytes)"));
 }
