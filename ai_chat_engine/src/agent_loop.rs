@@ -54,6 +54,8 @@ pub(crate) struct Agent {
     pub runner: ToolRunner,
     pub system_prompt: String,
     pub specs: Vec<ToolSpec>,
+    /// MCP servers (their tools are fixed per conversation; see mcp_tools).
+    pub mcp: Option<std::sync::Arc<ai_mcp::Hub>>,
     pub settings: LoopSettings,
 }
 
@@ -160,8 +162,10 @@ impl Agent {
         if round == WRAP_UP_ROUND {
             push_notice(conv, WRAP_UP_NOTICE);
         }
+        crate::mcp_tools::announce(self.mcp.as_ref(), conv);
         self.maybe_compact(conv, cancel)?;
         let messages = conv.messages();
+        let tools = crate::mcp_tools::conversation_specs(&self.specs, &conv.context());
         let model = self.client.model();
         let mut text = String::new();
         let mut reasoning = String::new();
@@ -193,7 +197,10 @@ impl Agent {
                 }
                 Ok(())
             };
-            let req = self.request(&model, &self.system_prompt, &messages, true);
+            let req = Request {
+                tools: &tools,
+                ..self.request(&model, &self.system_prompt, &messages, true)
+            };
             self.client.step(&req, cancel, &mut on_delta)
         };
         if let Some(u) = result.usage {
@@ -287,6 +294,7 @@ impl Agent {
                 Message::Environment(text.clone()),
                 Entry::Environment { text },
             );
+            crate::project_instructions::start(conv, &cwd, config_dir);
         } else if let Some(note) = note {
             push_notice(conv, &note);
         }

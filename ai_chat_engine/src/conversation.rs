@@ -314,6 +314,16 @@ impl Conversation {
         st.record(entry);
     }
 
+    /// Appends a notice and the context it brought (the log records the
+    /// context after the notice, so a resume knows what was told).
+    pub(crate) fn notice_with_context(&self, text: String, context: ConversationContext) {
+        let mut st = self.lock();
+        st.messages.push(Message::Notice(text.clone()));
+        st.record(Entry::Notice { text });
+        st.record(Entry::Context(context.clone()));
+        st.context = context;
+    }
+
     /// Appends a tool result to history and log.
     pub(crate) fn push_result(&self, call: &ToolCall, content: String, full: String, err: bool) {
         self.lock().push_result(call, content, full, err);
@@ -341,6 +351,11 @@ impl Conversation {
     /// Creates the session file (under its lock) on the first turn.
     pub(crate) fn ensure_log(&self, origin: Origin) {
         let mut st = self.lock();
+        if matches!(st.sink, Sink::Off) && st.messages.is_empty() {
+            // Not saved, but its tool list is still fixed from now on.
+            st.context = origin.context;
+            return;
+        }
         let Sink::Pending(dir) = &st.sink else {
             return;
         };

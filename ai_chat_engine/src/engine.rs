@@ -47,6 +47,10 @@ pub struct EngineOptions {
     pub waker: Option<Waker>,
     /// Pause between the demo provider's words (0 in tests).
     pub demo_word_delay: Duration,
+    /// The MCP servers whose tools the registry lends out (its source):
+    /// started in the background here, declared and announced per
+    /// conversation.
+    pub mcp: Option<Arc<ai_mcp::Hub>>,
 }
 
 impl Default for EngineOptions {
@@ -63,6 +67,7 @@ impl Default for EngineOptions {
             waker: None,
             // A visible but quick typing effect for the scripted demo.
             demo_word_delay: Duration::from_millis(12),
+            mcp: None,
         }
     }
 }
@@ -146,7 +151,10 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
         let system_prompt = system_prompt(options.config_dir.as_deref());
-        let specs = registry.specs();
+        let specs = crate::mcp_tools::base_specs(registry.specs(), options.mcp.as_ref());
+        if let Some(hub) = &options.mcp {
+            hub.start_all();
+        }
         let mode = options.mode.unwrap_or(cfg.approval_mode);
         let approval_timeout = options.approval_timeout.unwrap_or(cfg.approval_timeout);
         let sessions_dir = if !options.persist {
@@ -167,6 +175,7 @@ impl Engine {
             runner: ToolRunner::new(registry, mode, approval_timeout),
             system_prompt,
             specs,
+            mcp: options.mcp,
             settings: LoopSettings {
                 config_dir: options.config_dir,
                 generate_titles: options.generate_titles,
@@ -472,7 +481,8 @@ fn origin(agent: &Agent) -> Origin {
                 .to_string_lossy()
                 .into_owned(),
             tools: agent.specs.iter().map(|s| s.name.to_string()).collect(),
-            provider_blocks: Default::default(),
+            mcp_tools: crate::mcp_tools::declared_now(agent.mcp.as_ref()),
+            ..Default::default()
         },
     }
 }

@@ -27,6 +27,9 @@ pub enum SlashCommand {
     /// `/cd DIR`: work in DIR (the overlay names a directory when the
     /// terminal's is too broad to work in, such as `~` or `/`).
     Cd(Option<String>),
+    /// `/init`: have the model draft an AGENTS.md for the project (the
+    /// write goes through the normal approval).
+    Init,
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -56,6 +59,7 @@ impl SlashCommand {
             "/status" => SlashCommand::Status,
             "/cost" => SlashCommand::Cost,
             "/cd" => SlashCommand::Cd(arg),
+            "/init" => SlashCommand::Init,
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -84,6 +88,7 @@ mod tests {
             ("/cost", Cost),
             ("/cd ~/src/koi", Cd(Some("~/src/koi".into()))),
             ("/cd", Cd(None)),
+            ("/init", Init),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

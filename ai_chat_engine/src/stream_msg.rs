@@ -30,6 +30,14 @@ pub enum StreamMsg {
         /// The arguments, shortened to one line.
         args_preview: String,
     },
+    /// How far a running call is (an MCP server's progress): its live
+    /// status line until it finishes. Never sent to the model.
+    ToolProgress {
+        /// The provider's call id.
+        id: String,
+        /// One line, e.g. `3/10 indexing`.
+        text: String,
+    },
     /// A tool call finished.
     ToolDone {
         /// The provider's call id.

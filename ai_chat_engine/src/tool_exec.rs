@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ai_tools::run_tag::RunTag;
-use ai_tools::{policy, CancelToken, Decision, Mode, Proof, Registry, ToolError, ToolOutput};
+use ai_tools::{
+    policy, CancelToken, Decision, Mode, ProgressSink, Proof, Registry, ToolError, ToolOutput,
+};
 use crossbeam_channel::RecvTimeoutError;
 
 use crate::budgets::CANCEL_POLL;
@@ -332,6 +334,9 @@ impl Step<'_> {
             return Ok(());
         }
         let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<ToolOutput, ToolError>)>();
+        // Progress from the tool threads, sent on from this thread so the
+        // emitter stays here.
+        let (ptx, prx) = crossbeam_channel::unbounded::<(usize, String)>();
         let mut waiting = 0usize;
         let mut failure = None;
         let pending = self.pending;
@@ -358,10 +363,14 @@ impl Step<'_> {
             let name = call.name.clone();
             let token = self.cancel.clone();
             let tx = tx.clone();
+            let ptx = ptx.clone();
+            let progress = ProgressSink::new(move |text| {
+                let _ = ptx.send((i, text));
+            });
             let spawned = std::thread::Builder::new()
                 .name(format!("koi-tool-{name}"))
                 .spawn(move || {
-                    let r = registry.run_tagged(&name, &args, &token, tag);
+                    let r = registry.run_reporting(&name, &args, &token, tag, progress);
                     let _ = tx.send((i, r));
                 });
             match spawned {
@@ -369,9 +378,20 @@ impl Step<'_> {
                 Err(e) => self.settle(i, Err(ToolError::Failed(format!("could not start: {e}")))),
             }
         }
+        let forward = |em: &Emitter| {
+            for (i, text) in prx.try_iter() {
+                em.send(StreamMsg::ToolProgress {
+                    id: pending[i].call.id.clone(),
+                    text: preview(&text),
+                });
+            }
+        };
         while waiting > 0 {
+            forward(self.em);
             match rx.recv_timeout(CANCEL_POLL) {
                 Ok((i, r)) => {
+                    // Progress sent before the result is shown before it.
+                    forward(self.em);
                     waiting -= 1;
                     pause(Point::Ran);
                     if matches!(r, Err(ToolError::Cancelled)) {

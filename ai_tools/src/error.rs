@@ -11,7 +11,7 @@ pub enum ToolError {
     #[error("invalid arguments for {tool}: {message}")]
     BadArgs {
         /// Tool name.
-        tool: &'static str,
+        tool: String,
         /// What was wrong, e.g. the serde message.
         message: String,
     },

@@ -13,7 +13,8 @@ use crate::policy;
 use crate::process::BackgroundTable;
 use crate::run_tag::RunTag;
 use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
-use crate::tool::{Effect, Tool, ToolContext, ToolSpec};
+use crate::source::{ToolRef, ToolSource};
+use crate::tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
 /// What a registry is built from.
@@ -54,6 +55,8 @@ pub struct Registry {
     writable: Arc<Vec<PathBuf>>,
     /// What the kernel offers (probed once per process unless pinned).
     support: Support,
+    /// Tools known only at run time (MCP servers).
+    source: Option<Arc<dyn ToolSource>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -85,7 +88,15 @@ impl Registry {
             writable: Arc::new(config.sandbox.writable.clone()),
             sandbox: config.sandbox,
             support: sandbox::support().clone(),
+            source: None,
         }
+    }
+
+    /// Adds tools known only at run time (MCP servers). Its names never
+    /// shadow a built-in tool's.
+    pub fn with_source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// Pins what the kernel is taken to offer, instead of the probe's
@@ -100,22 +111,27 @@ impl Registry {
         &self.workspace
     }
 
-    /// Specs of every tool, for advertising to the model.
+    /// Specs of every built-in tool, for advertising to the model (a
+    /// source's tools are declared by whoever owns the source).
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools.iter().map(|t| t.spec()).collect()
     }
 
-    /// Names of every tool.
-    pub fn names(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.name()).collect()
+    /// Names of every tool, a source's included.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tools.iter().map(|t| t.name().to_string()).collect();
+        if let Some(source) = &self.source {
+            names.extend(source.names());
+        }
+        names
     }
 
     /// The tool with this name.
-    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.tools
-            .iter()
-            .find(|t| t.name() == name)
-            .map(|t| t.as_ref())
+    pub fn get(&self, name: &str) -> Option<ToolRef<'_>> {
+        if let Some(own) = self.tools.iter().find(|t| t.name() == name) {
+            return Some(ToolRef::Own(own.as_ref()));
+        }
+        self.source.as_ref()?.tool(name).map(ToolRef::Shared)
     }
 
     /// What a call would do, or why its arguments are unusable.
@@ -227,6 +243,7 @@ impl Registry {
             background: self.background.clone(),
             memory_path: self.memory_path.clone(),
             sandbox: RunSandbox::plan(self.sandbox_status(), &self.writable, Level::ReadOnly),
+            progress: ProgressSink::default(),
         }
     }
 
@@ -251,6 +268,18 @@ impl Registry {
         cancel: &CancelToken,
         run_tag: RunTag,
     ) -> Result<ToolOutput, ToolError> {
+        self.run_reporting(name, args, cancel, run_tag, ProgressSink::default())
+    }
+
+    /// [`Registry::run_tagged`] with a place for the tool's progress.
+    pub fn run_reporting(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        cancel: &CancelToken,
+        run_tag: RunTag,
+        progress: ProgressSink,
+    ) -> Result<ToolOutput, ToolError> {
         let tool = self
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
@@ -260,6 +289,7 @@ impl Registry {
         }
         let mut ctx = self.context_tagged(cancel.clone(), run_tag);
         ctx.sandbox = self.plan(&effect);
+        ctx.progress = progress;
         // A bug in one tool fails that call, not the turn or the process.
         // Tools hold no state across calls that a panic could leave torn.
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.run(args, &ctx)));
@@ -323,5 +353,11 @@ pub fn footprint_of(effect: &Effect, ws: &Workspace) -> Footprint {
             Footprint::Accesses(vec![Access::Network { mutating: true }])
         }
         Effect::OwnProcess => Footprint::Accesses(vec![Access::Process]),
+        // A tool that is trusted to only read may run beside other reads;
+        // anything else on a server koi cannot see into runs alone.
+        Effect::Mcp(call) if call.trusted_read_only() => {
+            Footprint::Accesses(vec![Access::Network { mutating: false }])
+        }
+        Effect::Mcp(_) => Footprint::Exclusive,
     }
 }

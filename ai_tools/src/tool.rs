@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cancel::CancelToken;
 use crate::error::ToolError;
@@ -22,13 +22,15 @@ pub const DEFAULT_OUTPUT_BUDGET: usize = 16_000;
 /// Room for a tool's own header and footer lines on top of its body budget.
 pub const HEADER_ALLOWANCE: usize = 1_000;
 
-/// What a tool advertises to the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What a tool advertises to the model. Owned: the tool list belongs to a
+/// conversation (MCP servers add names at run time), and a resumed
+/// conversation reads it back from its log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {
     /// The tool's name, as the model calls it.
-    pub name: &'static str,
+    pub name: String,
     /// What it does and when to use it.
-    pub description: &'static str,
+    pub description: String,
     /// JSON schema of its arguments object.
     pub input_schema: serde_json::Value,
 }
@@ -63,6 +65,43 @@ pub enum Effect {
     },
     /// Polls or stops a background process this registry started.
     OwnProcess,
+    /// Calls a tool of an MCP server.
+    Mcp(crate::mcp_effect::McpCall),
+}
+
+/// Where a running tool reports how far along it is (an MCP server's
+/// progress notifications): the front end shows it as the call's live
+/// status; the model never sees it.
+#[derive(Clone, Default)]
+pub struct ProgressSink(Option<Arc<dyn Fn(String) + Send + Sync>>);
+
+impl ProgressSink {
+    /// A sink that hands each report to `f`.
+    pub fn new(f: impl Fn(String) + Send + Sync + 'static) -> Self {
+        ProgressSink(Some(Arc::new(f)))
+    }
+
+    /// Reports one status line (dropped when nobody listens).
+    pub fn report(&self, text: String) {
+        if let Some(f) = &self.0 {
+            f(text);
+        }
+    }
+
+    /// Whether anyone listens.
+    pub fn is_listening(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "ProgressSink(listening)"
+        } else {
+            "ProgressSink(none)"
+        })
+    }
 }
 
 /// Everything a running tool may use. Cheap to clone.
@@ -86,6 +125,8 @@ pub struct ToolContext {
     /// records it before the run, so a later start can find strays of a
     /// crashed run).
     pub run_tag: RunTag,
+    /// Where progress goes (the call's live status).
+    pub progress: ProgressSink,
 }
 
 impl ToolContext {
@@ -108,9 +149,9 @@ impl ToolContext {
 /// runtime.
 pub trait Tool: Send + Sync {
     /// The name the model calls it by.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// What it does, for the model.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// JSON schema of the arguments object.
     fn input_schema(&self) -> serde_json::Value;
     /// What this call would do, for the approval policy. Bad arguments are
@@ -135,8 +176,8 @@ pub trait Tool: Send + Sync {
     /// The advertised spec.
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: self.name(),
-            description: self.description(),
+            name: self.name().to_string(),
+            description: self.description().to_string(),
             input_schema: self.input_schema(),
         }
     }
@@ -145,7 +186,7 @@ pub trait Tool: Send + Sync {
 /// Parse a tool's typed arguments, turning serde's complaint into an error
 /// the model can read.
 pub fn parse_args<T: DeserializeOwned>(
-    tool: &'static str,
+    tool: &str,
     args: &serde_json::Value,
 ) -> Result<T, ToolError> {
     let args = match args {
@@ -154,13 +195,13 @@ pub fn parse_args<T: DeserializeOwned>(
         serde_json::Value::Object(_) => args.clone(),
         other => {
             return Err(ToolError::BadArgs {
-                tool,
+                tool: tool.to_string(),
                 message: format!("arguments must be a JSON object, not {other}"),
             })
         }
     };
     serde_json::from_value(args).map_err(|e| ToolError::BadArgs {
-        tool,
+        tool: tool.to_string(),
         message: e.to_string(),
     })
 }

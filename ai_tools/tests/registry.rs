@@ -18,7 +18,7 @@ fn registry() -> (tempfile::TempDir, Registry) {
 fn specs_are_complete_and_unique() {
     let (_dir, reg) = registry();
     let specs = reg.specs();
-    let mut names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+    let mut names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
     for expected in [
         "fs_read",
         "fs_list",

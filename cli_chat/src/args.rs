@@ -22,6 +22,8 @@ Examples:
   k sessions                            saved conversations (id, age, size, title)
   k config                              the effective settings and where each came from
   k policy check -- 'rm -rf build'      would this run, ask or be refused? (runs nothing)
+  k mcp list                            MCP servers: state, protocol, tools
+  k mcp add NAME -- CMD ARGS…           add a stdio MCP server (or --url URL)
   k --overlay                           inside koi: open the Cmd+L overlay
 
 By default `k` continues the latest conversation started in the current
@@ -137,6 +139,64 @@ pub enum Command {
         #[command(subcommand)]
         action: PolicyAction,
     },
+    /// MCP servers: list them (state, tools), add one, remove one.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
+}
+
+/// `k mcp …`.
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// Every configured server: whether it starts, its protocol, its tools.
+    List,
+    /// Add a server to the config file.
+    #[command(after_help = "\
+Examples:
+  k mcp add files -- npx -y @modelcontextprotocol/server-filesystem ~/notes
+  k mcp add files --trust annotations -- mcp-server-filesystem ~/notes
+  k mcp add remote --url https://mcp.example.test/mcp --bearer-token-env-var EXAMPLE_TOKEN")]
+    Add(McpAdd),
+    /// Remove a server from the config file.
+    Remove {
+        /// The server's name.
+        name: String,
+    },
+}
+
+/// `k mcp add` arguments.
+#[derive(Debug, Args)]
+pub struct McpAdd {
+    /// The server's name (letters, digits, '-', single '_').
+    pub name: String,
+    /// A Streamable HTTP endpoint instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// An HTTP header NAME=VALUE (with --url). Repeatable.
+    #[arg(long = "header", value_name = "NAME=VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// An env var holding a bearer token (with --url).
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub bearer_token_env_var: Option<String>,
+    /// An environment variable KEY=VALUE for the server (with a command). Repeatable.
+    #[arg(long = "env", value_name = "KEY=VALUE", conflicts_with = "url")]
+    pub env: Vec<String>,
+    /// How far to trust the server: none (every call asks) or annotations
+    /// (its read-only hints let read-only tools run unasked).
+    #[arg(long, value_name = "TRUST", default_value = "none", value_parser = parse_trust)]
+    pub trust: ai_tools::McpTrust,
+    /// The command and its arguments, after `--`.
+    #[arg(value_name = "COMMAND", last = true)]
+    pub command: Vec<String>,
+}
+
+fn parse_trust(s: &str) -> Result<ai_tools::McpTrust, String> {
+    match s {
+        "none" => Ok(ai_tools::McpTrust::None),
+        "annotations" => Ok(ai_tools::McpTrust::Annotations),
+        _ => Err(format!("unknown trust {s:?}; use none or annotations")),
+    }
 }
 
 /// `k policy …`.
@@ -236,5 +296,25 @@ mod tests {
             (vec!["c1".to_string()], vec!["c2".to_string()])
         );
         assert!(Cli::try_parse_from(["k", "--fork", "s", "--new"]).is_err());
+        let c = Cli::try_parse_from([
+            "k", "mcp", "add", "fs", "--env", "A=1", "--", "npx", "-y", "x",
+        ])
+        .unwrap();
+        let Some(Command::Mcp {
+            action: McpAction::Add(add),
+        }) = c.command
+        else {
+            panic!("not mcp add");
+        };
+        assert_eq!(
+            (add.name.as_str(), add.command.len(), add.env.len()),
+            ("fs", 3, 1)
+        );
+        assert!(
+            Cli::try_parse_from(["k", "mcp", "add", "r", "--url", "http://h", "--", "x"]).is_err()
+        );
+        assert!(
+            Cli::try_parse_from(["k", "mcp", "add", "r", "--trust", "all", "--", "x"]).is_err()
+        );
     }
 }

@@ -67,6 +67,16 @@ pub fn report(settings: &Settings, resolved: &ResolvedConfig, mode: Mode, why: &
         value: mode.to_string(),
         source: why.into(),
     });
+    if let Ok(cwd) = std::env::current_dir() {
+        values.push(Row {
+            key: "agents_md".into(),
+            value: ai_chat_engine::project_instructions::provenance(
+                &cwd,
+                ai_chat_engine::config::config_dir().as_deref(),
+            ),
+            source: "global, then repository root to here".into(),
+        });
+    }
     let data = ai_chat_engine::session_log::default_sessions_dir()
         .map(|d| d.display().to_string())
         .unwrap_or_else(|| "(none)".into());

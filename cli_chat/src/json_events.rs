@@ -60,6 +60,13 @@ pub enum Event {
         /// Arguments shortened to one line.
         args_preview: String,
     },
+    /// How far a running call is (an MCP server's progress).
+    ToolProgress {
+        /// Call id.
+        id: String,
+        /// One line.
+        text: String,
+    },
     /// A tool call finished.
     ToolDone {
         /// Call id.

@@ -28,6 +28,7 @@ pub mod conversation;
 pub mod exit;
 pub mod interrupt;
 pub mod json_events;
+pub mod mcp_cmd;
 pub mod oneshot;
 pub mod overlay;
 pub mod piped;
@@ -46,7 +47,7 @@ use ai_chat_engine::session_log;
 use ai_tools::Mode;
 use anyhow::Result;
 
-use crate::args::{Cli, Command, PolicyAction, PolicyCheck};
+use crate::args::{Cli, Command, McpAction, PolicyAction, PolicyCheck};
 use crate::exit::Exit;
 use crate::setup::Settings;
 
@@ -62,6 +63,7 @@ pub fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Policy {
             action: PolicyAction::Check(check),
         }) => policy_check(&cli, check),
+        Some(Command::Mcp { action }) => mcp(&cli, action),
         None => {
             let question = cli.question_text();
             let piped = oneshot::read_piped_stdin(&cli)?;
@@ -133,6 +135,23 @@ fn config(cli: &Cli) -> Result<Exit> {
     }
 }
 
+fn config_file(cli: &Cli) -> Option<std::path::PathBuf> {
+    cli.common
+        .config
+        .clone()
+        .or_else(ai_chat_engine::config::config_path)
+}
+
+fn mcp(cli: &Cli, action: &McpAction) -> Result<Exit> {
+    let file = config_file(cli);
+    let text = match action {
+        McpAction::List => mcp_cmd::list(file.as_deref(), cli.common.json)?,
+        McpAction::Add(a) => mcp_cmd::add(file, a)?,
+        McpAction::Remove { name } => mcp_cmd::remove(file, name)?,
+    };
+    print(&text)
+}
+
 fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
     let subject = policy_cmd::Subject::from_args(
         check.tool.as_deref(),
@@ -154,8 +173,19 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
             .unwrap_or_default();
         vec![configured]
     };
-    let registry =
+    let mut registry =
         policy_cmd::registry_here(settings.ai.sandbox_config(), cli.common.config.as_deref())?;
+    // An MCP tool is judged by its server's annotations and trust: start
+    // the servers (bounded by their startup timeouts) to read them.
+    let names_mcp = check.tool.as_deref().is_some_and(|t| t.starts_with("mcp"));
+    if names_mcp {
+        let ws = registry.workspace().root().to_path_buf();
+        if let Some(hub) = mcp_cmd::hub_for(config_file(cli).as_deref(), &ws, Vec::new())? {
+            hub.start_all();
+            hub.wait_started(std::time::Duration::from_secs(60));
+            registry = registry.with_source(hub);
+        }
+    }
     let mut text = String::new();
     for mode in modes {
         let v = policy_cmd::judge(&subject, mode, &registry);

@@ -194,6 +194,10 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 let line = format!("→ {name} {}", describe_args(args_preview));
                 self.note(&self.style.dim(escape_controls(line.trim_end()).as_ref()))
             }
+            Event::ToolProgress { text, .. } => {
+                let line = self.style.dim(&format!("  … {}", escape_controls(text)));
+                self.note(&line)
+            }
             Event::ToolDone { preview, .. } => {
                 let line = self.style.dim(&format!("← {}", escape_controls(preview)));
                 self.note(&line)

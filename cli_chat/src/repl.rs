@@ -39,8 +39,9 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /sessions        list saved conversations
   /model [NAME]    show or switch the model
   /mode [MODE]     show or switch the approval mode
-  /status          model, mode, session, tokens used and cached fraction
+  /status          model, mode, session, AGENTS.md files, tokens used and cached fraction
   /cost            this conversation's tokens, cache hits and (with prices) cost
+  /init            draft an AGENTS.md for this project (the write asks first)
   /exit            leave";
 
 struct Repl {
@@ -252,6 +253,7 @@ impl Repl {
             SlashCommand::Cd(_) => {
                 say!("k: /cd is for koi's panel; here, run k in the directory to work in")
             }
+            SlashCommand::Init => self.ask(ai_chat_engine::project_instructions::INIT_PROMPT),
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false
@@ -317,12 +319,16 @@ impl Repl {
             format!("{:.0}%", 100.0 * t.cached_input as f64 / t.input as f64)
         };
         format!(
-            "model: {} via {} ({})\nmode: {}\n{}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
+            "model: {} via {} ({})\nmode: {}\n{}\ninstructions: {}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
             self.engine.model(),
             cfg.provider,
             if cfg.base_url.is_empty() { "offline" } else { &cfg.base_url },
             self.engine.mode(),
             ai_tools::SandboxStatus::of(cfg.sandbox.mode),
+            ai_chat_engine::project_instructions::provenance(
+                &self.conv.cwd(),
+                ai_chat_engine::config::config_dir().as_deref()
+            ),
             self.conv.id(),
             self.conv
                 .title()

@@ -117,12 +117,21 @@ pub fn build_engine(
     tools.secret_env_vars = resolved.key_env_vars.clone();
     tools.sandbox = resolved.sandbox.clone();
     tools.memory_path = ai_chat_engine::config::config_dir().map(|d| d.join("MEMORY.md"));
+    let file = config_file
+        .map(std::path::Path::to_path_buf)
+        .or_else(ai_chat_engine::config::config_path);
+    let hub = crate::mcp_cmd::hub_for(file.as_deref(), &cwd, resolved.key_env_vars.clone())?;
+    let mut registry = Registry::standard(tools);
+    if let Some(hub) = &hub {
+        registry = registry.with_source(hub.clone());
+    }
     let options = EngineOptions {
         mode: Some(mode),
         generate_titles: front == Front::Repl,
+        mcp: hub,
         ..EngineOptions::default()
     };
-    Engine::with_resolved(resolved, Arc::new(Registry::standard(tools)), options)
+    Engine::with_resolved(resolved, Arc::new(registry), options)
         .context("cannot start the chat engine")
 }
 

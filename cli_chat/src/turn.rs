@@ -235,6 +235,7 @@ fn plain_event(msg: StreamMsg) -> Option<Event> {
             name,
             args_preview,
         },
+        StreamMsg::ToolProgress { id, text } => Event::ToolProgress { id, text },
         StreamMsg::ToolDone { id, result_preview } => Event::ToolDone {
             id,
             preview: result_preview,

@@ -273,8 +273,8 @@ pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
             .iter()
             .enumerate()
             .map(|(i, t)| ToolJson {
-                name: t.name,
-                description: t.description,
+                name: &t.name,
+                description: &t.description,
                 input_schema: &t.input_schema,
                 cache_control: (i == last_tool).then_some(EPHEMERAL),
             })

@@ -128,8 +128,8 @@ pub(crate) fn body(req: &Request<'_>) -> String {
             .map(|t| ToolJson {
                 kind: "function",
                 function: FunctionJson {
-                    name: t.name,
-                    description: t.description,
+                    name: &t.name,
+                    description: &t.description,
                     parameters: &t.input_schema,
                 },
             })

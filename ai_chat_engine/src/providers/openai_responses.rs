@@ -167,8 +167,8 @@ pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
             .iter()
             .map(|t| ToolJson {
                 kind: "function",
-                name: t.name,
-                description: t.description,
+                name: &t.name,
+                description: &t.description,
                 parameters: &t.input_schema,
                 strict: false,
             })

@@ -45,6 +45,15 @@ pub struct ConversationContext {
     /// Names of the tools offered to the model.
     #[serde(default)]
     pub tools: Vec<String>,
+    /// The MCP tools declared in the conversation's first request (sorted
+    /// by name): part of its `tools`, kept here so a resumed conversation
+    /// sends the same bytes whatever the servers offer now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_tools: Vec<ai_tools::ToolSpec>,
+    /// MCP tools told to the model in a notice since (exposed name to a
+    /// fingerprint of its spec), so each change is announced once.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mcp_announced: std::collections::BTreeMap<String, String>,
     /// Opaque provider state that must travel with the conversation
     /// (thinking signatures and the like), by provider name.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]

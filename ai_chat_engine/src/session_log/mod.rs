@@ -233,7 +233,7 @@ mod tests {
         let ctx = Entry::Context(ConversationContext {
             workspace: "/w".into(),
             tools: vec!["fs_read".into()],
-            provider_blocks: Default::default(),
+            ..Default::default()
         });
         let text = serde_json::to_string(&ctx).unwrap();
         assert!(text.contains(r#""type":"context""#), "{text}");

@@ -5,6 +5,7 @@
 // Test helpers outside #[test] fns: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+mod agents_md;
 mod breakpoints;
 mod cache;
 mod cancel_approval;
@@ -12,6 +13,7 @@ mod common;
 mod dialects;
 mod errors;
 mod failures;
+mod mcp;
 mod panics;
 mod recovery;
 mod robustness;

@@ -139,6 +139,7 @@ fn summarize(effect: &Effect, ws: &Workspace) -> String {
         Effect::NetworkRead { url } => format!("GET {}", unicode::visible(url)),
         Effect::NetworkWrite { method, url } => format!("{method} {}", unicode::visible(url)),
         Effect::OwnProcess => "manage a background process".into(),
+        Effect::Mcp(call) => call.summary(),
     }
 }
 
@@ -192,6 +193,8 @@ fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
             Class::SideEffect(format!("an HTTP {method} request may change remote state")),
         ),
         Effect::OwnProcess => (Floor::Clear, Class::ReadOnly),
+        Effect::Mcp(call) if call.trusted_read_only() => (Floor::Clear, Class::ReadOnly),
+        Effect::Mcp(call) => (Floor::Clear, Class::SideEffect(call.why())),
     }
 }
 

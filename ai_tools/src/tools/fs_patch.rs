@@ -121,7 +121,7 @@ impl Tool for FsPatch {
         let a: Args = parse_args(self.name(), args)?;
         if a.edits.is_empty() && a.append.is_none() {
             return Err(ToolError::BadArgs {
-                tool: "fs_patch",
+                tool: "fs_patch".into(),
                 message: "give `edits`, `append`, or both".into(),
             });
         }

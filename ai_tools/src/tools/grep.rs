@@ -83,7 +83,7 @@ impl Tool for GrepSearch {
             .case_insensitive(a.case_insensitive)
             .build(&a.pattern)
             .map_err(|e| ToolError::BadArgs {
-                tool: "grep_search",
+                tool: "grep_search".into(),
                 message: format!("bad pattern: {e}"),
             })?;
         let (mut walker, skipped) = safe_walker(&root, &ctx.workspace.display(&root))?;
@@ -91,11 +91,11 @@ impl Tool for GrepSearch {
         if let Some(glob) = &a.glob {
             let mut ob = ignore::overrides::OverrideBuilder::new(&root);
             ob.add(glob).map_err(|e| ToolError::BadArgs {
-                tool: "grep_search",
+                tool: "grep_search".into(),
                 message: format!("bad glob: {e}"),
             })?;
             let ov = ob.build().map_err(|e| ToolError::BadArgs {
-                tool: "grep_search",
+                tool: "grep_search".into(),
                 message: format!("bad glob: {e}"),
             })?;
             walker.overrides(ov);

@@ -100,12 +100,12 @@ fn not_a_read(
 
 fn check_url(url: &str) -> Result<reqwest::Url, ToolError> {
     let parsed = reqwest::Url::parse(url).map_err(|e| ToolError::BadArgs {
-        tool: "web",
+        tool: "web".into(),
         message: format!("bad url {url:?}: {e}"),
     })?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(ToolError::BadArgs {
-            tool: "web",
+            tool: "web".into(),
             message: format!(
                 "only http and https urls are supported, not {}",
                 parsed.scheme()
@@ -382,7 +382,7 @@ impl Tool for HttpRequest {
         let url = check_url(&a.url)?;
         let method = reqwest::Method::from_bytes(a.method.to_ascii_uppercase().as_bytes())
             .map_err(|_| ToolError::BadArgs {
-                tool: "http_request",
+                tool: "http_request".into(),
                 message: format!("bad method {:?}", a.method),
             })?;
         let r = send(method.clone(), url, &a.headers, a.body, &ctx.cancel)?;

@@ -167,17 +167,36 @@ impl Assistant {
             let workspace = Workspace::new(workspace)
                 .map_err(|e| format!("workspace {}: {e}", workspace.display()))?
                 .with_protected(self.config_path.clone());
+            let mcp = match &self.config_path {
+                Some(path) => ai_mcp::McpConfig::load_from(path).map_err(|e| e.to_string())?,
+                None => ai_mcp::McpConfig::default(),
+            };
+            // MCP servers start in the background; the first answer never
+            // waits for them.
+            let hub = (!mcp.servers.is_empty()).then(|| {
+                ai_mcp::Hub::new(
+                    &mcp,
+                    ai_mcp::HubEnv {
+                        workspace: workspace.root().to_path_buf(),
+                        secret_env_vars: resolved.key_env_vars.clone(),
+                    },
+                )
+            });
             let mut tools = RegistryConfig::new(workspace);
             tools.secret_env_vars = resolved.key_env_vars.clone();
             tools.sandbox = resolved.sandbox.clone();
+            let mut registry = Registry::standard(tools);
+            if let Some(hub) = &hub {
+                registry = registry.with_source(hub.clone());
+            }
             let options = EngineOptions {
                 waker: Some(self.waker.clone()),
                 data_dir: self.data_dir.clone(),
+                mcp: hub,
                 ..EngineOptions::default()
             };
-            let engine =
-                Engine::with_resolved(resolved, Arc::new(Registry::standard(tools)), options)
-                    .map_err(|e| e.to_string())?;
+            let engine = Engine::with_resolved(resolved, Arc::new(registry), options)
+                .map_err(|e| e.to_string())?;
             if is_broad(engine.workspace()) {
                 // Reads only, until the user names a directory (/cd).
                 engine.set_mode(Mode::Plan);

@@ -165,7 +165,12 @@ impl Ctx<'_> {
                         format!(" · tokens in {input} ({pct}% cached) out {output}")
                     },
                 );
-                self.overlay.notice(format!("{status}{sandbox}{usage}"));
+                let agents = ai_chat_engine::project_instructions::provenance(
+                    &self.workspace,
+                    ai_chat_engine::config::config_dir().as_deref(),
+                );
+                self.overlay
+                    .notice(format!("{status}{sandbox}{usage} · AGENTS.md: {agents}"));
             }
             SlashCommand::Cost => self.overlay.notice(self.assistant.usage_report()),
             SlashCommand::Model(Some(name)) => {
@@ -222,7 +227,7 @@ impl Ctx<'_> {
                 .overlay
                 .notice(format!("working in {}", self.workspace.display())),
             SlashCommand::Exit => self.overlay.close(),
-            SlashCommand::Help | SlashCommand::Unknown(_) => {}
+            SlashCommand::Help | SlashCommand::Init | SlashCommand::Unknown(_) => {}
         }
         self.refresh_status();
     }

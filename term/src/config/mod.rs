@@ -47,6 +47,8 @@ pub struct Config {
     pub keybindings: BTreeMap<String, String>,
     /// The assistant's settings, validated by the engine, not here.
     pub ai: Option<toml::Table>,
+    /// MCP servers (`[mcp.servers.NAME]`), validated by the MCP client.
+    pub mcp: Option<toml::Table>,
     /// The Cmd+L overlay's settings.
     pub overlay: Option<toml::Table>,
 }

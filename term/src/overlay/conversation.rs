@@ -72,6 +72,8 @@ pub struct Conversation {
     /// The line the last [`Conversation::view`] started at.
     view_start: usize,
     usage: Option<(u64, u64, u64)>,
+    /// The latest progress line of each running call, by call id.
+    progress: std::collections::HashMap<String, String>,
 }
 
 impl Conversation {
@@ -173,7 +175,18 @@ impl Conversation {
                 args: args_preview.clone(),
                 state: ToolState::Running,
             }),
+            StreamMsg::ToolProgress { id, text } => {
+                self.progress.insert(id.clone(), text.clone());
+                let at = self.blocks.iter().rposition(
+                    |b| matches!(b, Block::Tool { id: i, state: ToolState::Running, .. } if i == id),
+                );
+                match at {
+                    Some(i) => self.cache[i] = None,
+                    None => return false,
+                }
+            }
             StreamMsg::ToolDone { id, result_preview } => {
+                self.progress.remove(id);
                 self.finish_tool(id, ToolState::Done(result_preview.clone()));
             }
             StreamMsg::ToolFailed { id, error } => {
@@ -367,14 +380,23 @@ impl Conversation {
                 }
             }
             Block::Tool {
-                name, args, state, ..
+                id,
+                name,
+                args,
+                state,
             } => {
                 let spans = match state {
-                    ToolState::Running => vec![
-                        Span::new(format!("{} ", self.spinner_frame()), pal.warning),
-                        Span::new(format!("{name} "), pal.fg),
-                        Span::new(args.clone(), pal.dim),
-                    ],
+                    ToolState::Running => {
+                        let mut spans = vec![
+                            Span::new(format!("{} ", self.spinner_frame()), pal.warning),
+                            Span::new(format!("{name} "), pal.fg),
+                            Span::new(args.clone(), pal.dim),
+                        ];
+                        if let Some(p) = self.progress.get(id) {
+                            spans.push(Span::new(format!(" · {p}"), pal.warning));
+                        }
+                        spans
+                    }
                     ToolState::Done(preview) => vec![
                         Span::new("✓ ", pal.success),
                         Span::new(format!("{name} → "), pal.fg),

@@ -80,6 +80,38 @@ fn tool_start_then_done_or_failed() {
 }
 
 #[test]
+fn progress_is_the_running_tools_status_until_it_ends() {
+    let mut c = Conversation::new();
+    c.apply(&StreamMsg::ToolStart {
+        id: "m".into(),
+        name: "mcp__s__slow".into(),
+        args_preview: "{}".into(),
+    });
+    assert!(c.apply(&StreamMsg::ToolProgress {
+        id: "m".into(),
+        text: "2/5".into(),
+    }));
+    assert!(dump(&mut c, 60)[0].ends_with("mcp__s__slow {} · 2/5"));
+    c.apply(&StreamMsg::ToolProgress {
+        id: "m".into(),
+        text: "3/5".into(),
+    });
+    assert!(
+        dump(&mut c, 60)[0].ends_with("· 3/5"),
+        "the latest replaces the last"
+    );
+    assert!(!c.apply(&StreamMsg::ToolProgress {
+        id: "other".into(),
+        text: "1/2".into(),
+    }));
+    c.apply(&StreamMsg::ToolDone {
+        id: "m".into(),
+        result_preview: "done".into(),
+    });
+    assert_eq!(dump(&mut c, 60), ["✓ mcp__s__slow → done"]);
+}
+
+#[test]
 fn errors_cancel_and_reasoning_fold() {
     let mut c = Conversation::new();
     c.apply(&StreamMsg::Reasoning("think".into()));

@@ -48,7 +48,7 @@ const PAGE_LINES: isize = 10;
 pub const HELP: &str = "Enter send · Shift+Enter newline · Esc cancel/close · PgUp/PgDn scroll\n\
 Tab pick attachment · Ctrl+D toggle it · Ctrl+R reasoning · Ctrl+Y insert code\n\
 drag/double/triple-click select · Ctrl+Shift+C copy selection (or answer)\n\
-/new · /clear · /resume [id] · /fork [id] · /model [name] · /mode [name] · /cd DIR · /status · /cost · /help";
+/new · /clear · /resume [id] · /fork [id] · /model [name] · /mode [name] · /cd DIR · /status · /cost · /init · /help";
 
 /// What the app should do after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -400,6 +400,11 @@ impl Overlay {
                 SlashCommand::Unknown(unknown) => {
                     self.error(format!("unknown command {unknown} (try /help)"));
                     OverlayAction::Redraw
+                }
+                // A request like any other: the model writes the file
+                // through the normal approval.
+                SlashCommand::Init => {
+                    self.submit(ai_chat_engine::project_instructions::INIT_PROMPT.to_string())
                 }
                 cmd => {
                     if cmd == SlashCommand::Help {

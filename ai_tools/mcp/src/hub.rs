@@ -1,0 +1,217 @@
+//! Every configured server of one koi process, as one [`ToolSource`]: the
+//! registry finds `mcp__SERVER__TOOL` and `mcp_call` here, and the engine
+//! reads which tools are ready to declare or announce.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use ai_tools::{McpTrust, Tool, ToolSource, ToolSpec};
+
+use crate::config::McpConfig;
+use crate::naming::exposed_name;
+use crate::server::{Health, RemoteTool, Server};
+use crate::tool::{McpTool, MetaTool, META_TOOL};
+use crate::HubEnv;
+
+/// One tool of one server, under the name the model calls it by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// `mcp__SERVER__TOOL`.
+    pub exposed: String,
+    /// The server's name in the config.
+    pub server: String,
+    /// What the user trusts of it.
+    pub trust: McpTrust,
+    /// The tool as the server lists it.
+    pub tool: RemoteTool,
+}
+
+impl Entry {
+    /// The spec the model sees.
+    pub fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.exposed.clone(),
+            description: format!("[MCP server {}] {}", self.server, self.tool.description),
+            input_schema: self.tool.input_schema.clone(),
+        }
+    }
+}
+
+/// One line of `k mcp list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerStatus {
+    /// The server's name.
+    pub name: String,
+    /// The command line or URL.
+    pub target: String,
+    /// Where it is.
+    pub health: Health,
+    /// What the user trusts of it.
+    pub trust: McpTrust,
+    /// Its tools' names on the server, when known.
+    pub tools: Vec<String>,
+}
+
+/// The MCP servers of one process.
+pub struct Hub {
+    servers: BTreeMap<String, Arc<Server>>,
+    generation: Arc<AtomicU64>,
+    me: Weak<Hub>,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub")
+            .field("servers", &self.servers.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Hub {
+    /// A hub for these servers. Nothing starts until [`Hub::start_all`]
+    /// or a first call.
+    pub fn new(config: &McpConfig, env: HubEnv) -> Arc<Hub> {
+        let env = Arc::new(env);
+        let generation = Arc::new(AtomicU64::new(0));
+        let servers = config
+            .servers
+            .iter()
+            .map(|(name, cfg)| {
+                let g = Arc::clone(&generation);
+                let bump: Arc<dyn Fn() + Send + Sync> = Arc::new(move || {
+                    g.fetch_add(1, Ordering::Relaxed);
+                });
+                (
+                    name.clone(),
+                    Server::new(name.clone(), cfg.clone(), Arc::clone(&env), bump),
+                )
+            })
+            .collect();
+        Arc::new_cyclic(|me| Hub {
+            servers,
+            generation,
+            me: me.clone(),
+        })
+    }
+
+    /// Starts every enabled server in the background, in parallel. Never
+    /// waits: a slow server only misses the first request's tool list.
+    pub fn start_all(&self) {
+        self.servers.values().for_each(|s| s.start());
+    }
+
+    /// Waits until no server is starting, up to `limit` (for `k mcp list`
+    /// and tests; the engine never waits).
+    pub fn wait_started(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        for s in self.servers.values() {
+            s.wait_started(deadline.saturating_duration_since(Instant::now()));
+        }
+    }
+
+    /// Whether any server is enabled (then `mcp_call` is declared).
+    pub fn is_configured(&self) -> bool {
+        self.servers.values().any(|s| s.config.enabled)
+    }
+
+    /// Grows whenever a server starts, fails or changes its tools.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    /// A server by name.
+    pub fn server(&self, name: &str) -> Option<&Arc<Server>> {
+        self.servers.get(name)
+    }
+
+    fn entries(&self, tools: impl Fn(&Server) -> Option<Arc<Vec<RemoteTool>>>) -> Vec<Entry> {
+        let mut out: Vec<Entry> = Vec::new();
+        for (name, server) in &self.servers {
+            if !server.config.enabled {
+                continue;
+            }
+            for tool in tools(server).iter().flat_map(|t| t.iter()) {
+                out.push(Entry {
+                    exposed: exposed_name(name, &tool.name),
+                    server: name.clone(),
+                    trust: server.config.trust,
+                    tool: tool.clone(),
+                });
+            }
+        }
+        // Sorted by name; of two tools that got the same name (a hash
+        // collision), the first in (server, tool) order keeps it.
+        out.sort_by(|a, b| {
+            (&a.exposed, &a.server, &a.tool.name).cmp(&(&b.exposed, &b.server, &b.tool.name))
+        });
+        out.dedup_by(|a, b| a.exposed == b.exposed);
+        out
+    }
+
+    /// The tools of servers connected now, sorted by exposed name.
+    pub fn ready(&self) -> Vec<Entry> {
+        self.entries(Server::ready_tools)
+    }
+
+    /// The tools last listed by each server, connected or not: a call by
+    /// name still reaches a server that crashed (and restarts it).
+    pub fn known(&self) -> Vec<Entry> {
+        self.entries(Server::known_tools)
+    }
+
+    /// One line per configured server.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        self.servers
+            .iter()
+            .map(|(name, s)| ServerStatus {
+                name: name.clone(),
+                target: s.config.target(),
+                health: s.health(),
+                trust: s.config.trust,
+                tools: s
+                    .known_tools()
+                    .map(|t| t.iter().map(|t| t.name.clone()).collect())
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Ends every connection.
+    pub fn shutdown(&self) {
+        self.servers.values().for_each(|s| s.shutdown());
+    }
+
+    /// The spec of `mcp_call`: always the same bytes.
+    pub fn meta_spec() -> ToolSpec {
+        MetaTool::spec_static()
+    }
+}
+
+impl ToolSource for Hub {
+    fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        let hub = self.me.upgrade()?;
+        if name == META_TOOL {
+            return self
+                .is_configured()
+                .then(|| Arc::new(MetaTool { hub }) as Arc<dyn Tool>);
+        }
+        let entry = self.known().into_iter().find(|e| e.exposed == name)?;
+        Some(Arc::new(McpTool { hub, entry }))
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.known().into_iter().map(|e| e.exposed).collect();
+        if self.is_configured() {
+            names.push(META_TOOL.to_string());
+        }
+        names
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
