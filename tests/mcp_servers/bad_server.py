@@ -9,9 +9,11 @@ Modes (first argument):
   crash     exits as soon as initialize is answered
   changing  `grow` adds a tool and sends notifications/tools/list_changed
   paged     tools/list in pages of one tool each
-  slow      answers initialize after 1.5 s, then behaves
+  slow      answers initialize only once ./release exists (the test
+            decides when the server is ready), then behaves
 """
 import json
+import os
 import sys
 import time
 
@@ -45,7 +47,8 @@ for line in sys.stdin:
         continue
     if method == "initialize":
         if mode == "slow":
-            time.sleep(1.5)
+            while not os.path.exists("release"):
+                time.sleep(0.02)
         answer(mid, {"protocolVersion": msg["params"]["protocolVersion"],
                      "capabilities": {"tools": {"listChanged": True}},
                      "serverInfo": {"name": "bad-" + mode, "version": "1"}})

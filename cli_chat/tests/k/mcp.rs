@@ -172,15 +172,10 @@ fn a_question_declares_mcp_call_when_a_server_is_configured() {
     let bad = bad_server();
     let run = home.run(&["mcp", "add", "slow", "--", "python3", &bad, "slow"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let t = std::time::Instant::now();
+    // The server never answers initialize here (nothing creates its
+    // ./release), so the answer cannot have waited for it to be ready.
     let run = home.run(&["hello"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    // The server takes 1.5 s to start; the answer does not wait for it.
-    assert!(
-        t.elapsed() < std::time::Duration::from_millis(1400),
-        "{:?}",
-        t.elapsed()
-    );
     let body = server.requests()[0].json();
     let names: Vec<&str> = body["tools"]
         .as_array()
