@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 mod color;
+mod cpu_target;
 mod cursor;
 mod error;
 mod font;
@@ -59,6 +60,7 @@ mod surface;
 mod theme;
 
 pub use color::{Color, NamedColor, Rgb};
+pub use cpu_target::{CpuTarget, PixelRows};
 pub use error::RenderError;
 pub use font::{CellMetrics, FontConfig, FALLBACK_FAMILY};
 pub use frame::{

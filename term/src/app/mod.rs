@@ -20,6 +20,8 @@ mod startup;
 mod timers;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod wayland_log;
+#[cfg(all(unix, not(target_os = "macos")))]
+mod x11_present;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -145,7 +147,7 @@ impl App {
             captured: Captured::default(),
             next_tick: None,
             next_edge_scroll: None,
-            pacer: pacing::FramePacer::new(pacing::DEFAULT_REFRESH),
+            pacer: pacing::FramePacer::from_env(pacing::DEFAULT_REFRESH),
             next_frame: None,
             #[cfg(all(unix, not(target_os = "macos")))]
             pointer_focus: None,
@@ -276,6 +278,9 @@ impl App {
     }
 
     fn exit(&mut self, event_loop: &ActiveEventLoop) {
+        if let (Some(_), Some(t)) = (std::env::var_os(pacing::REPORT_ENV), &self.terminal) {
+            eprintln!("{}", self.pacer.report(&t.display.presenter()));
+        }
         if let (Some(path), Some(t)) = (&self.options.dump_on_exit, &mut self.terminal) {
             dump::write_all(path, &t.session, &mut t.display, &mut self.overlay);
         }

@@ -7,6 +7,7 @@ mod focus;
 mod harness;
 mod ime;
 mod overlay;
+mod present;
 mod wayland;
 
 use std::path::Path;
