@@ -41,6 +41,7 @@
 
 mod color;
 mod compose;
+mod cpu_target;
 mod cursor;
 mod error;
 mod font;
@@ -65,6 +66,7 @@ pub use compose::{
     place_in_pane, CellRect, ChromeColors, Composer, Divider, DividerAxis, Highlight, PaneView,
     Scene, TabLabel,
 };
+pub use cpu_target::{CpuTarget, PixelRows};
 pub use error::RenderError;
 pub use font::{CellMetrics, FontConfig, FALLBACK_FAMILY};
 pub use frame::{

@@ -14,15 +14,15 @@ const ROW_ALIGN: u32 = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
 /// An offscreen colour texture, the buffer it is read back through, and
 /// the image it last produced.
 pub(crate) struct Offscreen {
-    size: (u32, u32),
+    pub(crate) size: (u32, u32),
     texture: wgpu::Texture,
-    view: wgpu::TextureView,
+    pub(crate) view: wgpu::TextureView,
     readback: wgpu::Buffer,
-    padded_row: u32,
+    pub(crate) padded_row: u32,
     /// RGBA pixels of the last frame drawn here.
     pixels: Vec<u8>,
     /// The renderer's `serial` after the last frame drawn here.
-    drawn_serial: Option<u64>,
+    pub(crate) drawn_serial: Option<u64>,
 }
 
 impl Offscreen {
@@ -68,13 +68,31 @@ impl Offscreen {
             view,
             readback,
             padded_row,
-            pixels: vec![0; width as usize * height as usize * 4],
+            pixels: Vec::new(),
             drawn_serial: None,
         })
     }
 
+    /// `slot`'s target when it has this size, else a new one (the old one
+    /// dropped first, so its memory is free for the new one).
+    pub(crate) fn sized(
+        slot: Option<Self>,
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, RenderError> {
+        match slot {
+            Some(target) if target.size == (width, height) => Ok(target),
+            other => {
+                drop(other);
+                Self::new(device, format, width, height)
+            }
+        }
+    }
+
     /// Copies pixel rows `y0..y1` of the texture into the read-back buffer.
-    fn copy_rows(&self, encoder: &mut wgpu::CommandEncoder, y0: u32, y1: u32) {
+    pub(crate) fn copy_rows(&self, encoder: &mut wgpu::CommandEncoder, y0: u32, y1: u32) {
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
                 texture: &self.texture,
@@ -98,14 +116,16 @@ impl Offscreen {
         );
     }
 
-    /// Maps rows `y0..y1` of the read-back buffer into `pixels`.
-    fn read_rows(
-        &mut self,
+    /// Maps rows `y0..y1` of the read-back buffer and hands them to `sink`
+    /// as they lie in the buffer: `y1 - y0` rows of `padded_row` bytes in
+    /// the target's format.
+    pub(crate) fn map_rows<R>(
+        &self,
         device: &wgpu::Device,
         y0: u32,
         y1: u32,
-        bgra: bool,
-    ) -> Result<(), RenderError> {
+        sink: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, RenderError> {
         let pitch = u64::from(self.padded_row);
         let slice = self
             .readback
@@ -120,15 +140,32 @@ impl Offscreen {
         rx.recv()
             .map_err(|e| RenderError::Readback(e.to_string()))?
             .map_err(|e| RenderError::Readback(e.to_string()))?;
-        let row_bytes = self.size.0 as usize * 4;
-        {
+        let result = {
             let mapped = slice
                 .get_mapped_range()
                 .map_err(|e| RenderError::Readback(e.to_string()))?;
-            let rows = mapped.chunks(self.padded_row as usize);
-            let out = self.pixels[y0 as usize * row_bytes..y1 as usize * row_bytes]
-                .chunks_exact_mut(row_bytes);
-            for (src, dst) in rows.zip(out) {
+            sink(&mapped)
+        };
+        self.readback.unmap();
+        Ok(result)
+    }
+
+    /// Maps rows `y0..y1` of the read-back buffer into `pixels` as RGBA.
+    fn read_rows(
+        &mut self,
+        device: &wgpu::Device,
+        y0: u32,
+        y1: u32,
+        bgra: bool,
+    ) -> Result<(), RenderError> {
+        let row_bytes = self.size.0 as usize * 4;
+        let padded = self.padded_row as usize;
+        let mut pixels = std::mem::take(&mut self.pixels);
+        // The pixels are kept only by targets read back as images.
+        pixels.resize(row_bytes * self.size.1 as usize, 0);
+        let out = &mut pixels[y0 as usize * row_bytes..y1 as usize * row_bytes];
+        let result = self.map_rows(device, y0, y1, |mapped| {
+            for (src, dst) in mapped.chunks(padded).zip(out.chunks_exact_mut(row_bytes)) {
                 let src = &src[..row_bytes];
                 if bgra {
                     for (s, d) in src.chunks_exact(4).zip(dst.chunks_exact_mut(4)) {
@@ -138,9 +175,9 @@ impl Offscreen {
                     dst.copy_from_slice(src);
                 }
             }
-        }
-        self.readback.unmap();
-        Ok(())
+        });
+        self.pixels = pixels;
+        result
     }
 }
 
@@ -156,27 +193,10 @@ impl Renderer {
         height: u32,
     ) -> Result<RgbaImage, RenderError> {
         self.prepare(frame, width, height)?;
-        let reuse = self
-            .offscreen
-            .as_ref()
-            .is_some_and(|o| o.size == (width, height));
-        if !reuse {
-            // Drop the old target first so its memory is free for the new one.
-            self.offscreen = None;
-            self.offscreen = Some(Offscreen::new(&self.device, self.format, width, height)?);
-        }
+        let slot = self.offscreen.take();
+        let mut target = Offscreen::sized(slot, &self.device, self.format, width, height)?;
         let serial = self.serial;
-        let damage = self.damage;
-        let mut target = self
-            .offscreen
-            .take()
-            .ok_or_else(|| RenderError::Readback("offscreen target missing".into()))?;
-        // Partial only when the target holds exactly the previous frame.
-        let continues = target.drawn_serial == serial.checked_sub(1);
-        let redraw = match damage {
-            PixelDamage::Rows(y0, y1) if continues => Redraw::Rows(y0.min(height), y1.min(height)),
-            _ => Redraw::Full,
-        };
+        let redraw = self.redraw_for(&target);
         let result = self.draw_offscreen(&mut target, redraw);
         target.drawn_serial = result.is_ok().then_some(serial);
         let image = result.map(|()| RgbaImage {
@@ -186,6 +206,17 @@ impl Renderer {
         });
         self.offscreen = Some(target);
         image
+    }
+
+    /// What a target must redraw to show the frame just prepared: the
+    /// damaged rows when it holds exactly the previous frame, else all.
+    pub(crate) fn redraw_for(&self, target: &Offscreen) -> Redraw {
+        let height = target.size.1;
+        let continues = target.drawn_serial == self.serial.checked_sub(1);
+        match self.damage {
+            PixelDamage::Rows(y0, y1) if continues => Redraw::Rows(y0.min(height), y1.min(height)),
+            _ => Redraw::Full,
+        }
     }
 
     fn draw_offscreen(&self, target: &mut Offscreen, redraw: Redraw) -> Result<(), RenderError> {

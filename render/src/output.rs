@@ -106,8 +106,10 @@ impl Renderer {
                 // The scissor keeps the old pixels outside; inside, the
                 // background must be repainted before the rows draw.
                 self.clear_rows(&mut pass);
+                self.draw_band(&mut pass, y0, y1);
+            } else {
+                self.draw(&mut pass);
             }
-            self.draw(&mut pass);
         }
         encoder
     }

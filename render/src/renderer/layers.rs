@@ -107,9 +107,21 @@ impl Renderer {
     /// Records the prepared frame into `pass` (whose target must have the
     /// size given to `prepare` and this renderer's format).
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        self.draw_band(pass, 0, u32::MAX);
+    }
+
+    /// [`Renderer::draw`] for a pass scissored to pixel rows `y0..y1`: grid
+    /// rows outside the band are not recorded at all (every row's glyphs
+    /// stay inside the row), so a one-row echo costs one row's draw.
+    pub(crate) fn draw_band(&self, pass: &mut wgpu::RenderPass<'_>, y0: u32, y1: u32) {
         let under_end = 1 + self.under_rects;
         self.rects.draw(pass, 1..under_end);
-        for row in &self.rows {
+        let cell = self.fonts.metrics.height.max(1);
+        for (r, row) in self.rows.iter().enumerate() {
+            let top = self.padding.saturating_add(cell.saturating_mul(r as u32));
+            if top >= y1 || top.saturating_add(cell) <= y0 {
+                continue;
+            }
             if let Err(e) = self.glyphs.render(&row.text, pass) {
                 log::warn!("render: drawing a row failed: {e}");
             }

@@ -25,10 +25,34 @@ const ZOOM_RANGE: (f32, f32) = (5.0, 72.0);
 /// The assistant panel's layers and the cell of its input cursor.
 pub type AssistantLayers = (Vec<OverlayLayer>, Option<(usize, usize)>);
 
+/// Where frames go.
+enum Target {
+    /// The wgpu surface: a GPU, Wayland, or `KOI_PRESENT=surface`.
+    Surface(WindowSurface),
+    /// `PutImage` of the rows that changed: a CPU rasteriser on X11.
+    #[cfg(all(unix, not(target_os = "macos")))]
+    PutImage {
+        /// Boxed: the connection is large, and the surface is the usual case.
+        x11: Box<super::x11_present::X11Present>,
+        shown: render::CpuTarget,
+        size: (u32, u32),
+    },
+}
+
+impl Target {
+    fn size(&self) -> (u32, u32) {
+        match self {
+            Target::Surface(surface) => surface.size(),
+            #[cfg(all(unix, not(target_os = "macos")))]
+            Target::PutImage { size, .. } => *size,
+        }
+    }
+}
+
 pub struct Display {
     pub window: Arc<Window>,
     gpu: Gpu,
-    surface: WindowSurface,
+    target: Target,
     pub renderer: Renderer,
     composer: render::Composer,
     /// Font size in points, after zoom.
@@ -64,22 +88,23 @@ impl Display {
         let surface = instance.create_surface(window.clone())?;
         let gpu = Gpu::for_surface(instance, &surface)?;
         let size = window.inner_size();
-        let surface = WindowSurface::new(&gpu, surface, size.width, size.height)?;
         let scale = window.scale_factor();
         let x11 = matches!(
             window.window_handle().map(|h| h.as_raw()),
             Ok(RawWindowHandle::Xlib(_) | RawWindowHandle::Xcb(_))
         );
-        let renderer = Renderer::new(
-            &gpu,
-            config.font_config(scale),
-            config.theme(),
-            surface.format(),
-        )?;
+        let target = choose_target(&gpu, surface, &window, x11, (size.width, size.height))?;
+        let format = match &target {
+            Target::Surface(surface) => surface.format(),
+            // X11's 32-bit TrueColor pixels, byte for byte.
+            #[cfg(all(unix, not(target_os = "macos")))]
+            Target::PutImage { .. } => render::wgpu::TextureFormat::Bgra8Unorm,
+        };
+        let renderer = Renderer::new(&gpu, config.font_config(scale), config.theme(), format)?;
         let mut display = Self {
             window,
             gpu,
-            surface,
+            target,
             renderer,
             composer: render::Composer::default(),
             font_size: config.font.size,
@@ -106,6 +131,16 @@ impl Display {
         self.renderer.set_padding(px);
     }
 
+    /// How frames reach the window, and from which adapter.
+    pub fn presenter(&self) -> String {
+        let how = match self.target {
+            Target::Surface(_) => "the surface",
+            #[cfg(all(unix, not(target_os = "macos")))]
+            Target::PutImage { .. } => "PutImage",
+        };
+        format!("{how} (adapter {})", self.gpu.adapter_summary())
+    }
+
     /// The window size that fits `cols × rows` cells plus padding.
     pub fn size_for_grid(&self, cols: u16, rows: u16) -> PhysicalSize<u32> {
         let (cw, ch) = self.renderer.cell_size();
@@ -115,7 +150,7 @@ impl Display {
 
     /// The grid that fits the window now.
     pub fn grid_size(&self) -> GridSize {
-        let (w, h) = self.surface.size();
+        let (w, h) = self.target.size();
         let (cols, rows) = self.renderer.grid_size_for(w, h);
         let (cw, ch) = self.renderer.cell_size();
         let clamp = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
@@ -156,8 +191,12 @@ impl Display {
     }
 
     pub fn resize(&mut self, size: PhysicalSize<u32>) {
-        self.surface
-            .resize(&self.gpu, size.width.max(1), size.height.max(1));
+        let (w, h) = (size.width.max(1), size.height.max(1));
+        match &mut self.target {
+            Target::Surface(surface) => surface.resize(&self.gpu, w, h),
+            #[cfg(all(unix, not(target_os = "macos")))]
+            Target::PutImage { size, .. } => *size = (w, h),
+        }
     }
 
     /// New font family/size/scale: returns the grid that now fits.
@@ -199,10 +238,26 @@ impl Display {
     /// Draw the last built frame with koi's overlays and present it.
     pub fn present(&mut self) {
         self.set_overlays();
-        if let Err(e) = self
-            .renderer
-            .render_to_surface(&mut self.surface, self.composer.frame())
-        {
+        let frame = self.composer.frame();
+        let drawn = match &mut self.target {
+            Target::Surface(surface) => self.renderer.render_to_surface(surface, frame).map(|_| ()),
+            #[cfg(all(unix, not(target_os = "macos")))]
+            Target::PutImage { x11, shown, size } => {
+                if x11.take_exposed() {
+                    shown.invalidate();
+                }
+                let mut sent = Ok(());
+                let drawn = self
+                    .renderer
+                    .render_to_cpu(shown, frame, size.0, size.1, |rows| sent = x11.put(rows));
+                if let Err(e) = sent {
+                    log::error!("frame not shown: {e}");
+                    shown.invalidate();
+                }
+                drawn.map(|_| ())
+            }
+        };
+        if let Err(e) = drawn {
             log::error!("frame dropped: {e}");
         }
         self.place_ime();
@@ -304,9 +359,36 @@ impl Display {
     /// Write the last frame as a PNG, as it was presented.
     pub fn save_png(&mut self, path: &Path) -> Result<(), render::RenderError> {
         self.set_overlays();
-        let (w, h) = self.surface.size();
+        let (w, h) = self.target.size();
         self.renderer
             .render_to_image(self.composer.frame(), w, h)?
             .save_png(path)
     }
+}
+
+/// `PutImage` for a CPU rasteriser on X11 (see `x11_present`), else the
+/// wgpu surface, configured at `size`.
+fn choose_target(
+    gpu: &Gpu,
+    surface: render::wgpu::Surface<'static>,
+    window: &Window,
+    x11: bool,
+    size: (u32, u32),
+) -> Result<Target, render::RenderError> {
+    #[cfg(all(unix, not(target_os = "macos")))]
+    if x11 && gpu.adapter.get_info().device_type == render::wgpu::DeviceType::Cpu {
+        if let Some(x11) = super::x11_present::X11Present::new(window) {
+            log::info!("present: PutImage of the changed rows");
+            return Ok(Target::PutImage {
+                x11: Box::new(x11),
+                shown: render::CpuTarget::new(),
+                size: (size.0.max(1), size.1.max(1)),
+            });
+        }
+    }
+    #[cfg(not(all(unix, not(target_os = "macos"))))]
+    let _ = (window, x11);
+    Ok(Target::Surface(WindowSurface::new(
+        gpu, surface, size.0, size.1,
+    )?))
 }

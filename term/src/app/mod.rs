@@ -29,6 +29,8 @@ mod timers;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod wayland_log;
 mod workspace;
+#[cfg(all(unix, not(target_os = "macos")))]
+mod x11_present;
 
 pub use layout::Direction;
 
@@ -186,7 +188,7 @@ impl App {
             per_tab,
             next_tick: None,
             next_edge_scroll: None,
-            pacer: pacing::FramePacer::new(pacing::DEFAULT_REFRESH),
+            pacer: pacing::FramePacer::from_env(pacing::DEFAULT_REFRESH),
             next_frame: None,
             hints: None,
             divider_drag: None,

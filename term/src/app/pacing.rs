@@ -21,6 +21,14 @@ pub(super) const DEFAULT_REFRESH: Duration = Duration::from_micros(16_667);
 /// that costs 4 ms still shows a flood at the display's 60 Hz.
 const MAX_RENDER_SHARE: f64 = 0.25;
 
+/// `KOI_RENDER_SHARE=0.1` replaces [`MAX_RENDER_SHARE`] (for benchmarks
+/// that weigh throughput against how often a flood is shown).
+pub(super) const SHARE_ENV: &str = "KOI_RENDER_SHARE";
+
+/// `KOI_REPORT_FRAMES=1` prints how many frames were drawn and what they
+/// cost when the window closes (for benchmarks).
+pub(super) const REPORT_ENV: &str = "KOI_REPORT_FRAMES";
+
 /// How far back the cost estimate looks: each frame moves it a quarter of
 /// the way to its own cost, so one slow frame (an atlas rebuild) does not
 /// throttle the next second.
@@ -34,18 +42,48 @@ const MAX_COUNTED_COST: Duration = Duration::from_millis(50);
 #[derive(Debug)]
 pub(super) struct FramePacer {
     refresh: Duration,
+    share: f64,
     last_start: Option<Instant>,
     /// Smoothed wall time of a frame, from its start until the GPU is done.
     cost: Duration,
+    /// Frames drawn, and their summed cost, for [`REPORT_ENV`].
+    frames: u64,
+    total_cost: Duration,
 }
 
 impl FramePacer {
     pub(super) fn new(refresh: Duration) -> Self {
+        Self::with_share(refresh, MAX_RENDER_SHARE)
+    }
+
+    /// A pacer whose frames keep to `share` of the time under floods.
+    pub(super) fn with_share(refresh: Duration, share: f64) -> Self {
         Self {
             refresh,
+            share: share.clamp(0.01, 1.0),
             last_start: None,
             cost: Duration::ZERO,
+            frames: 0,
+            total_cost: Duration::ZERO,
         }
+    }
+
+    /// The pacer [`SHARE_ENV`] asks for, else the default one.
+    pub(super) fn from_env(refresh: Duration) -> Self {
+        match std::env::var(SHARE_ENV).ok().and_then(|v| v.parse().ok()) {
+            Some(share) => Self::with_share(refresh, share),
+            None => Self::new(refresh),
+        }
+    }
+
+    /// One line on the frames drawn so far, for [`REPORT_ENV`]; `how`
+    /// says how they reached the window.
+    pub(super) fn report(&self, how: &str) -> String {
+        format!(
+            "koi: {} frames, {:.1} ms drawing, presented with {how}",
+            self.frames,
+            self.total_cost.as_secs_f64() * 1e3
+        )
     }
 
     pub(super) fn set_refresh(&mut self, refresh: Duration) {
@@ -54,7 +92,7 @@ impl FramePacer {
 
     /// The shortest spacing of frame starts while output keeps coming.
     pub(super) fn interval(&self) -> Duration {
-        self.refresh.max(self.cost.div_f64(MAX_RENDER_SHARE))
+        self.refresh.max(self.cost.div_f64(self.share))
     }
 
     /// When a frame for content that changed at `now` may start: `now`
@@ -69,6 +107,8 @@ impl FramePacer {
     /// A frame began at `start` and the GPU finished it at `end`.
     pub(super) fn frame_done(&mut self, start: Instant, end: Instant) {
         let cost = end.saturating_duration_since(start).min(MAX_COUNTED_COST);
+        self.frames += 1;
+        self.total_cost += end.saturating_duration_since(start);
         self.cost = if self.last_start.is_none() {
             cost
         } else {

@@ -289,6 +289,9 @@ impl App {
         if std::mem::replace(&mut self.exited, true) {
             return;
         }
+        if let (Some(_), Some(t)) = (std::env::var_os(super::pacing::REPORT_ENV), &self.terminal) {
+            eprintln!("{}", self.pacer.report(&t.display.presenter()));
+        }
         if let (Some(path), Some(t)) = (&self.options.dump_on_exit, &mut self.terminal) {
             let _ = t.compose();
             if !self.closing {

@@ -303,6 +303,7 @@ impl Drop for Koi {
 }
 
 /// A decoded RGBA/RGB PNG.
+#[derive(PartialEq, Eq)]
 pub struct Image {
     pub width: usize,
     pub height: usize,
