@@ -29,6 +29,9 @@ pub enum StreamMsg {
         name: String,
         /// The arguments, shortened to one line.
         args_preview: String,
+        /// The arguments summarised for people: `koi-demo.txt (1 line)`,
+        /// the command, the pattern and where.
+        summary: String,
     },
     /// A tool call finished.
     ToolDone {

@@ -15,6 +15,7 @@ pub mod error;
 pub mod mode;
 pub mod net_scope;
 pub mod output;
+pub mod plural;
 pub mod policy;
 pub mod policy_table;
 pub mod process;

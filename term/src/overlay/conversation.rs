@@ -47,7 +47,7 @@ pub enum Block {
         id: String,
         /// The tool's name.
         name: String,
-        /// The arguments, one line.
+        /// The arguments summarised, one line (`koi-demo.txt (1 line)`).
         args: String,
         /// Where it stands.
         state: ToolState,
@@ -72,6 +72,9 @@ pub struct Conversation {
     /// The line the last [`Conversation::view`] started at.
     view_start: usize,
     usage: Option<(u64, u64, u64)>,
+    /// Lays out answers, keeping the blocks of the one laid out last so a
+    /// streaming answer re-lays only the block a token lands in.
+    markdown: std::cell::RefCell<koi_markdown::Renderer>,
 }
 
 impl Conversation {
@@ -164,13 +167,11 @@ impl Conversation {
                 }
             }
             StreamMsg::ToolStart {
-                id,
-                name,
-                args_preview,
+                id, name, summary, ..
             } => self.push(Block::Tool {
                 id: id.clone(),
                 name: name.clone(),
-                args: args_preview.clone(),
+                args: summary.clone(),
                 state: ToolState::Running,
             }),
             StreamMsg::ToolDone { id, result_preview } => {
@@ -335,7 +336,9 @@ impl Conversation {
             Block::Assistant(text) => {
                 let mut out = label("koi", pal.accent);
                 let inner = width.saturating_sub(BODY_INDENT.len());
-                for mut line in markdown::render(text, inner, pal) {
+                let lines =
+                    markdown::render_with(&mut self.markdown.borrow_mut(), text, inner, pal);
+                for mut line in lines {
                     if inner > 0 {
                         line.spans.insert(0, Span::new(BODY_INDENT, pal.fg));
                         line.margin += BODY_INDENT.len();
