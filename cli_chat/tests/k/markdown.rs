@@ -73,11 +73,7 @@ fn cells(captured: &str) -> Vec<Vec<Cell>> {
                     30..=37 => style.fg = Some((n - 30) as u8),
                     90..=97 => style.fg = Some((n - 90 + 8) as u8),
                     39 => style.fg = None,
-                    38 => {
-                        if nums.next() == Some(5) {
-                            style.fg = nums.next().map(|i| i as u8);
-                        }
-                    }
+                    38 if nums.next() == Some(5) => style.fg = nums.next().map(|i| i as u8),
                     _ => {}
                 }
             }
