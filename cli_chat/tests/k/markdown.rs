@@ -104,8 +104,10 @@ struct Tmux {
 }
 
 impl Tmux {
-    fn run(home: &Home, script: &str) -> Tmux {
-        let socket = format!("koi-k-md-{}", std::process::id());
+    /// Runs `script` in a fresh tmux server; `tag` keeps the servers of
+    /// tests running side by side apart.
+    fn run(home: &Home, tag: &str, script: &str) -> Tmux {
+        let socket = format!("koi-k-md-{tag}-{}", std::process::id());
         let env: Vec<String> = home
             .env()
             .into_iter()
@@ -164,7 +166,11 @@ fn answers_render_on_a_terminal() {
     );
     let server = provider();
     let home = Home::new(Some(&server));
-    let t = Tmux::run(&home, &format!("{K} --new 'make a plan'; echo K-EXIT=$?"));
+    let t = Tmux::run(
+        &home,
+        "rendered",
+        &format!("{K} --new 'make a plan'; echo K-EXIT=$?"),
+    );
     t.wait_for("K-EXIT=");
     let plain = t.capture(false);
     assert!(plain.contains("K-EXIT=0"), "{plain}");
@@ -224,6 +230,7 @@ fn raw_text_on_a_pipe_with_raw_and_with_no_color() {
     // A terminal with --raw, then with NO_COLOR: the answer as written.
     let t = Tmux::run(
         &home,
+        "raw",
         &format!(
             "{K} --new --raw 'make a plan'; echo K1-EXIT=$?; \
              NO_COLOR=1 {K} --new 'make a plan'; echo K2-EXIT=$?"
