@@ -29,6 +29,9 @@ pub enum StreamMsg {
         name: String,
         /// The arguments, shortened to one line.
         args_preview: String,
+        /// The arguments summarised for people: `koi-demo.txt (1 line)`,
+        /// the command, the pattern and where.
+        summary: String,
     },
     /// How far a running call is (an MCP server's progress): its live
     /// status line until it finishes. Never sent to the model.

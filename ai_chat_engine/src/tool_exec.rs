@@ -17,7 +17,7 @@ use crate::context::{tool_error_view, tool_result_view};
 use crate::conversation::{Conversation, ABANDONED_RESULT};
 use crate::emitter::Emitter;
 use crate::message::ToolCall;
-use crate::preview::preview;
+use crate::preview::{call_summary, preview};
 use crate::recovery::{CloseReason, PendingCall};
 use crate::session_log::{Decider, Entry, StartProof};
 use crate::stream_msg::{ApprovalReply, EngineError, StreamMsg};
@@ -156,6 +156,7 @@ impl ToolRunner {
                 id: c.id.clone(),
                 name: c.name.clone(),
                 args_preview: preview(&c.arguments),
+                summary: call_summary(&c.arguments),
             });
             conv.push_result(c, why.to_string(), String::new(), true);
             em.send(StreamMsg::ToolFailed {
@@ -298,6 +299,7 @@ impl Step<'_> {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 args_preview: preview(&call.arguments),
+                summary: call_summary(&call.arguments),
             });
         }
     }

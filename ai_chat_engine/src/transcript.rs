@@ -4,7 +4,7 @@
 //! the two looking alike.
 
 use crate::message::Message;
-use crate::preview::preview;
+use crate::preview::{call_summary, preview};
 use crate::stream_msg::StreamMsg;
 
 /// One step of a transcript.
@@ -57,6 +57,7 @@ pub fn transcript(messages: &[Message]) -> Vec<TranscriptItem> {
                         id: call.id.clone(),
                         name: call.name.clone(),
                         args_preview: preview(&call.arguments),
+                        summary: call_summary(&call.arguments),
                     })
                 }));
             }
@@ -106,6 +107,7 @@ mod tests {
                     id,
                     name,
                     args_preview,
+                    ..
                 }) => format!("tool {id} {name} {args_preview}"),
                 TranscriptItem::Event(StreamMsg::ToolDone { id, result_preview }) => {
                     format!("done {id} {result_preview}")

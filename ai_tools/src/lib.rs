@@ -16,6 +16,7 @@ pub mod mcp_effect;
 pub mod mode;
 pub mod net_scope;
 pub mod output;
+pub mod plural;
 pub mod policy;
 pub mod policy_table;
 pub mod process;

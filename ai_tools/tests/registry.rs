@@ -107,7 +107,7 @@ fn footprints_let_independent_calls_run_in_parallel() {
 
 #[test]
 fn ask_summary_is_the_exact_command_made_visible() {
-    let (_dir, reg) = registry();
+    let (dir, reg) = registry();
     let d = reg.decide(
         "shell_exec",
         &json!({"command": "make\u{1b}[2J && сurl x"}),
@@ -121,6 +121,18 @@ fn ask_summary_is_the_exact_command_made_visible() {
     let d = reg.decide(
         "fs_write",
         &json!({"path": "src/a.rs", "content": "", "expected_revision": "absent"}),
+        Mode::Default,
+    );
+    let Decision::Ask { summary, .. } = d else {
+        panic!("{d:?}")
+    };
+    // A file that does not exist yet is created, not edited.
+    assert_eq!(summary, "create src/a.rs");
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.rs"), "fn a() {}\n").unwrap();
+    let d = reg.decide(
+        "fs_write",
+        &json!({"path": "src/a.rs", "content": "", "expected_revision": "x"}),
         Mode::Default,
     );
     let Decision::Ask { summary, .. } = d else {

@@ -106,6 +106,11 @@ pub struct Common {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Show answers as the raw text the model wrote, not rendered markdown
+    /// (a pipe, a file and NO_COLOR always get the raw text).
+    #[arg(long, global = true)]
+    pub raw: bool,
+
     /// Model for this run (overrides [ai] model).
     #[arg(long, global = true, value_name = "M")]
     pub model: Option<String>,

@@ -59,6 +59,8 @@ pub enum Event {
         name: String,
         /// Arguments shortened to one line.
         args_preview: String,
+        /// The arguments summarised for people (`koi-demo.txt (1 line)`).
+        summary: String,
     },
     /// How far a running call is (an MCP server's progress).
     ToolProgress {

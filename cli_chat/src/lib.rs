@@ -21,6 +21,7 @@ macro_rules! say_raw {
     }};
 }
 
+pub mod answer_view;
 pub mod approval;
 pub mod args;
 pub mod config_cmd;

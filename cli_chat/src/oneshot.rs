@@ -6,6 +6,7 @@ use ai_chat_engine::Step;
 use ai_tools::terminal_text::escape_controls;
 use anyhow::{bail, Context, Result};
 
+use crate::answer_view;
 use crate::approval::{Approver, NoTty, TtyApprover};
 use crate::args::Cli;
 use crate::conversation::{self, Start};
@@ -56,7 +57,11 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
         Box::new(JsonOutput::new(stdout.lock()))
     } else {
         let raw = !stdout.is_terminal();
-        Box::new(TextOutput::new(stdout.lock(), io::stderr(), Style::for_stderr()).raw_answer(raw))
+        Box::new(
+            TextOutput::new(stdout.lock(), io::stderr(), Style::for_stderr())
+                .raw_answer(raw)
+                .rendered(answer_view::for_stdout(cli.common.raw)),
+        )
     };
     let mut tty_approver = can_ask.then(TtyApprover::open);
     let session = Event::Session {

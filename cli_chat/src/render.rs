@@ -6,6 +6,7 @@ use std::io::{self, IsTerminal, Write};
 
 use ai_tools::terminal_text::escape_controls;
 
+use crate::answer_view::AnswerView;
 use crate::json_events::{DecidedBy, Event};
 
 /// Longest tool error shown on one stderr line; the model sees all of it.
@@ -15,6 +16,12 @@ const MAX_ERROR_LINE_CHARS: usize = 200;
 pub trait Output {
     /// Shows one event. An error means stdout is gone (e.g. a closed pipe).
     fn event(&mut self, ev: &Event) -> io::Result<()>;
+
+    /// Called while waiting for the engine: a chance to follow a terminal
+    /// resize.
+    fn tick(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `--json`: every event as one line on stdout.
@@ -101,6 +108,8 @@ pub struct TextOutput<O: Write, E: Write> {
     wrote_answer: bool,
     /// Reasoning text on `err` not yet ended by a newline.
     err_mid_line: bool,
+    /// Answers rendered as markdown (a terminal, unless raw text was asked).
+    view: Option<AnswerView>,
 }
 
 impl<O: Write, E: Write> TextOutput<O, E> {
@@ -114,7 +123,14 @@ impl<O: Write, E: Write> TextOutput<O, E> {
             out_mid_line: false,
             wrote_answer: false,
             err_mid_line: false,
+            view: None,
         }
+    }
+
+    /// Renders answers as markdown with `view` instead of writing their text.
+    pub fn rendered(mut self, view: Option<AnswerView>) -> Self {
+        self.view = view;
+        self
     }
 
     /// Whether answer tokens keep their exact bytes: for an `out` that is
@@ -126,6 +142,9 @@ impl<O: Write, E: Write> TextOutput<O, E> {
     }
 
     fn end_answer_line(&mut self) -> io::Result<()> {
+        if let Some(view) = &mut self.view {
+            view.finish(&mut self.out)?;
+        }
         if self.out_mid_line {
             writeln!(self.out)?;
             self.out.flush()?;
@@ -152,12 +171,24 @@ impl<O: Write, E: Write> TextOutput<O, E> {
 }
 
 impl<O: Write, E: Write> Output for TextOutput<O, E> {
+    fn tick(&mut self) -> io::Result<()> {
+        match &mut self.view {
+            Some(view) => view.check_resize(&mut self.out),
+            None => Ok(()),
+        }
+    }
+
     fn event(&mut self, ev: &Event) -> io::Result<()> {
         match ev {
-            Event::Session { .. }
-            | Event::Usage { .. }
-            | Event::ApprovalAsked { .. }
-            | Event::Uncertain { .. } => Ok(()),
+            Event::Session { .. } | Event::Usage { .. } => Ok(()),
+            Event::ApprovalAsked { .. } | Event::Uncertain { .. } => {
+                // The question is asked below the answer, which must not
+                // be repainted under it.
+                match &mut self.view {
+                    Some(view) => view.finish(&mut self.out),
+                    None => Ok(()),
+                }
+            }
             Event::AssistantStart => {
                 if self.wrote_answer {
                     self.end_answer_line()?;
@@ -166,6 +197,11 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
             }
             Event::Token { text } => {
                 self.end_reasoning_line();
+                if let Some(view) = &mut self.view {
+                    view.push(text, &mut self.out)?;
+                    self.wrote_answer |= !text.is_empty();
+                    return Ok(());
+                }
                 let shown = if self.raw_answer {
                     Cow::Borrowed(text.as_str())
                 } else {
@@ -180,6 +216,10 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 Ok(())
             }
             Event::Reasoning { text } => {
+                // The live region cannot be repainted under other output.
+                if let Some(view) = &mut self.view {
+                    view.finish(&mut self.out)?;
+                }
                 let shown = self.style.dim(&escape_controls(text));
                 let _ = self.err.write_all(shown.as_bytes());
                 let _ = self.err.flush();
@@ -188,10 +228,8 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 }
                 Ok(())
             }
-            Event::ToolStart {
-                name, args_preview, ..
-            } => {
-                let line = format!("→ {name} {}", describe_args(args_preview));
+            Event::ToolStart { name, summary, .. } => {
+                let line = format!("→ {name} {summary}");
                 self.note(&self.style.dim(escape_controls(line.trim_end()).as_ref()))
             }
             Event::ToolProgress { text, .. } => {
@@ -229,22 +267,12 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
     }
 }
 
-/// The most telling argument of a tool call for a one-line activity note:
-/// the command, path, pattern or URL when the preview is a JSON object
-/// holding one, else the preview itself.
-pub fn describe_args(args_preview: &str) -> String {
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_str(args_preview) else {
-        return args_preview.to_string();
-    };
-    for key in ["command", "path", "pattern", "url", "id"] {
-        if let Some(serde_json::Value::String(s)) = map.get(key) {
-            return one_line(s);
+impl<O: Write, E: Write> Drop for TextOutput<O, E> {
+    fn drop(&mut self) {
+        // A turn cut short (Ctrl+C) leaves its live region: print it.
+        if let Some(view) = &mut self.view {
+            let _ = view.finish(&mut self.out);
         }
-    }
-    if map.is_empty() {
-        String::new()
-    } else {
-        args_preview.to_string()
     }
 }
 
@@ -281,6 +309,7 @@ mod tests {
                     id: "c1".into(),
                     name: "fs_read".into(),
                     args_preview: r#"{"path":"src/main.rs"}"#.into(),
+                    summary: "src/main.rs".into(),
                 },
                 Event::ToolDone {
                     id: "c1".into(),
@@ -309,8 +338,5 @@ mod tests {
     fn one_line_is_short_and_clean() {
         assert_eq!(one_line("a\x1bb\nsecond"), "a␛b…");
         assert_eq!(one_line(&"x".repeat(500)).chars().count(), 201);
-        assert_eq!(describe_args(r#"{"command":"ls -la"}"#), "ls -la");
-        assert_eq!(describe_args("{}"), "");
-        assert_eq!(describe_args(r#"{"path":"a"#), r#"{"path":"a"#);
     }
 }

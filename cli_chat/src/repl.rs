@@ -12,6 +12,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config, Editor};
 
+use crate::answer_view;
 use crate::approval::TtyApprover;
 use crate::args::{mode_names, Cli};
 use crate::conversation::{self, Start};
@@ -51,6 +52,8 @@ struct Repl {
     approver: TtyApprover,
     interrupts: Interrupts,
     style: Style,
+    /// `--raw`: answers as the model's text, not rendered.
+    raw: bool,
 }
 
 /// Runs the chat until `/exit`, Ctrl+D or a second Ctrl+C.
@@ -77,6 +80,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
         approver,
         interrupts,
         style: Style::for_stderr(),
+        raw: cli.common.raw,
     };
     let history = history_path();
     if let Some(h) = &history {
@@ -199,13 +203,16 @@ impl Repl {
             Some(input) => self.engine.submit(&self.conv, input),
             None => self.engine.resume(&self.conv),
         };
-        let mut output = TextOutput::new(io::stdout(), io::stderr(), self.style);
+        let mut output = TextOutput::new(io::stdout(), io::stderr(), self.style)
+            .rendered(answer_view::for_stdout(self.raw));
         let result = Driver {
             output: &mut output,
             approver: &mut self.approver,
             interrupts: &self.interrupts,
         }
         .drive(&rx, &cancel);
+        // Prints what the answer's live region still holds.
+        drop(output);
         self.tokens.add(result.tokens);
         match result.outcome {
             TurnOutcome::Interrupted => say!("{}", self.style.yellow("^C cancelled")),

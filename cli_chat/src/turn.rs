@@ -104,7 +104,13 @@ impl Driver<'_> {
             }
             let msg = match rx.recv_timeout(POLL) {
                 Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Timeout) => {
+                    if stop.is_none() && self.output.tick().is_err() {
+                        cancel.cancel();
+                        stop = Some(TurnOutcome::OutputClosed);
+                    }
+                    continue;
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     return TurnResult {
                         outcome: stop.unwrap_or(TurnOutcome::Lost),
@@ -230,10 +236,12 @@ fn plain_event(msg: StreamMsg) -> Option<Event> {
             id,
             name,
             args_preview,
+            summary,
         } => Event::ToolStart {
             id,
             name,
             args_preview,
+            summary,
         },
         StreamMsg::ToolProgress { id, text } => Event::ToolProgress { id, text },
         StreamMsg::ToolDone { id, result_preview } => Event::ToolDone {

@@ -4,7 +4,7 @@
 
 use glyphon::{CustomGlyph, TextArea, TextBounds};
 
-use crate::color::Rgb;
+use crate::color::{Rgb, RgbGpu};
 use crate::font::{CellMetrics, Fonts};
 use crate::frame::{Cell, CellFlags, UnderlineStyle};
 use crate::procedural::{self, Decoration};

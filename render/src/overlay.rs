@@ -3,6 +3,7 @@
 
 use crate::color::Color;
 use crate::frame::{Cell, CellFlags, UnderlineStyle};
+pub use koi_markdown::{Break, Span, StyledLine};
 
 /// Where an overlay sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,70 +39,6 @@ pub struct Border {
     pub color: Color,
     /// Thickness in physical pixels.
     pub width_px: u32,
-}
-
-/// A run of text sharing one style.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Span {
-    /// The text; control characters are skipped.
-    pub text: String,
-    /// Text colour.
-    pub fg: Color,
-    /// Background behind the span; `None` leaves the overlay's background.
-    pub bg: Option<Color>,
-    /// Bold face.
-    pub bold: bool,
-    /// Italic face.
-    pub italic: bool,
-    /// Single underline.
-    pub underline: bool,
-}
-
-impl Span {
-    /// Plain text in `fg`.
-    pub fn new(text: impl Into<String>, fg: Color) -> Self {
-        Self {
-            text: text.into(),
-            fg,
-            bg: None,
-            bold: false,
-            italic: false,
-            underline: false,
-        }
-    }
-}
-
-/// One line of an overlay: spans laid out left to right on the cell grid.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct StyledLine {
-    /// The spans, in order.
-    pub spans: Vec<Span>,
-    /// Leading cells of layout indent: drawn, but not part of the text
-    /// (copying skips them).
-    pub margin: usize,
-    /// Set when the line above was wrapped into this one, so copying can
-    /// join them back; not drawn.
-    pub continues: Option<Break>,
-}
-
-impl StyledLine {
-    /// A line of `spans` that starts a new line of text, with no margin.
-    pub const fn new(spans: Vec<Span>) -> Self {
-        Self {
-            spans,
-            margin: 0,
-            continues: None,
-        }
-    }
-}
-
-/// How the line above was wrapped into this one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Break {
-    /// At a space, which the break replaced (word wrap).
-    Space,
-    /// Inside a word that did not fit (or code, which wraps at the width).
-    Cut,
 }
 
 /// A box above the grid. Text is laid out one character per cell (two for
@@ -145,6 +82,7 @@ pub(crate) fn layout_cells(
             let mut flags = CellFlags::empty();
             flags.set(CellFlags::BOLD, span.bold);
             flags.set(CellFlags::ITALIC, span.italic);
+            flags.set(CellFlags::STRIKEOUT, span.strike);
             let template = Cell {
                 ch: ' ',
                 fg: span.fg,

@@ -4,7 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt as _;
 
-use crate::color::Rgb;
+use crate::color::{Rgb, RgbGpu};
 
 /// The WGSL source of the rectangle shader.
 pub(crate) const RECT_SHADER: &str = include_str!("shaders/rect.wgsl");

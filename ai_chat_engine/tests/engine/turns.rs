@@ -81,8 +81,9 @@ fn tool_call_result_then_answer() {
     let msgs = run(&h.engine, &conv, "what do my notes say?");
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(msgs.iter().any(|m| matches!(m,
-        StreamMsg::ToolStart { id, name, args_preview }
-            if id == "call_1" && name == "fs_read" && args_preview.contains("notes.txt"))));
+        StreamMsg::ToolStart { id, name, args_preview, summary }
+            if id == "call_1" && name == "fs_read" && args_preview.contains("notes.txt")
+                && summary == "notes.txt")));
     assert!(msgs
         .iter()
         .any(|m| matches!(m, StreamMsg::ToolDone { id, .. } if id == "call_1")));

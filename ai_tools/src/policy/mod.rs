@@ -134,7 +134,21 @@ fn summarize(effect: &Effect, ws: &Workspace) -> String {
     };
     match effect {
         Effect::Read(p) => format!("read {}", unicode::visible(&names(p))),
-        Effect::Write(p) => format!("edit {}", unicode::visible(&names(p))),
+        Effect::Write(p) => {
+            // A file that is not there yet is created, not edited.
+            let (new, old): (Vec<PathBuf>, Vec<PathBuf>) = p
+                .iter()
+                .cloned()
+                .partition(|path| std::fs::symlink_metadata(path).is_err());
+            let mut parts = Vec::new();
+            if !new.is_empty() {
+                parts.push(format!("create {}", unicode::visible(&names(&new))));
+            }
+            if !old.is_empty() {
+                parts.push(format!("edit {}", unicode::visible(&names(&old))));
+            }
+            parts.join("; ")
+        }
         Effect::Shell { command, .. } => unicode::visible(command),
         Effect::NetworkRead { url } => format!("GET {}", unicode::visible(url)),
         Effect::NetworkWrite { method, url } => format!("{method} {}", unicode::visible(url)),

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::ToolOutput;
+use crate::plural::counted;
 use crate::tool::{parse_args, Effect, Tool, ToolContext};
 use crate::tools::fs_common::FileTarget;
 use crate::tools::walk::safe_walker;
@@ -89,12 +90,19 @@ impl Tool for FsList {
             .collect();
         entries.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         let total = entries.len();
-        let mut out = format!("{shown}/ ({total} entries)\n");
+        let mut out = format!("{shown}/ ({})\n", counted(total, "entry", "entries"));
         for (name, is_dir, size) in entries.iter().take(MAX_LIST_ENTRIES) {
             if *is_dir {
                 out.push_str(&format!("{name}/\n"));
             } else {
-                out.push_str(&format!("{name}  ({size} bytes)\n"));
+                out.push_str(&format!(
+                    "{name}  ({})\n",
+                    counted(
+                        usize::try_from(*size).unwrap_or(usize::MAX),
+                        "byte",
+                        "bytes"
+                    )
+                ));
             }
         }
         if total > MAX_LIST_ENTRIES {
@@ -105,7 +113,7 @@ impl Tool for FsList {
         }
         Ok(ToolOutput::same(
             out,
-            format!("list {shown} → {total} entries"),
+            format!("list {shown} → {}", counted(total, "entry", "entries")),
         ))
     }
 }
@@ -184,7 +192,10 @@ impl Tool for FileTree {
         out.push_str(&unsafe_skipped.note(&ctx.workspace));
         Ok(ToolOutput::same(
             out,
-            format!("tree {shown} → {} entries", shown_count + skipped),
+            format!(
+                "tree {shown} → {}",
+                counted(shown_count + skipped, "entry", "entries")
+            ),
         ))
     }
 }

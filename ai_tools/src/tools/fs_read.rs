@@ -5,6 +5,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::ToolOutput;
+use crate::plural::counted;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::Bounded;
 use crate::tools::fs_common::{revision_of, FileTarget, MAX_FILE_BYTES};
@@ -143,7 +144,10 @@ impl Tool for FsRead {
         if cut_line {
             out.push_str("[a line was longer than the read budget and was cut]\n");
         }
-        let preview = format!("read {shown} → {} lines", end + 1 - start);
+        let preview = format!(
+            "read {shown} → {}",
+            counted(end + 1 - start, "line", "lines")
+        );
         Ok(ToolOutput::same(out, preview))
     }
 }

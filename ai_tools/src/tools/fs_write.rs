@@ -7,6 +7,7 @@ use serde_json::json;
 use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
+use crate::plural::counted;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
     atomic_write, change_output, check_revision, diff_preview, lossy_text, read_existing,
@@ -137,10 +138,14 @@ impl Tool for FsDelete {
             Err(e) => return Some(format!("(this delete will fail: {e})")),
         };
         Some(format!(
-            "deletes {} ({} lines, {} bytes)",
+            "deletes {} ({}, {})",
             file.shown,
-            String::from_utf8_lossy(&bytes).lines().count(),
-            bytes.len()
+            counted(
+                String::from_utf8_lossy(&bytes).lines().count(),
+                "line",
+                "lines"
+            ),
+            counted(bytes.len(), "byte", "bytes")
         ))
     }
 

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::ToolOutput;
+use crate::plural::counted;
 use crate::policy::credentials::credential_reason;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::{is_cancelled_error, open_regular, BoundedReader};
@@ -182,9 +183,12 @@ impl Tool for GrepSearch {
             out.push_str("no matches\n");
         }
         if skipped_credentials > 0 {
-            out.push_str(&format!(
-                "[{skipped_credentials} credential files were not searched]\n"
-            ));
+            let files = if skipped_credentials == 1 {
+                "credential file was"
+            } else {
+                "credential files were"
+            };
+            out.push_str(&format!("[{skipped_credentials} {files} not searched]\n"));
         }
         if cut_files > 0 {
             out.push_str(&format!(
@@ -193,8 +197,10 @@ impl Tool for GrepSearch {
         }
         out.push_str(&skipped.note(&ctx.workspace));
         let preview = format!(
-            "grep {} → {total_matches} matches in {files_with_matches} files",
-            a.pattern
+            "grep {} → {} in {}",
+            a.pattern,
+            counted(total_matches, "match", "matches"),
+            counted(files_with_matches, "file", "files")
         );
         Ok(ToolOutput::same(out, preview))
     }

@@ -4,6 +4,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
+use crate::plural::counted;
 use crate::tool::{Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::read_regular;
 use crate::tools::fs_common::MAX_FILE_BYTES;
@@ -52,7 +53,7 @@ impl Tool for MemoryRead {
                 Ok(ToolOutput {
                     for_model: head_tail(&text, MAX_MEMORY_CHARS),
                     full: text,
-                    preview: format!("memory → {lines} lines"),
+                    preview: format!("memory → {}", counted(lines, "line", "lines")),
                     diff: None,
                 })
             }

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
+use crate::plural::counted;
 use crate::process::{run_foreground, Ended};
 use crate::sandbox;
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
@@ -210,8 +211,9 @@ impl Tool for ShellExec {
             for_model,
             full,
             preview: format!(
-                "$ {} → {short_status}, {lines} lines",
-                first_line(&a.command)
+                "$ {} → {short_status}, {}",
+                first_line(&a.command),
+                counted(lines, "line", "lines")
             ),
             diff: None,
         })

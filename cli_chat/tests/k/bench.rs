@@ -21,30 +21,39 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
 #[ignore = "measurement; run with --ignored --nocapture"]
 fn startup_and_peak_rss() {
     // Start-up: spawn → the fake provider has the whole first request.
-    let mut startups = Vec::new();
-    for _ in 0..10 {
-        let arrived: Arc<Mutex<Option<Instant>>> = Arc::default();
-        let seen = Arc::clone(&arrived);
-        let server = FakeProvider::start_with(move |_, _| {
-            seen.lock().unwrap().get_or_insert_with(Instant::now);
-            ChatStream::new().text("ok").stop().reply()
-        });
-        let home = Home::new(Some(&server));
-        let t0 = Instant::now();
-        let out = home
-            .cmd(&["--new", "hi"])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let at = arrived.lock().unwrap().unwrap();
-        startups.push(at.duration_since(t0));
+    // KOI_BENCH_K=PATH[:PATH…] times other builds of k too, interleaved.
+    let mut bins = vec![crate::common::K.to_string()];
+    if let Ok(more) = std::env::var("KOI_BENCH_K") {
+        bins = more.split(':').map(str::to_string).collect();
     }
-    startups.sort();
-    println!(
-        "start-up to first request (10 runs): min {:?}, median {:?}, max {:?}",
-        startups[0], startups[5], startups[9]
-    );
+    let mut startups: Vec<Vec<Duration>> = vec![Vec::new(); bins.len()];
+    for _ in 0..20 {
+        for (bin, times) in bins.iter().zip(startups.iter_mut()) {
+            let arrived: Arc<Mutex<Option<Instant>>> = Arc::default();
+            let seen = Arc::clone(&arrived);
+            let server = FakeProvider::start_with(move |_, _| {
+                seen.lock().unwrap().get_or_insert_with(Instant::now);
+                ChatStream::new().text("ok").stop().reply()
+            });
+            let home = Home::new(Some(&server));
+            let t0 = Instant::now();
+            let out = home
+                .cmd_of(bin, &["--new", "hi"])
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            let at = arrived.lock().unwrap().unwrap();
+            times.push(at.duration_since(t0));
+        }
+    }
+    for (bin, times) in bins.iter().zip(startups.iter_mut()) {
+        times.sort();
+        println!(
+            "start-up to first request (20 runs) of {bin}: min {:?}, median {:?}, max {:?}",
+            times[0], times[10], times[19]
+        );
+    }
 
     // Peak RSS: ~360 KB of answer (under the engine's 480 KB output cap)
     // in 3,000 deltas over a few seconds.

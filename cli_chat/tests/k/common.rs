@@ -75,7 +75,12 @@ impl Home {
 
     /// A `k` command with piped stdio, no terminal anywhere.
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(K);
+        self.cmd_of(K, args)
+    }
+
+    /// [`Home::cmd`] for another build of `k` (benchmarks compare two).
+    pub fn cmd_of(&self, k: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(k);
         c.args(args)
             .current_dir(self.ws())
             .env_clear()

@@ -76,7 +76,16 @@ fn a_tool_call_reads_a_file() {
     let run = home.run(&["what do the notes say?"], None);
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     assert_eq!(run.stdout, "The notes say hello.\n");
-    assert!(run.stderr.contains("→ fs_read notes.txt"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("→ fs_read notes.txt\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("← read notes.txt → 1 line\n"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("← "), "{}", run.stderr);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
@@ -141,7 +150,13 @@ fn json_lines_follow_the_schema() {
         .iter()
         .find(|e| e["type"] == "approval_asked")
         .unwrap();
-    assert!(asked["summary"].as_str().unwrap().contains("new.txt"));
+    // A file that does not exist yet is created, not edited.
+    assert_eq!(asked["summary"], "create new.txt");
+    let write = events
+        .iter()
+        .find(|e| e["type"] == "tool_start" && e["name"] == "fs_write")
+        .unwrap();
+    assert_eq!(write["summary"], "new.txt (1 line)");
     let text: String = events
         .iter()
         .filter(|e| e["type"] == "token")

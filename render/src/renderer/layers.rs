@@ -1,6 +1,7 @@
 //! Overlays, rectangles and the draw order of a frame.
 
 use super::{OverlayState, Renderer};
+use crate::color::RgbGpu;
 use crate::error::RenderError;
 use crate::frame::Frame;
 use crate::rects::RectInstance;

@@ -47,7 +47,7 @@ pub enum Block {
         id: String,
         /// The tool's name.
         name: String,
-        /// The arguments, one line.
+        /// The arguments summarised, one line (`koi-demo.txt (1 line)`).
         args: String,
         /// Where it stands.
         state: ToolState,
@@ -74,6 +74,9 @@ pub struct Conversation {
     usage: Option<(u64, u64, u64)>,
     /// The latest progress line of each running call, by call id.
     progress: std::collections::HashMap<String, String>,
+    /// Lays out answers, keeping the blocks of the one laid out last so a
+    /// streaming answer re-lays only the block a token lands in.
+    markdown: std::cell::RefCell<koi_markdown::Renderer>,
 }
 
 impl Conversation {
@@ -166,13 +169,11 @@ impl Conversation {
                 }
             }
             StreamMsg::ToolStart {
-                id,
-                name,
-                args_preview,
+                id, name, summary, ..
             } => self.push(Block::Tool {
                 id: id.clone(),
                 name: name.clone(),
-                args: args_preview.clone(),
+                args: summary.clone(),
                 state: ToolState::Running,
             }),
             StreamMsg::ToolProgress { id, text } => {
@@ -349,7 +350,9 @@ impl Conversation {
             Block::Assistant(text) => {
                 let mut out = label("koi", pal.accent);
                 let inner = width.saturating_sub(BODY_INDENT.len());
-                for mut line in markdown::render(text, inner, pal) {
+                let lines =
+                    markdown::render_with(&mut self.markdown.borrow_mut(), text, inner, pal);
+                for mut line in lines {
                     if inner > 0 {
                         line.spans.insert(0, Span::new(BODY_INDENT, pal.fg));
                         line.margin += BODY_INDENT.len();
@@ -389,9 +392,11 @@ impl Conversation {
                     ToolState::Running => {
                         let mut spans = vec![
                             Span::new(format!("{} ", self.spinner_frame()), pal.warning),
-                            Span::new(format!("{name} "), pal.fg),
-                            Span::new(args.clone(), pal.dim),
+                            Span::new(name.clone(), pal.fg),
                         ];
+                        if !args.is_empty() {
+                            spans.push(Span::new(format!(" {args}"), pal.dim));
+                        }
                         if let Some(p) = self.progress.get(id) {
                             spans.push(Span::new(format!(" · {p}"), pal.warning));
                         }

@@ -53,18 +53,21 @@ fn reasoning_first_sits_above_the_labelled_answer() {
 #[test]
 fn tool_start_then_done_or_failed() {
     let mut c = Conversation::new();
+    // The line shows the engine's summary, not the arguments' JSON.
     c.apply(&StreamMsg::ToolStart {
         id: "1".into(),
-        name: "read".into(),
-        args_preview: "src/main.rs".into(),
+        name: "fs_write".into(),
+        args_preview: r#"{"path":"koi-demo.txt","content":"hi\n"}"#.into(),
+        summary: "koi-demo.txt (1 line)".into(),
     });
     c.apply(&StreamMsg::ToolStart {
         id: "2".into(),
         name: "shell".into(),
         args_preview: "make".into(),
+        summary: "make".into(),
     });
     let lines = dump(&mut c, 40);
-    assert!(lines[0].starts_with('⠋') && lines[0].ends_with("read src/main.rs"));
+    assert_eq!(lines[0], "⠋ fs_write koi-demo.txt (1 line)");
     assert!(c.tick());
     assert!(dump(&mut c, 40)[0].starts_with('⠙'), "spinner advances");
     c.apply(&StreamMsg::ToolDone {
@@ -75,7 +78,10 @@ fn tool_start_then_done_or_failed() {
         id: "2".into(),
         error: "denied".into(),
     });
-    assert_eq!(dump(&mut c, 40), ["✓ read → 120 lines", "✗ shell: denied"]);
+    assert_eq!(
+        dump(&mut c, 40),
+        ["✓ fs_write → 120 lines", "✗ shell: denied"]
+    );
     assert!(!c.tick(), "nothing running, nothing to redraw");
 }
 
@@ -86,12 +92,14 @@ fn progress_is_the_running_tools_status_until_it_ends() {
         id: "m".into(),
         name: "mcp__s__slow".into(),
         args_preview: "{}".into(),
+        summary: String::new(),
     });
     assert!(c.apply(&StreamMsg::ToolProgress {
         id: "m".into(),
         text: "2/5".into(),
     }));
-    assert!(dump(&mut c, 60)[0].ends_with("mcp__s__slow {} · 2/5"));
+    let line = dump(&mut c, 60)[0].clone();
+    assert!(line.ends_with("mcp__s__slow · 2/5"), "{line:?}");
     c.apply(&StreamMsg::ToolProgress {
         id: "m".into(),
         text: "3/5".into(),
@@ -120,6 +128,7 @@ fn errors_cancel_and_reasoning_fold() {
         id: "x".into(),
         name: "grep".into(),
         args_preview: String::new(),
+        summary: String::new(),
     });
     c.apply(&StreamMsg::AssistantStart);
     c.apply(&StreamMsg::Err(EngineError::Network("reset".into())));

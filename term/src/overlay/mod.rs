@@ -21,7 +21,6 @@
 
 pub mod config;
 pub mod conversation;
-pub mod highlight;
 pub mod input_box;
 pub mod markdown;
 mod mouse;

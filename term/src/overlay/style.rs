@@ -88,6 +88,26 @@ impl Palette {
     }
 }
 
+impl Palette {
+    /// The colours answers are laid out with: the panel's own, with
+    /// functions in the accent and types in the user colour so code has
+    /// as many hues as the theme offers.
+    pub fn answer(&self) -> koi_markdown::Palette {
+        koi_markdown::Palette {
+            fg: self.fg,
+            dim: self.dim,
+            accent: self.accent,
+            code_bg: Some(self.code_bg),
+            keyword: self.keyword,
+            string: self.string,
+            comment: self.comment,
+            number: self.number,
+            function: self.accent,
+            type_name: self.user,
+        }
+    }
+}
+
 impl Default for Palette {
     fn default() -> Self {
         Self::from_theme(&Theme::default())

@@ -189,6 +189,7 @@ fn typing_while_busy_interrupts_and_submits() {
         id: "1".into(),
         name: "shell".into(),
         args_preview: "sleep 9".into(),
+        summary: "sleep 9".into(),
     });
     type_text(&mut o, "second");
     assert_eq!(

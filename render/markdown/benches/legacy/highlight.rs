@@ -1,8 +1,12 @@
+//! The overlay's markdown renderer before koi_markdown, kept only so the
+//! bench can compare the two in one run. Not built into any binary.
+#![allow(dead_code)]
+
 //! A small table-driven syntax highlighter for fenced code: keywords,
 //! strings, comments and numbers for the languages assistants answer in
 //! most. Not a parser; good enough to make code readable at a glance.
 
-use render::Span;
+use koi_markdown::Span;
 
 use super::style::Palette;
 
@@ -311,43 +315,4 @@ fn string_end(rest: &str, quote: char) -> usize {
         }
     }
     rest.len()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn colour_of(spans: &[Span], text: &str) -> Option<render::Color> {
-        spans.iter().find(|s| s.text.contains(text)).map(|s| s.fg)
-    }
-
-    #[test]
-    fn rust_keywords_strings_comments_numbers() {
-        let pal = Palette::default();
-        let mut h = Highlighter::new("rust");
-        let spans = h.line(r#"let x = "a\"b" + 42; // done"#, &pal);
-        assert_eq!(colour_of(&spans, "let"), Some(pal.keyword));
-        assert_eq!(colour_of(&spans, "\"a"), Some(pal.string));
-        assert_eq!(colour_of(&spans, "42"), Some(pal.number));
-        assert_eq!(colour_of(&spans, "// done"), Some(pal.comment));
-        let joined: String = spans.iter().map(|s| s.text.as_str()).collect();
-        assert_eq!(joined, r#"let x = "a\"b" + 42; // done"#);
-    }
-
-    #[test]
-    fn block_comments_span_lines_and_unknown_is_plain() {
-        let pal = Palette::default();
-        let mut h = Highlighter::new("c");
-        h.line("int a; /* start", &pal);
-        let spans = h.line("still */ return 1;", &pal);
-        assert_eq!(colour_of(&spans, "still"), Some(pal.comment));
-        assert_eq!(colour_of(&spans, "return"), Some(pal.keyword));
-        let mut plain = Highlighter::new("brainfuck");
-        assert_eq!(plain.line("if x", &pal), vec![Span::new("if x", pal.fg)]);
-        let mut py = Highlighter::new("Python");
-        assert_eq!(
-            colour_of(&py.line("def f(): # c", &pal), "def"),
-            Some(pal.keyword)
-        );
-    }
 }

@@ -1,0 +1,159 @@
+//! Layout time per token while a 20 KB answer streams: koi_markdown's
+//! cached [`Renderer`] next to the overlay's renderer before it (kept in
+//! `legacy/` for this comparison only), in one run, interleaved.
+//!
+//! `cargo bench -p koi_markdown --bench stream`
+
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
+
+use std::time::{Duration, Instant};
+
+use koi_markdown::{Color, Palette, Renderer};
+
+mod legacy {
+    pub mod highlight;
+    pub mod markdown;
+    pub mod style {
+        use koi_markdown::Color;
+
+        /// The colours the old renderer took (the overlay's, in part).
+        pub struct Palette {
+            pub fg: Color,
+            pub dim: Color,
+            pub accent: Color,
+            pub code_bg: Color,
+            pub keyword: Color,
+            pub string: Color,
+            pub comment: Color,
+            pub number: Color,
+        }
+    }
+}
+
+/// Width the panel lays answers out at in a typical window.
+const WIDTH: usize = 100;
+/// Bytes per streamed token: about what a provider sends per delta.
+const TOKEN_BYTES: usize = 4;
+/// Rounds of each renderer, interleaved, so machine noise hits both.
+const ROUNDS: usize = 5;
+/// The answer's size, as the issue asks.
+const ANSWER_BYTES: usize = 20_000;
+
+/// A long answer of the usual kinds of content, about [`ANSWER_BYTES`].
+fn answer() -> String {
+    let section = "## Step {n}: wire the parser\n\n\
+        The **parser** reads each line, keeps *state* between calls and hands \
+        `Event`s to the layout. See [the docs](https://docs.example.org/parser/events) \
+        for details.\n\
+        - first, read the config\n  - nested: check `path`\n- then ~~guess~~ decide\n\
+        - [x] done item\n\n\
+        ```rust\nfn parse(line: &str) -> Option<u32> {\n    // trim and parse\n    \
+        line.trim().parse().ok()\n}\n```\n\n\
+        | name | kind | notes |\n|------|:----:|------:|\n| `a` | int | 42 |\n| b | str | \"x\" |\n\n\
+        ```python\ndef main():\n    print(\"hi\")  # greet\n```\n\n\
+        > Quoted advice: keep it simple, 日本語 too 😀.\n\n";
+    let mut out = String::new();
+    let mut n = 0;
+    while out.len() < ANSWER_BYTES {
+        n += 1;
+        out.push_str(&section.replace("{n}", &n.to_string()));
+    }
+    out
+}
+
+/// The answer's prefixes, one per token.
+fn prefixes(src: &str) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut at = 0;
+    while at < src.len() {
+        at = (at + TOKEN_BYTES).min(src.len());
+        while !src.is_char_boundary(at) {
+            at += 1;
+        }
+        ends.push(at);
+    }
+    ends
+}
+
+fn stats(mut per_token: Vec<Duration>) -> String {
+    per_token.sort();
+    let n = per_token.len();
+    let mean = per_token.iter().sum::<Duration>() / n as u32;
+    format!(
+        "mean {:>7.1} µs  median {:>7.1} µs  p95 {:>7.1} µs  max {:>8.1} µs",
+        mean.as_secs_f64() * 1e6,
+        per_token[n / 2].as_secs_f64() * 1e6,
+        per_token[n * 95 / 100].as_secs_f64() * 1e6,
+        per_token[n - 1].as_secs_f64() * 1e6,
+    )
+}
+
+fn main() {
+    let src = answer();
+    let ends = prefixes(&src);
+    let c = |i| Color::Indexed(i);
+    let new_pal = Palette {
+        fg: c(1),
+        dim: c(2),
+        accent: c(3),
+        code_bg: Some(c(4)),
+        keyword: c(5),
+        string: c(6),
+        comment: c(7),
+        number: c(8),
+        function: c(3),
+        type_name: c(9),
+    };
+    let old_pal = legacy::style::Palette {
+        fg: c(1),
+        dim: c(2),
+        accent: c(3),
+        code_bg: c(4),
+        keyword: c(5),
+        string: c(6),
+        comment: c(7),
+        number: c(8),
+    };
+    // The grammars load on first use; time that once, apart.
+    let t = Instant::now();
+    let _ = koi_markdown::render("```rust\nfn x() {}\n```", WIDTH, &new_pal);
+    println!(
+        "first use (load grammars, highlight one Rust line): {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    println!(
+        "streaming {} bytes in {} tokens of {TOKEN_BYTES} bytes at {WIDTH} columns, {ROUNDS} rounds:",
+        src.len(),
+        ends.len()
+    );
+    let (mut new_times, mut old_times) = (Vec::new(), Vec::new());
+    let (mut new_total, mut old_total) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..ROUNDS {
+        let mut renderer = Renderer::new();
+        let t0 = Instant::now();
+        for &end in &ends {
+            let t = Instant::now();
+            let lines = renderer.render(&src[..end], WIDTH, &new_pal);
+            std::hint::black_box(lines);
+            new_times.push(t.elapsed());
+        }
+        new_total += t0.elapsed();
+        let t0 = Instant::now();
+        for &end in &ends {
+            let t = Instant::now();
+            let lines = legacy::markdown::render(&src[..end], WIDTH, &old_pal);
+            std::hint::black_box(lines);
+            old_times.push(t.elapsed());
+        }
+        old_total += t0.elapsed();
+    }
+    println!("  koi_markdown (cached)  {}", stats(new_times));
+    println!("  old overlay renderer   {}", stats(old_times));
+    println!(
+        "  whole stream, mean of rounds: koi_markdown {:.0} ms, old {:.0} ms",
+        new_total.as_secs_f64() * 1e3 / ROUNDS as f64,
+        old_total.as_secs_f64() * 1e3 / ROUNDS as f64
+    );
+    let final_lines = Renderer::new().render(&src, WIDTH, &new_pal).len();
+    println!("  final layout: {final_lines} lines");
+}
