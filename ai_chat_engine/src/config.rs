@@ -10,6 +10,7 @@ use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
 use crate::budgets::LOCAL_PROBE_TIMEOUT;
+use crate::compaction::{CompactionSettings, CompactionToml};
 use crate::probe::probe_local_servers;
 pub use crate::provider_kind::ProviderKind;
 
@@ -81,6 +82,8 @@ pub struct AiConfig {
     /// Paths an approved command may write besides the workspace (`~`
     /// expanded); replaces the default build caches.
     pub sandbox_writable: Option<Vec<String>>,
+    /// `[ai.compaction]`: context windows and thresholds.
+    pub compaction: Option<CompactionToml>,
 }
 
 impl fmt::Debug for AiConfig {
@@ -96,6 +99,7 @@ impl fmt::Debug for AiConfig {
             .field("approval_timeout_secs", &self.approval_timeout_secs)
             .field("sandbox", &self.sandbox)
             .field("sandbox_writable", &self.sandbox_writable)
+            .field("compaction", &self.compaction)
             .finish()
     }
 }
@@ -197,6 +201,9 @@ impl AiConfig {
                     "sandbox_writable: {p:?} must be an absolute path or start with ~/"
                 )));
             }
+        }
+        if let Some(c) = &self.compaction {
+            c.validate().map_err(ConfigError::Invalid)?;
         }
         if let Some(url) = &self.base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -319,7 +326,19 @@ impl AiConfig {
             &writable.join(", "),
             src(self.sandbox_writable.is_some()),
         ));
+        let compaction = self.compaction.clone().unwrap_or_default().resolve();
+        sources.push(Provenance::new(
+            "compaction",
+            &format!(
+                "soft {}% · hard {}% of the window · {} window(s) configured",
+                compaction.soft_percent,
+                compaction.hard_percent,
+                compaction.windows.len() + usize::from(compaction.context_window.is_some())
+            ),
+            src(self.compaction.is_some()),
+        ));
         ResolvedConfig {
+            compaction,
             sandbox,
             provider,
             base_url,
@@ -489,6 +508,8 @@ pub struct ResolvedConfig {
     pub approval_timeout: Duration,
     /// How shell commands are sandboxed; front ends hand it to the registry.
     pub sandbox: SandboxConfig,
+    /// Context windows and compaction thresholds.
+    pub compaction: CompactionSettings,
     /// Where each value came from, in display order.
     pub sources: Vec<Provenance>,
 }

@@ -1,6 +1,45 @@
 //! The slash commands both front ends (the overlay and `k`'s REPL) accept,
 //! parsed in one place so they mean the same thing everywhere.
 
+/// What `/goal` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GoalCommand {
+    /// `/goal`: show the goal.
+    Show,
+    /// `/goal clear`: end it.
+    Clear,
+    /// `/goal resume`: go on with a paused or blocked goal.
+    Resume,
+    /// `/goal TEXT [--check COMMAND]`: set a goal and start on it.
+    Set {
+        /// What to achieve.
+        objective: String,
+        /// The command whose exit 0 means done, if named here.
+        check: Option<String>,
+    },
+}
+
+impl GoalCommand {
+    fn parse(arg: Option<String>) -> GoalCommand {
+        let Some(arg) = arg else {
+            return GoalCommand::Show;
+        };
+        match arg.as_str() {
+            "clear" => return GoalCommand::Clear,
+            "resume" | "continue" => return GoalCommand::Resume,
+            _ => {}
+        }
+        let (objective, check) = match arg.split_once("--check") {
+            Some((o, c)) => (o, Some(c.trim().to_string()).filter(|c| !c.is_empty())),
+            None => (arg.as_str(), None),
+        };
+        GoalCommand::Set {
+            objective: objective.trim().to_string(),
+            check,
+        }
+    }
+}
+
 /// A line typed as `/command [argument]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlashCommand {
@@ -21,6 +60,10 @@ pub enum SlashCommand {
     Mode(Option<String>),
     /// `/status`: model, mode, tokens used and the cached fraction.
     Status,
+    /// `/compact`: summarise older history now.
+    Compact,
+    /// `/goal …`: goal mode.
+    Goal(GoalCommand),
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -48,6 +91,8 @@ impl SlashCommand {
             "/model" => SlashCommand::Model(arg),
             "/mode" => SlashCommand::Mode(arg),
             "/status" => SlashCommand::Status,
+            "/compact" => SlashCommand::Compact,
+            "/goal" => SlashCommand::Goal(GoalCommand::parse(arg)),
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -57,6 +102,7 @@ impl SlashCommand {
 
 #[cfg(test)]
 mod tests {
+    use super::GoalCommand;
     use super::SlashCommand::{self, *};
 
     #[test]
@@ -73,6 +119,24 @@ mod tests {
             ("/mode", Mode(None)),
             ("/mode plan", Mode(Some("plan".into()))),
             ("/status", Status),
+            ("/compact", Compact),
+            ("/goal", Goal(GoalCommand::Show)),
+            ("/goal clear", Goal(GoalCommand::Clear)),
+            ("/goal resume", Goal(GoalCommand::Resume)),
+            (
+                "/goal make the tests pass --check cargo test -q",
+                Goal(GoalCommand::Set {
+                    objective: "make the tests pass".into(),
+                    check: Some("cargo test -q".into()),
+                }),
+            ),
+            (
+                "/goal tidy up",
+                Goal(GoalCommand::Set {
+                    objective: "tidy up".into(),
+                    check: None,
+                }),
+            ),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

@@ -79,12 +79,24 @@ pub fn harness_with(
     provider: ProviderKind,
     tweak: impl FnOnce(&mut EngineOptions),
 ) -> Harness {
+    harness_configured(server, provider, |_| {}, tweak)
+}
+
+/// [`harness_with`], the `[ai]` config adjusted by `configure` too.
+pub fn harness_configured(
+    server: &FakeProvider,
+    provider: ProviderKind,
+    configure: impl FnOnce(&mut AiConfig),
+    tweak: impl FnOnce(&mut EngineOptions),
+) -> Harness {
     let workspace = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let config_dir = tempfile::tempdir().unwrap();
     let mut opts = options(data.path(), config_dir.path());
     tweak(&mut opts);
-    let engine = Engine::new(config(server, provider), registry(workspace.path()), opts).unwrap();
+    let mut cfg = config(server, provider);
+    configure(&mut cfg);
+    let engine = Engine::new(cfg, registry(workspace.path()), opts).unwrap();
     Harness {
         engine,
         workspace,

@@ -8,8 +8,10 @@
 mod cache;
 mod cancel_approval;
 mod common;
+mod compaction;
 mod dialects;
 mod failures;
+mod goal;
 mod panics;
 mod recovery;
 mod robustness;
