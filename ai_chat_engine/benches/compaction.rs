@@ -35,6 +35,7 @@ struct Run {
     bytes: usize,
     eligible: usize,
     compactions: usize,
+    trims: usize,
     largest: usize,
 }
 
@@ -82,12 +83,12 @@ fn session(label: &str, window_tokens: u64, policy: CompactionPolicy) -> Run {
             }
         }
     }
-    let compactions = read_log(&conv.log_path().expect("log"))
+    let records = read_log(&conv.log_path().expect("log"))
         .expect("read log")
-        .records
-        .iter()
-        .filter(|r| matches!(r.entry, Entry::Summary { .. }))
-        .count();
+        .records;
+    let count = |f: fn(&Entry) -> bool| records.iter().filter(|r| f(&r.entry)).count();
+    let compactions = count(|e| matches!(e, Entry::Summary { .. }));
+    let trims = count(|e| matches!(e, Entry::Trimmed { .. }));
     let mut last_by_model: HashMap<String, String> = HashMap::new();
     let (mut bytes, mut eligible, mut largest) = (0, 0, 0);
     let requests = server.requests();
@@ -107,6 +108,7 @@ fn session(label: &str, window_tokens: u64, policy: CompactionPolicy) -> Run {
         bytes,
         eligible,
         compactions,
+        trims,
         largest,
     }
 }
@@ -147,17 +149,18 @@ fn main() {
         "{ROUNDS}-round session (koi_testkit LongSession), cached:uncached price {CACHED_RATIO}"
     );
     println!(
-        "| policy | requests | MB sent | cache-eligible | compactions | largest KB | cost (M uncached-token eq.) |"
+        "| policy | requests | MB sent | cache-eligible | summaries | trims | largest KB | cost (M uncached-token eq.) |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for r in &runs {
         println!(
-            "| {} | {} | {:.2} | {:.1} % | {} | {} | {:.3} |",
+            "| {} | {} | {:.2} | {:.1} % | {} | {} | {} | {:.3} |",
             r.label,
             r.requests,
             r.bytes as f64 / 1e6,
             100.0 * r.eligible as f64 / r.bytes as f64,
             r.compactions,
+            r.trims,
             r.largest / 1024,
             cost(r)
         );

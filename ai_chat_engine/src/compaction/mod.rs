@@ -358,17 +358,24 @@ impl Compactor<'_> {
         let bytes_after = self.model.request_bytes(&trimmed);
         let saved = size.saturating_sub(bytes_after);
         let before_cut: usize = messages[..first].iter().map(&size_of).sum();
-        let rounds = messages
+        // Bytes a round adds: what followed the first answer, per answer.
+        let first_answer = messages
+            .iter()
+            .position(|m| matches!(m, Message::Assistant { .. }))?;
+        let rounds = messages[first_answer..]
             .iter()
             .filter(|m| matches!(m, Message::Assistant { .. }))
             .count()
             .max(1);
-        let growth = (size / rounds).max(1);
+        let grown: usize = messages[first_answer..].iter().map(&size_of).sum();
+        let growth = (grown / rounds).max(1);
         let estimate = TrimEstimate {
             saved,
             kept_after_cut: bytes_after.saturating_sub(before_cut),
-            // The trim serves until the hard threshold forces a summary.
-            remaining_rounds: (t.hard.saturating_sub(bytes_after)) / growth,
+            // The trim serves until the history grows back to the soft
+            // threshold: from there a summary comes at the next boundary.
+            // Left above it, the trim buys nothing a summary would not.
+            remaining_rounds: t.soft.saturating_sub(bytes_after) / growth,
         };
         if !trim_pays(estimate, CACHED_PRICE_RATIO) {
             return None;

@@ -27,10 +27,12 @@ pub const DROP_LIMIT_PERCENT: u64 = 90;
 const SOFT_CAP_TOKENS: u64 = 400_000;
 const HARD_CAP_TOKENS: u64 = 700_000;
 
-/// The verbatim tail kept by a summary: a fifth of the window, at most
-/// 100k tokens (Kiso's cap). A fifth keeps the compacted request well
-/// under the soft threshold, so one summary buys a long stretch.
-const TAIL_WINDOW_DIVISOR: u64 = 5;
+/// The verbatim tail kept by a summary: a tenth of the window, at most
+/// 100k tokens (Kiso's 100k in a 1M window). It holds the latest results,
+/// errors and edits whole, and leaves the compacted request far enough
+/// under the soft threshold that one summary buys a long stretch; a
+/// larger tail makes every summary's uncached re-read dearer.
+const TAIL_WINDOW_DIVISOR: u64 = 10;
 const TAIL_CAP_TOKENS: u64 = 100_000;
 
 /// Why a compaction happened.
@@ -193,7 +195,7 @@ mod tests {
         assert_eq!(t.soft, 320_000);
         assert_eq!(t.hard, 560_000);
         assert_eq!(t.limit, 720_000);
-        assert_eq!(t.tail, 160_000);
+        assert_eq!(t.tail, 80_000);
         let big = Thresholds::for_window(window(2_000_000), &s);
         assert_eq!(big.soft, 1_600_000);
         assert_eq!(big.hard, 2_800_000);
