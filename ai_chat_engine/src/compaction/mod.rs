@@ -388,3 +388,6 @@ impl Compactor<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
