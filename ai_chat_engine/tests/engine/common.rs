@@ -180,3 +180,17 @@ pub fn messages_prefix(body: &str) -> &str {
         .strip_suffix("]}")
         .expect("messages is the last field")
 }
+
+/// Loads a saved conversation once the turn thread that just ended has
+/// let go of it (its handle drops a moment after the terminal message).
+pub fn load_when_free(engine: &Engine, id: &str) -> Conversation {
+    let deadline = Instant::now() + TURN_TIMEOUT;
+    loop {
+        match engine.load_conversation(id) {
+            Err(ai_chat_engine::EngineError::Locked { .. }) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other.unwrap(),
+        }
+    }
+}

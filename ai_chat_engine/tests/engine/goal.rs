@@ -135,7 +135,7 @@ fn a_resumed_session_brings_an_active_goal_back_paused() {
         .unwrap();
     std::fs::write(&path, lines[..=end].join("\n") + "\n").unwrap();
 
-    let loaded = h.engine.load_conversation(&id).unwrap();
+    let loaded = load_when_free(&h.engine, &id);
     let goal = loaded.goal().unwrap();
     assert!(
         matches!(&goal.state, GoalState::Paused { reason } if reason.contains("resumed")),
@@ -151,7 +151,7 @@ fn a_resumed_session_brings_an_active_goal_back_paused() {
     assert_eq!(server.requests().len(), 1);
     // The pause is in the log: a second load agrees.
     drop(loaded);
-    let again = h.engine.load_conversation(&id).unwrap();
+    let again = load_when_free(&h.engine, &id);
     assert!(matches!(
         again.goal().unwrap().state,
         GoalState::Paused { .. }
