@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use ai_tools::{CancelToken, ToolSpec};
 
 use crate::budgets::{MAX_ROUNDS, MAX_STREAMED_OUTPUT_BYTES, WRAP_UP_ROUND};
-use crate::context::{choose_keep_from, dropped_placeholder, SUMMARY_INSTRUCTION};
 use crate::conversation::Conversation;
 use crate::emitter::Emitter;
 use crate::message::{Message, ReasoningBlock, ToolCall, UserInput};
@@ -21,6 +20,9 @@ use crate::session_log::Entry;
 use crate::stream_msg::{EngineError, StreamMsg};
 use crate::test_hook::{pause, Point};
 use crate::tool_exec::ToolRunner;
+
+#[path = "agent_compaction.rs"]
+mod compaction_hook;
 
 /// Told to the model before round [`WRAP_UP_ROUND`].
 pub const WRAP_UP_NOTICE: &str = "This turn has used 19 of its 25 model rounds; 5 remain. \
@@ -44,8 +46,8 @@ pub(crate) struct LoopSettings {
     pub config_dir: Option<PathBuf>,
     /// Ask for a title after a conversation's first turn.
     pub generate_titles: bool,
-    /// Request size at which older history is summarised.
-    pub context_budget_bytes: usize,
+    /// When older history is compacted.
+    pub compaction: crate::compaction::CompactionPolicy,
 }
 
 /// The model, the tools and the static prompt a turn runs with.
@@ -72,18 +74,7 @@ impl Agent {
         em: &Emitter,
         cancel: &CancelToken,
     ) -> bool {
-        // A continuation with nothing to continue is no turn at all.
-        let nothing = input.is_none() && conv.plan() == Step::Idle;
-        let result = self.turn(conv, input, em, cancel);
-        let outcome = match &result {
-            Ok(()) => "done".to_string(),
-            Err(e) => e.to_string(),
-        };
-        // A turn refused before it began (calls still undecided) leaves
-        // the log as it was.
-        if !nothing && !matches!(result, Err(EngineError::Uncertain { .. })) {
-            conv.record(Entry::TurnEnd { outcome });
-        }
+        let result = self.turn_recorded(conv, input, em, cancel);
         // Once per conversation, after its first successful turn.
         let want_title = result.is_ok() && self.settings.generate_titles && {
             let mut st = conv.lock();
@@ -101,6 +92,30 @@ impl Agent {
             Err(e) => StreamMsg::Err(e),
         });
         want_title
+    }
+
+    /// Runs one turn and records its end, leaving the terminal message
+    /// and the conversation's phase to the caller (a goal runs several).
+    pub(crate) fn turn_recorded(
+        &self,
+        conv: &Conversation,
+        input: Option<UserInput>,
+        em: &Emitter,
+        cancel: &CancelToken,
+    ) -> Result<(), EngineError> {
+        // A continuation with nothing to continue is no turn at all.
+        let nothing = input.is_none() && conv.plan() == Step::Idle;
+        let result = self.turn(conv, input, em, cancel);
+        let outcome = match &result {
+            Ok(()) => "done".to_string(),
+            Err(e) => e.to_string(),
+        };
+        // A turn refused before it began (calls still undecided) leaves
+        // the log as it was.
+        if !nothing && !matches!(result, Err(EngineError::Uncertain { .. })) {
+            conv.record(Entry::TurnEnd { outcome });
+        }
+        result
     }
 
     /// Follows the planner until it says idle.
@@ -163,7 +178,7 @@ impl Agent {
             push_notice(conv, WRAP_UP_NOTICE);
         }
         crate::mcp_tools::announce(self.mcp.as_ref(), conv);
-        self.maybe_compact(conv, cancel)?;
+        self.compactor().run(conv, false, em, cancel)?;
         let messages = conv.messages();
         let tools = crate::mcp_tools::conversation_specs(&self.specs, &conv.context());
         let model = self.client.model();
@@ -332,35 +347,6 @@ impl Agent {
         let model = self.client.model();
         let req = self.request(&model, &self.system_prompt, messages, true);
         self.client.body_bytes(&req)
-    }
-
-    /// Summarises older history when the next request would pass the
-    /// budget. The summary request reuses the exact prefix (system,
-    /// tools, history) and appends the instruction, so the provider's
-    /// cache still applies.
-    fn maybe_compact(&self, conv: &Conversation, cancel: &CancelToken) -> Result<(), EngineError> {
-        let messages = conv.messages();
-        if self.request_bytes(&messages) <= self.settings.context_budget_bytes {
-            return Ok(());
-        }
-        let base = self.request_bytes(&[]);
-        let size_of = |m: &Message| {
-            self.request_bytes(std::slice::from_ref(m))
-                .saturating_sub(base)
-        };
-        let Some(keep_from) = choose_keep_from(&messages, &size_of) else {
-            return Ok(());
-        };
-        let mut asking = messages.clone();
-        asking.push(Message::Notice(SUMMARY_INSTRUCTION.to_string()));
-        let req = self.request(self.client.fast_model(), &self.system_prompt, &asking, true);
-        let (text, method) = match self.client.side_request(&req, cancel) {
-            Ok(t) if !t.trim().is_empty() => (t.trim().to_string(), "summary"),
-            Err(EngineError::Cancelled) => return Err(EngineError::Cancelled),
-            _ => (dropped_placeholder(keep_from.saturating_sub(1)), "dropped"),
-        };
-        conv.lock().summarise(text, keep_from, method);
-        Ok(())
     }
 
     pub fn make_title(&self, conv: &Conversation) {

@@ -72,15 +72,6 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// cancel flag: cancel must take effect within 100 ms.
 pub const CANCEL_POLL: Duration = Duration::from_millis(20);
 
-/// Request size (bytes of the serialized body) at which older history is
-/// summarised. ~120 KB ≈ 30k tokens: comfortable for small local models'
-/// windows and cheap on hosted ones; configurable per engine.
-pub const DEFAULT_CONTEXT_BUDGET_BYTES: usize = 120 * 1024;
-
-/// Recent history kept verbatim when summarising: the latest errors, results
-/// and edits matter most and must not go through a lossy summary.
-pub const COMPACTION_RAW_TAIL_BYTES: usize = 32 * 1024;
-
 /// A tool result larger than this is shown to the model as head + tail
 /// (the session log keeps it whole).
 pub const TOOL_RESULT_MODEL_BYTES: usize = 16 * 1024;

@@ -10,6 +10,7 @@ use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
 use crate::budgets::LOCAL_PROBE_TIMEOUT;
+use crate::compaction::{CompactionSettings, CompactionToml};
 use crate::cost::Prices;
 use crate::probe::probe_local_servers;
 pub use crate::provider_kind::ProviderKind;
@@ -87,6 +88,8 @@ pub struct AiConfig {
     pub thinking: Option<ThinkingLevel>,
     /// Prices per million tokens, by model (or model-name prefix).
     pub prices: Option<Prices>,
+    /// `[ai.compaction]`: context windows and thresholds.
+    pub compaction: Option<CompactionToml>,
 }
 
 impl fmt::Debug for AiConfig {
@@ -104,6 +107,7 @@ impl fmt::Debug for AiConfig {
             .field("sandbox_writable", &self.sandbox_writable)
             .field("thinking", &self.thinking)
             .field("prices", &self.prices)
+            .field("compaction", &self.compaction)
             .finish()
     }
 }
@@ -208,6 +212,9 @@ impl AiConfig {
         }
         if let Some(p) = &self.prices {
             p.validate().map_err(ConfigError::Invalid)?;
+        }
+        if let Some(c) = &self.compaction {
+            c.validate().map_err(ConfigError::Invalid)?;
         }
         if let Some(url) = &self.base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -347,9 +354,21 @@ impl AiConfig {
             },
             src(self.prices.is_some()),
         ));
+        let compaction = self.compaction.clone().unwrap_or_default().resolve();
+        sources.push(Provenance::new(
+            "compaction",
+            &format!(
+                "soft {}% · hard {}% of the window · {} window(s) configured",
+                compaction.soft_percent,
+                compaction.hard_percent,
+                compaction.windows.len() + usize::from(compaction.context_window.is_some())
+            ),
+            src(self.compaction.is_some()),
+        ));
         ResolvedConfig {
             thinking,
             prices,
+            compaction,
             sandbox,
             provider,
             base_url,
@@ -523,6 +542,8 @@ pub struct ResolvedConfig {
     pub thinking: ThinkingLevel,
     /// What each model costs, for `/cost`.
     pub prices: Prices,
+    /// Context windows and compaction thresholds.
+    pub compaction: CompactionSettings,
     /// Where each value came from, in display order.
     pub sources: Vec<Provenance>,
 }

@@ -142,3 +142,32 @@ fn thinking_and_prices_are_validated() {
     let r = AiConfig::default().resolve_with(&no_env, false);
     assert_eq!(r.thinking, ThinkingLevel::Off);
 }
+
+#[test]
+fn the_compaction_table_parses_validates_and_resolves() {
+    let text = r#"
+        [ai]
+        model = "qwen2.5-coder"
+        [ai.compaction]
+        soft_percent = 30
+        windows = { "qwen2.5-coder" = 65536 }
+    "#;
+    let cfg = AiConfig::from_toml_str(text, Path::new("koi.toml")).unwrap();
+    let r = cfg.resolve_with(&no_env, false);
+    assert_eq!(r.compaction.soft_percent, 30);
+    assert_eq!(r.compaction.hard_percent, 70);
+    assert_eq!(r.compaction.window_for("qwen2.5-coder").tokens, 65_536);
+    let shown = r.sources.iter().find(|p| p.key == "compaction").unwrap();
+    assert_eq!(shown.source, Source::Config);
+    for (bad, key) in [
+        (
+            "[ai.compaction]\nhard_percent = 20\nsoft_percent = 40",
+            "hard_percent",
+        ),
+        ("[ai.compaction]\ncontext_window = 10", "context_window"),
+        ("[ai.compaction]\nsoft = 40", "unknown field"),
+    ] {
+        let e = AiConfig::from_toml_str(bad, Path::new("k.toml")).unwrap_err();
+        assert!(e.to_string().contains(key), "{bad}: {e}");
+    }
+}

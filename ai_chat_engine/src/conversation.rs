@@ -8,13 +8,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ai_tools::run_tag::RunTag;
 
+use crate::compaction::{CompactionState, Trigger};
 use crate::cost::{Prices, UsageReport};
+use crate::goal::{Goal, GoalRecord, GoalState, RESUMED_PAUSE_REASON};
 use crate::message::{Message, ToolCall};
 use crate::prompt::EnvironmentFacts;
 use crate::recovery::{self, Step, UncertainCall};
 use crate::session_log::{
-    self, ConversationContext, ConversationLock, Entry, ForkOrigin, LockError, Record, SessionLog,
-    UncertainDecision, LOG_FORMAT,
+    self, CompactionMethod, ConversationContext, ConversationLock, Entry, ForkOrigin, LockError,
+    Record, SessionLog, UncertainDecision, LOG_FORMAT,
 };
 use crate::stream_msg::EngineError;
 use crate::time::now_rfc3339;
@@ -71,6 +73,10 @@ pub(crate) struct ConvState {
     /// Processes ended on load because an interrupted call left them
     /// running: (call id, how many).
     strays_ended: Vec<(String, usize)>,
+    /// Compaction's cooldown after a failed summary.
+    pub compaction: CompactionState,
+    /// Goal mode's goal, if one is set.
+    pub goal: Option<Goal>,
 }
 
 struct Shared {
@@ -154,6 +160,11 @@ impl Conversation {
         for (call, n) in &self.lock().strays_ended {
             out.push(format!(
                 "note: ended {n} process(es) the interrupted call {call} left running"
+            ));
+        }
+        if let Some(goal) = self.goal().filter(|g| g.state != GoalState::Complete) {
+            out.push(format!(
+                "note: {goal} (/goal resume goes on, /goal clear ends it)"
             ));
         }
         let uncertain = self.uncertain_calls();
@@ -252,6 +263,11 @@ impl Conversation {
     /// True when opened read-only because another process holds it.
     pub fn is_read_only(&self) -> bool {
         matches!(self.lock().sink, Sink::ReadOnly(_))
+    }
+
+    /// The goal (goal mode), if one is set.
+    pub fn goal(&self) -> Option<Goal> {
+        self.lock().goal.clone()
     }
 
     /// The per-conversation context (workspace, tools, provider blocks),
@@ -400,6 +416,8 @@ impl ConvState {
             context: ConversationContext::default(),
             forked_from: None,
             strays_ended: Vec::new(),
+            compaction: CompactionState::default(),
+            goal: None,
         }
     }
 
@@ -433,6 +451,8 @@ impl ConvState {
             context: replayed.context,
             forked_from: replayed.forked_from,
             strays_ended: Vec::new(),
+            compaction: CompactionState::default(),
+            goal: replayed.goal,
         }
     }
 
@@ -450,6 +470,45 @@ impl ConvState {
                 self.strays_ended.push((u.call.id, n));
             }
         }
+    }
+
+    /// A goal the log left active was cut short (a crash, an exit): it
+    /// comes back paused, recorded, and never runs by itself.
+    pub(crate) fn pause_interrupted_goal(&mut self) {
+        let Some(goal) = self.goal.as_mut() else {
+            return;
+        };
+        if goal.state != GoalState::Active {
+            return;
+        }
+        goal.state = GoalState::Paused {
+            reason: RESUMED_PAUSE_REASON.to_string(),
+        };
+        let record = GoalRecord::Progress {
+            state: goal.state.clone(),
+            used: goal.used,
+        };
+        self.record(Entry::Goal(record));
+    }
+
+    /// Ends the goal (recorded); `false` when there was none.
+    pub(crate) fn clear_goal(&mut self) -> bool {
+        if self.goal.take().is_none() {
+            return false;
+        }
+        self.record(Entry::Goal(GoalRecord::Cleared));
+        true
+    }
+
+    /// Tokens (input and output) the conversation's rounds used so far.
+    pub(crate) fn tokens_used(&self) -> u64 {
+        self.records
+            .iter()
+            .map(|r| match &r.entry {
+                Entry::Usage { input, output, .. } => input + output,
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Turns may run on it (it is not someone else's).
@@ -546,13 +605,34 @@ impl ConvState {
         });
     }
 
-    /// Replaces the history with a summary (recorded).
-    pub(crate) fn summarise(&mut self, text: String, keep_from: usize, method: &str) {
-        self.messages = crate::context::apply_summary(&self.messages, &text, keep_from);
+    /// Replaces older history with a summary or drop marker (recorded);
+    /// `bytes` is the request size before and after.
+    pub(crate) fn compact(
+        &mut self,
+        text: String,
+        keep_from: usize,
+        method: CompactionMethod,
+        trigger: Trigger,
+        bytes: (usize, usize),
+    ) {
+        self.messages = crate::compaction::apply_summary(&self.messages, &text, keep_from);
         self.record(Entry::Summary {
             text,
             keep_from,
-            method: method.to_string(),
+            method,
+            trigger: Some(trigger),
+            bytes_before: bytes.0,
+            bytes_after: bytes.1,
+        });
+    }
+
+    /// Trims the results of `call_ids` in the model's view (recorded).
+    pub(crate) fn trim(&mut self, call_ids: Vec<String>, bytes: (usize, usize)) {
+        crate::compaction::apply_trim(&mut self.messages, &call_ids);
+        self.record(Entry::Trimmed {
+            call_ids,
+            bytes_before: bytes.0,
+            bytes_after: bytes.1,
         });
     }
 }

@@ -11,11 +11,13 @@ use ai_tools::{CancelToken, Mode, Registry};
 use crossbeam_channel::Receiver;
 
 use crate::agent_loop::{Agent, LoopSettings};
-use crate::budgets::{CANCEL_POLL, DEFAULT_CONTEXT_BUDGET_BYTES, MAX_MODEL_NAME};
+use crate::budgets::{CANCEL_POLL, MAX_MODEL_NAME};
+use crate::compaction::{CompactionPolicy, ContextWindow};
 use crate::config::{AiConfig, ProviderKind, ResolvedConfig};
 use crate::conversation::{locked_error, ConvState, Conversation, Origin, Sink};
 use crate::emitter::Emitter;
 pub use crate::emitter::Waker;
+use crate::goal::{run_goal, GoalSpec, GoalStart};
 use crate::message::UserInput;
 use crate::model_client::ModelClient;
 use crate::prompt::system_prompt;
@@ -39,8 +41,9 @@ pub struct EngineOptions {
     pub persist: bool,
     /// Ask `fast_model` for a title after a conversation's first turn.
     pub generate_titles: bool,
-    /// Request size (bytes) at which older history is summarised.
-    pub context_budget_bytes: usize,
+    /// When older history is compacted (default: window-relative
+    /// thresholds and phase boundaries, see [`crate::compaction`]).
+    pub compaction: CompactionPolicy,
     /// With nothing configured, probe loopback ports for a local server.
     pub probe_local: bool,
     /// Called after each message is sent.
@@ -62,7 +65,7 @@ impl Default for EngineOptions {
             config_dir: crate::config::config_dir(),
             persist: true,
             generate_titles: true,
-            context_budget_bytes: DEFAULT_CONTEXT_BUDGET_BYTES,
+            compaction: CompactionPolicy::Adaptive,
             probe_local: true,
             waker: None,
             // A visible but quick typing effect for the scripted demo.
@@ -79,7 +82,7 @@ impl std::fmt::Debug for EngineOptions {
             .field("data_dir", &self.data_dir)
             .field("persist", &self.persist)
             .field("generate_titles", &self.generate_titles)
-            .field("context_budget_bytes", &self.context_budget_bytes)
+            .field("compaction", &self.compaction)
             .finish_non_exhaustive()
     }
 }
@@ -179,7 +182,7 @@ impl Engine {
             settings: LoopSettings {
                 config_dir: options.config_dir,
                 generate_titles: options.generate_titles,
-                context_budget_bytes: options.context_budget_bytes,
+                compaction: options.compaction,
             },
         };
         Ok(Engine {
@@ -206,9 +209,23 @@ impl Engine {
     }
 
     /// Bytes the next request for `conversation` would send (for a context
-    /// meter); summarising starts past `EngineOptions::context_budget_bytes`.
+    /// meter; compare with [`Engine::context_window`]'s bytes).
     pub fn request_bytes(&self, conversation: &Conversation) -> usize {
         self.agent.request_bytes(&conversation.messages())
+    }
+
+    /// The context window of the model in use: configured, known for its
+    /// family, or a conservative default.
+    pub fn context_window(&self) -> ContextWindow {
+        self.config().compaction.window_for(&self.model())
+    }
+
+    /// Compacts `conversation` now (`/compact`): summarises older history
+    /// in-band whatever the thresholds say. The stream carries one
+    /// [`StreamMsg::Compaction`] and ends with `Done` (or `Err` when
+    /// cancelled or the conversation is busy).
+    pub fn compact(&self, conversation: &Conversation) -> (Receiver<StreamMsg>, CancelHandle) {
+        self.start(conversation, Job::Compact)
     }
 
     /// The approval mode in force.
@@ -301,6 +318,7 @@ impl Engine {
             self.workspace(),
         );
         st.end_strays();
+        st.pause_interrupted_goal();
         Ok(Conversation::from_state(st))
     }
 
@@ -379,7 +397,7 @@ impl Engine {
         conversation: &Conversation,
         input: UserInput,
     ) -> (Receiver<StreamMsg>, CancelHandle) {
-        self.start(conversation, Some(input))
+        self.start(conversation, Job::Turn(Some(input)))
     }
 
     /// Continues a conversation an interruption left unfinished, as the
@@ -388,14 +406,43 @@ impl Engine {
     /// when the calls are settled. Ends at once with `Done` when there is
     /// nothing to continue.
     pub fn resume(&self, conversation: &Conversation) -> (Receiver<StreamMsg>, CancelHandle) {
-        self.start(conversation, None)
+        self.start(conversation, Job::Turn(None))
     }
 
-    fn start(
+    /// Turns `spec` into the conversation's goal and works on it over
+    /// turns (goal mode): each turn ends with the check; a failing check
+    /// brings a continue prompt, within the budget. The stream carries
+    /// every turn's messages and [`StreamMsg::Goal`] reports, and ends
+    /// once: `Done` when the goal is complete or blocked, `Err` with the
+    /// failure that paused it.
+    pub fn start_goal(
         &self,
         conversation: &Conversation,
-        input: Option<UserInput>,
+        spec: GoalSpec,
     ) -> (Receiver<StreamMsg>, CancelHandle) {
+        self.start(conversation, Job::Goal(GoalStart::New(spec)))
+    }
+
+    /// Goes on with a paused or blocked goal (`/goal resume`).
+    pub fn continue_goal(
+        &self,
+        conversation: &Conversation,
+    ) -> (Receiver<StreamMsg>, CancelHandle) {
+        self.start(conversation, Job::Goal(GoalStart::Continue))
+    }
+
+    /// Ends the conversation's goal (`/goal clear`); `Ok(false)` when it
+    /// had none.
+    pub fn clear_goal(&self, conversation: &Conversation) -> Result<bool, EngineError> {
+        if conversation.is_busy() {
+            return Err(EngineError::Busy);
+        }
+        let mut st = conversation.lock();
+        st.writable()?;
+        Ok(st.clear_goal())
+    }
+
+    fn start(&self, conversation: &Conversation, job: Job) -> (Receiver<StreamMsg>, CancelHandle) {
         let (tx, rx) = crossbeam_channel::unbounded();
         let token = CancelToken::new();
         let handle = CancelHandle {
@@ -406,7 +453,7 @@ impl Engine {
         let conv = conversation.clone();
         let spawned = std::thread::Builder::new()
             .name("koi-turn".into())
-            .spawn(move || turn_thread(&agent, &conv, input, emitter, &token));
+            .spawn(move || turn_thread(&agent, &conv, job, emitter, &token));
         if let Err(e) = spawned {
             // The closure (and its emitter) is gone; report through a fresh channel.
             let (tx, rx) = crossbeam_channel::bounded(1);
@@ -419,13 +466,17 @@ impl Engine {
     }
 }
 
-fn turn_thread(
-    agent: &Agent,
-    conv: &Conversation,
-    input: Option<UserInput>,
-    em: Emitter,
-    cancel: &CancelToken,
-) {
+/// What a turn thread does.
+enum Job {
+    /// A turn: the user's input, or `None` to continue what the log left.
+    Turn(Option<UserInput>),
+    /// A compaction the user asked for.
+    Compact,
+    /// Goal mode: turns until the goal completes, blocks or pauses.
+    Goal(GoalStart),
+}
+
+fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel: &CancelToken) {
     if let Err(e) = conv.lock().writable() {
         return em.send(StreamMsg::Err(e));
     }
@@ -441,13 +492,31 @@ fn turn_thread(
     }
     // A panic below (a bug) must still end the stream with one Err and
     // leave the conversation free, or every later submit would be Busy.
-    let ran = catch_unwind(AssertUnwindSafe(|| {
-        // A continuation of a conversation never written has nothing to
-        // continue and no file to create.
-        if input.is_some() {
-            conv.ensure_log(origin(agent));
+    let ran = catch_unwind(AssertUnwindSafe(|| match job {
+        Job::Turn(input) => {
+            // A continuation of a conversation never written has nothing
+            // to continue and no file to create.
+            if input.is_some() {
+                conv.ensure_log(origin(agent));
+            }
+            agent.run_turn(conv, input, &em, cancel)
         }
-        agent.run_turn(conv, input, &em, cancel)
+        Job::Compact => {
+            agent.compact_now(conv, &em, cancel);
+            false
+        }
+        Job::Goal(start) => {
+            if matches!(start, GoalStart::New(_)) {
+                conv.ensure_log(origin(agent));
+            }
+            let result = run_goal(agent, conv, start, &em, cancel);
+            conv.end();
+            em.send(match result {
+                Ok(()) => StreamMsg::Done,
+                Err(e) => StreamMsg::Err(e),
+            });
+            false
+        }
     }));
     let want_title = ran.unwrap_or_else(|payload| {
         conv.end();

@@ -30,9 +30,11 @@
 //! ```
 
 pub mod budgets;
+pub mod compaction;
 pub mod config;
 pub mod context;
 pub mod cost;
+pub mod goal;
 pub mod message;
 pub mod probe;
 pub mod project_instructions;
@@ -64,15 +66,17 @@ mod tool_exec;
 mod transport;
 
 pub use agent_loop::WRAP_UP_NOTICE;
+pub use compaction::{CompactionPolicy, CompactionReport, ContextWindow, Trigger};
 pub use config::{AiConfig, ApiKey, ConfigError, Provenance, ProviderKind, ResolvedConfig, Source};
 pub use conversation::{Conversation, ABANDONED_RESULT};
 pub use cost::{ModelPrice, Prices, UsageReport};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
+pub use goal::{Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
 pub use message::{Attachment, AttachmentKind, Message, ReasoningBlock, ToolCall, UserInput};
 pub use providers::{Finish, FinishKind, Usage};
 pub use recovery::{Step, UncertainCall};
 pub use session_log::{SessionInfo, UncertainDecision};
-pub use slash::SlashCommand;
+pub use slash::{GoalCommand, SlashCommand};
 pub use stream_msg::{ApprovalReply, EngineError, StreamMsg};
 pub use thinking::ThinkingLevel;
 pub use tool_exec::REPEAT_UNCERTAIN_RESULT;

@@ -216,6 +216,9 @@ impl Tail {
                 | Entry::Context(_)
                 | Entry::Environment { .. }
                 | Entry::Usage { .. }
+                | Entry::Trimmed { .. }
+                | Entry::CompactionFailed { .. }
+                | Entry::Goal(_)
                 | Entry::Title { .. } => {}
             }
         }

@@ -372,7 +372,10 @@ fn two_turns_with_a_wrap_up_notice_a_summary_and_a_cancel() {
             Entry::Summary {
                 text: "so far".into(),
                 keep_from: 2,
-                method: "summary".into(),
+                method: crate::session_log::CompactionMethod::Summary,
+                trigger: None,
+                bytes_before: 0,
+                bytes_after: 0,
             },
             Step::CallModel,
         ),

@@ -1,6 +1,45 @@
 //! The slash commands both front ends (the overlay and `k`'s REPL) accept,
 //! parsed in one place so they mean the same thing everywhere.
 
+/// What `/goal` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GoalCommand {
+    /// `/goal`: show the goal.
+    Show,
+    /// `/goal clear`: end it.
+    Clear,
+    /// `/goal resume`: go on with a paused or blocked goal.
+    Resume,
+    /// `/goal TEXT [--check COMMAND]`: set a goal and start on it.
+    Set {
+        /// What to achieve.
+        objective: String,
+        /// The command whose exit 0 means done, if named here.
+        check: Option<String>,
+    },
+}
+
+impl GoalCommand {
+    fn parse(arg: Option<String>) -> GoalCommand {
+        let Some(arg) = arg else {
+            return GoalCommand::Show;
+        };
+        match arg.as_str() {
+            "clear" => return GoalCommand::Clear,
+            "resume" | "continue" => return GoalCommand::Resume,
+            _ => {}
+        }
+        let (objective, check) = match arg.split_once("--check") {
+            Some((o, c)) => (o, Some(c.trim().to_string()).filter(|c| !c.is_empty())),
+            None => (arg.as_str(), None),
+        };
+        GoalCommand::Set {
+            objective: objective.trim().to_string(),
+            check,
+        }
+    }
+}
+
 /// A line typed as `/command [argument]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlashCommand {
@@ -30,6 +69,10 @@ pub enum SlashCommand {
     /// `/init`: have the model draft an AGENTS.md for the project (the
     /// write goes through the normal approval).
     Init,
+    /// `/compact`: summarise older history now.
+    Compact,
+    /// `/goal …`: goal mode.
+    Goal(GoalCommand),
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -60,6 +103,8 @@ impl SlashCommand {
             "/cost" => SlashCommand::Cost,
             "/cd" => SlashCommand::Cd(arg),
             "/init" => SlashCommand::Init,
+            "/compact" => SlashCommand::Compact,
+            "/goal" => SlashCommand::Goal(GoalCommand::parse(arg)),
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -69,6 +114,7 @@ impl SlashCommand {
 
 #[cfg(test)]
 mod tests {
+    use super::GoalCommand;
     use super::SlashCommand::{self, *};
 
     #[test]
@@ -89,6 +135,24 @@ mod tests {
             ("/cd ~/src/koi", Cd(Some("~/src/koi".into()))),
             ("/cd", Cd(None)),
             ("/init", Init),
+            ("/compact", Compact),
+            ("/goal", Goal(GoalCommand::Show)),
+            ("/goal clear", Goal(GoalCommand::Clear)),
+            ("/goal resume", Goal(GoalCommand::Resume)),
+            (
+                "/goal make the tests pass --check cargo test -q",
+                Goal(GoalCommand::Set {
+                    objective: "make the tests pass".into(),
+                    check: Some("cargo test -q".into()),
+                }),
+            ),
+            (
+                "/goal tidy up",
+                Goal(GoalCommand::Set {
+                    objective: "tidy up".into(),
+                    check: None,
+                }),
+            ),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

@@ -80,6 +80,11 @@ pub enum StreamMsg {
         /// otherwise).
         reasoning: u64,
     },
+    /// Older history was compacted (or a due compaction failed and the
+    /// full history was kept): one line for the user.
+    Compaction(crate::compaction::CompactionReport),
+    /// A goal's state changed or its check ran (goal mode).
+    Goal(crate::goal::GoalReport),
     /// The model answered without asking for more tools.
     Done,
     /// The turn ended without a complete answer.

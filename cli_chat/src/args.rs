@@ -89,10 +89,39 @@ pub struct Cli {
     pub overlay: bool,
 
     #[command(flatten)]
+    pub goal: GoalFlags,
+
+    #[command(flatten)]
     pub common: Common,
 
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Goal mode: work on a task over turns until a check passes.
+#[derive(Debug, Clone, Args, Default)]
+pub struct GoalFlags {
+    /// Work on TEXT over several turns until the --check command exits 0
+    /// (within the budget below); the REPL's /goal does the same.
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["question", "overlay"])]
+    pub goal: Option<String>,
+
+    /// The goal's check: a shell command (run in the workspace, sandboxed
+    /// workspace-write) whose exit 0 means the goal is complete.
+    #[arg(long, value_name = "COMMAND")]
+    pub check: Option<String>,
+
+    /// Most turns the goal may take (default 10).
+    #[arg(long, value_name = "N")]
+    pub goal_turns: Option<u32>,
+
+    /// Most tokens (input + output) the goal may spend (default 2000000).
+    #[arg(long, value_name = "N")]
+    pub goal_tokens: Option<u64>,
+
+    /// Most minutes the goal may take (default 60).
+    #[arg(long, value_name = "N")]
+    pub goal_minutes: Option<u64>,
 }
 
 /// Flags every form of `k` accepts.

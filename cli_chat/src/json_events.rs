@@ -4,7 +4,7 @@
 //! is documented in `cli_chat/README.md`; adding a field or an event type
 //! keeps the version, renaming or removing one bumps it.
 
-use ai_chat_engine::EngineError;
+use ai_chat_engine::{CompactionReport, EngineError, GoalReport, GoalState};
 use serde::Serialize;
 
 /// Version of the event schema; bumped only for incompatible changes.
@@ -127,6 +127,28 @@ pub enum Event {
         /// Of the output, reasoning tokens (0 where not reported).
         reasoning: u64,
     },
+    /// Older history was compacted, or a due compaction failed (the
+    /// full history was kept) or dropped history near the window's limit.
+    Compaction {
+        /// `summarised`, `dropped`, `trimmed`, `failed` or `nothing`.
+        outcome: String,
+        /// Request bytes before, where something changed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bytes_before: Option<usize>,
+        /// Request bytes after.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bytes_after: Option<usize>,
+        /// One line for people.
+        message: String,
+    },
+    /// Goal mode: the goal's state changed or its check ran.
+    Goal {
+        /// `active`, `paused`, `blocked`, `complete`, `check_passed` or
+        /// `check_failed`.
+        status: String,
+        /// One line for people.
+        message: String,
+    },
     /// The turn ended with a complete answer.
     Done,
     /// The turn ended without one.
@@ -181,6 +203,53 @@ impl Event {
             )
         });
         escape_high_controls(&json)
+    }
+
+    /// The `compaction` event for a report.
+    pub fn from_compaction(r: &CompactionReport) -> Event {
+        let (outcome, bytes) = match r {
+            CompactionReport::Summarised {
+                bytes_before,
+                bytes_after,
+                ..
+            } => ("summarised", Some((*bytes_before, *bytes_after))),
+            CompactionReport::Dropped {
+                bytes_before,
+                bytes_after,
+                ..
+            } => ("dropped", Some((*bytes_before, *bytes_after))),
+            CompactionReport::Trimmed {
+                bytes_before,
+                bytes_after,
+                ..
+            } => ("trimmed", Some((*bytes_before, *bytes_after))),
+            CompactionReport::Failed { .. } => ("failed", None),
+            CompactionReport::NothingToCompact => ("nothing", None),
+        };
+        Event::Compaction {
+            outcome: outcome.to_string(),
+            bytes_before: bytes.map(|b| b.0),
+            bytes_after: bytes.map(|b| b.1),
+            message: r.to_string(),
+        }
+    }
+
+    /// The `goal` event for a report.
+    pub fn from_goal(r: &GoalReport) -> Event {
+        let status = match r {
+            GoalReport::State(g) => match g.state {
+                GoalState::Active => "active",
+                GoalState::Paused { .. } => "paused",
+                GoalState::Blocked { .. } => "blocked",
+                GoalState::Complete => "complete",
+            },
+            GoalReport::Check(c) if c.passed => "check_passed",
+            GoalReport::Check(_) => "check_failed",
+        };
+        Event::Goal {
+            status: status.to_string(),
+            message: r.to_string(),
+        }
     }
 
     /// The `error` event for an engine error.

@@ -27,6 +27,7 @@ pub mod args;
 pub mod config_cmd;
 pub mod conversation;
 pub mod exit;
+pub mod goal_cmd;
 pub mod interrupt;
 pub mod json_events;
 pub mod mcp_cmd;
@@ -69,7 +70,8 @@ pub fn run(cli: Cli) -> Result<Exit> {
             let question = cli.question_text();
             let piped = oneshot::read_piped_stdin(&cli)?;
             let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-            if question.is_none() && piped.is_none() && interactive && !cli.common.json {
+            let goal = cli.goal.goal.is_some();
+            if !goal && question.is_none() && piped.is_none() && interactive && !cli.common.json {
                 repl::run(&cli)
             } else {
                 oneshot::run(&cli, question, piped)

@@ -2,7 +2,7 @@
 
 use std::io::{self, IsTerminal, Read};
 
-use ai_chat_engine::Step;
+use ai_chat_engine::{GoalState, Step};
 use ai_tools::terminal_text::escape_controls;
 use anyhow::{bail, Context, Result};
 
@@ -11,6 +11,7 @@ use crate::approval::{Approver, NoTty, TtyApprover};
 use crate::args::Cli;
 use crate::conversation::{self, Start};
 use crate::exit::Exit;
+use crate::goal_cmd;
 use crate::interrupt::Interrupts;
 use crate::json_events::Event;
 use crate::piped::{self, Piped};
@@ -35,8 +36,15 @@ pub fn read_piped_stdin(cli: &Cli) -> Result<Option<Piped>> {
 /// Runs one turn for `question` and/or `piped`; with neither, continues
 /// what a crash left unfinished in the resumed conversation.
 pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<Exit> {
+    let goal = match &cli.goal.goal {
+        Some(text) => Some(
+            goal_cmd::spec(text, cli.goal.check.as_deref(), &cli.goal)
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+        ),
+        None => None,
+    };
     let mut input = piped::user_input(question, piped);
-    if input.is_none() && cli.resume.is_none() && cli.fork.is_none() {
+    if input.is_none() && goal.is_none() && cli.resume.is_none() && cli.fork.is_none() {
         bail!("nothing to ask: give a question, or pipe some input (`k --help`)");
     }
     if let Some(i) = input.as_mut() {
@@ -115,7 +123,7 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
         }
         return Ok(Exit::TurnFailed);
     }
-    if input.is_none() && conv.next_step() == Step::Idle {
+    if input.is_none() && goal.is_none() && conv.next_step() == Step::Idle {
         // A decision alone (or a fork) with nothing to continue.
         let _ = output.event(&Event::Done);
         return Ok(Exit::Done);
@@ -126,9 +134,11 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
     };
     // From here on Ctrl+C cancels the turn instead of killing `k`.
     let interrupts = Interrupts::install().context("cannot install the Ctrl+C handler")?;
-    let (rx, cancel) = match input {
-        Some(input) => engine.submit(&conv, input),
-        None => engine.resume(&conv),
+    let goal_run = goal.is_some();
+    let (rx, cancel) = match (goal, input) {
+        (Some(spec), _) => engine.start_goal(&conv, spec),
+        (None, Some(input)) => engine.submit(&conv, input),
+        (None, None) => engine.resume(&conv),
     };
     let result = Driver {
         output: output.as_mut(),
@@ -136,8 +146,11 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
         interrupts: &interrupts,
     }
     .drive(&rx, &cancel);
+    // A goal run is a success only when its check passed.
+    let complete = !goal_run || conv.goal().is_some_and(|g| g.state == GoalState::Complete);
     Ok(match result.outcome {
-        TurnOutcome::Done => Exit::Done,
+        TurnOutcome::Done if complete => Exit::Done,
+        TurnOutcome::Done => Exit::TurnFailed,
         TurnOutcome::Failed(_) | TurnOutcome::OutputClosed => Exit::TurnFailed,
         TurnOutcome::Lost => {
             say!("k: the engine stopped without finishing the turn");

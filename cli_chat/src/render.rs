@@ -258,6 +258,25 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 // The engine's refusal (`tool_failed`) follows and says it.
                 (false, _) => Ok(()),
             },
+            Event::Compaction {
+                outcome, message, ..
+            } => {
+                let line = format!("⟳ {message}");
+                let line = match outcome.as_str() {
+                    "dropped" | "failed" => self.style.yellow(&line),
+                    _ => self.style.dim(&line),
+                };
+                self.note(&line)
+            }
+            Event::Goal { status, message } => {
+                let line = format!("◎ {}", escape_controls(message));
+                let line = match status.as_str() {
+                    "complete" | "check_passed" => self.style.green(&line),
+                    "active" => self.style.dim(&line),
+                    _ => self.style.yellow(&line),
+                };
+                self.note(&line)
+            }
             Event::Done => self.end_answer_line(),
             Event::Error { message, .. } => {
                 let line = self.style.red(&format!("k: {}", one_line(message)));

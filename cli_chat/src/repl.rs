@@ -4,19 +4,24 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use ai_chat_engine::{Conversation, Engine, Message, SlashCommand, Step, UserInput};
+use ai_chat_engine::{
+    CancelHandle, Conversation, Engine, GoalCommand, Message, SlashCommand, Step, StreamMsg,
+    UserInput,
+};
 use ai_tools::terminal_text::escape_controls;
 use ai_tools::Mode;
 use anyhow::{Context, Result};
+use crossbeam_channel::Receiver;
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config, Editor};
 
 use crate::answer_view;
 use crate::approval::TtyApprover;
-use crate::args::{mode_names, Cli};
+use crate::args::{mode_names, Cli, GoalFlags};
 use crate::conversation::{self, Start};
 use crate::exit::Exit;
+use crate::goal_cmd;
 use crate::interrupt::Interrupts;
 use crate::render::{Style, TextOutput};
 use crate::sessions_cmd;
@@ -40,13 +45,19 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /sessions        list saved conversations
   /model [NAME]    show or switch the model
   /mode [MODE]     show or switch the approval mode
-  /status          model, mode, session, AGENTS.md files, tokens used and cached fraction
+  /status          model, mode, session, context, AGENTS.md files, tokens used and cached fraction
   /cost            this conversation's tokens, cache hits and (with prices) cost
   /init            draft an AGENTS.md for this project (the write asks first)
+  /compact         summarise older history now (it also happens by itself)
+  /goal TEXT --check COMMAND
+                   work on TEXT over turns until COMMAND exits 0
+  /goal            show the goal · /goal resume goes on · /goal clear ends it
   /exit            leave";
 
 struct Repl {
     engine: Engine,
+    /// Budgets (and a default check) for `/goal`, from the command line.
+    goal_flags: GoalFlags,
     conv: Conversation,
     tokens: Tokens,
     approver: TtyApprover,
@@ -75,6 +86,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     let interrupts = Interrupts::install().context("cannot install the Ctrl+C handler")?;
     let mut repl = Repl {
         engine,
+        goal_flags: cli.goal.clone(),
         conv,
         tokens: Tokens::default(),
         approver,
@@ -199,10 +211,16 @@ impl Repl {
     /// Runs a turn (`None`: the continuation of an interrupted one).
     fn drive(&mut self, input: Option<UserInput>) {
         self.interrupts.clear();
-        let (rx, cancel) = match input {
+        let started = match input {
             Some(input) => self.engine.submit(&self.conv, input),
             None => self.engine.resume(&self.conv),
         };
+        self.follow(started);
+    }
+
+    /// Shows a stream to its end (a turn, a compaction, a goal run).
+    fn follow(&mut self, (rx, cancel): (Receiver<StreamMsg>, CancelHandle)) {
+        self.interrupts.clear();
         let mut output = TextOutput::new(io::stdout(), io::stderr(), self.style)
             .rendered(answer_view::for_stdout(self.raw));
         let result = Driver {
@@ -261,9 +279,39 @@ impl Repl {
                 say!("k: /cd is for koi's panel; here, run k in the directory to work in")
             }
             SlashCommand::Init => self.ask(ai_chat_engine::project_instructions::INIT_PROMPT),
+            SlashCommand::Compact => {
+                let started = self.engine.compact(&self.conv);
+                self.follow(started);
+            }
+            SlashCommand::Goal(cmd) => self.goal(cmd),
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false
+    }
+
+    fn goal(&mut self, cmd: GoalCommand) {
+        match cmd {
+            GoalCommand::Show => say!("{}", goal_cmd::show(&self.conv)),
+            GoalCommand::Clear => match self.engine.clear_goal(&self.conv) {
+                Ok(true) => say!("goal cleared"),
+                Ok(false) => say!("no goal to clear"),
+                Err(e) => say!("k: {e}"),
+            },
+            GoalCommand::Resume => {
+                let started = self.engine.continue_goal(&self.conv);
+                self.follow(started);
+            }
+            GoalCommand::Set { objective, check } => {
+                let check = check.or_else(|| self.goal_flags.check.clone());
+                match goal_cmd::spec(&objective, check.as_deref(), &self.goal_flags) {
+                    Ok(spec) => {
+                        let started = self.engine.start_goal(&self.conv, spec);
+                        self.follow(started);
+                    }
+                    Err(e) => say!("k: {e}"),
+                }
+            }
+        }
     }
 
     /// Continues another conversation (its interrupted calls decided
@@ -325,8 +373,14 @@ impl Repl {
         } else {
             format!("{:.0}%", 100.0 * t.cached_input as f64 / t.input as f64)
         };
+        let window = self.engine.context_window();
+        let context = format!(
+            "context: {} KB of a {} KB window ({window})",
+            self.engine.request_bytes(&self.conv) / 1024,
+            window.bytes() / 1024
+        );
         format!(
-            "model: {} via {} ({})\nmode: {}\n{}\ninstructions: {}\nsession: {}{}\ntokens: {} in ({} cached, {cached}), {} out",
+            "model: {} via {} ({})\nmode: {}\n{}\ninstructions: {}\nsession: {}{}\n{context}\ntokens: {} in ({} cached, {cached}), {} out",
             self.engine.model(),
             cfg.provider,
             if cfg.base_url.is_empty() { "offline" } else { &cfg.base_url },

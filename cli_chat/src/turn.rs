@@ -260,6 +260,8 @@ fn plain_event(msg: StreamMsg) -> Option<Event> {
             output,
             reasoning,
         },
+        StreamMsg::Compaction(report) => Event::from_compaction(&report),
+        StreamMsg::Goal(report) => Event::from_goal(&report),
         StreamMsg::ApprovalRequired { reply, .. } => {
             let _ = reply.send(ApprovalReply::Deny);
             return None;

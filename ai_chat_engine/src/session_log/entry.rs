@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::compaction::Trigger;
+use crate::goal::GoalRecord;
 use crate::message::{Attachment, ReasoningBlock, ToolCall};
 
 /// Version of the entry format, written in [`Entry::Meta`].
@@ -58,6 +60,17 @@ pub struct ConversationContext {
     /// (thinking signatures and the like), by provider name.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub provider_blocks: serde_json::Map<String, serde_json::Value>,
+}
+
+/// How older history left the model's view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionMethod {
+    /// Replaced by the model's summary.
+    Summary,
+    /// Replaced by a marker saying what was dropped (the window was
+    /// nearly full and no summary could be had).
+    Dropped,
 }
 
 /// What the policy proved about a call when it started.
@@ -228,13 +241,43 @@ pub enum Entry {
     /// Older history replaced by a summary: the model now sees the
     /// environment, this text, then messages from `keep_from` on.
     Summary {
-        /// The summary (or placeholder when summarising failed).
+        /// The summary (or the drop marker).
         text: String,
         /// Index of the first message kept verbatim.
         keep_from: usize,
-        /// `summary` or `dropped`.
-        method: String,
+        /// Summarised, or dropped because no summary could be had.
+        method: CompactionMethod,
+        /// Why it happened (absent in logs written before triggers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trigger: Option<Trigger>,
+        /// Request bytes before.
+        #[serde(default)]
+        bytes_before: usize,
+        /// Request bytes after.
+        #[serde(default)]
+        bytes_after: usize,
     },
+    /// Large old tool results shortened in the model's view (see
+    /// [`crate::compaction::trimmed_result`]); the results here keep them.
+    Trimmed {
+        /// The calls whose results were trimmed.
+        call_ids: Vec<String>,
+        /// Request bytes before.
+        bytes_before: usize,
+        /// Request bytes after.
+        bytes_after: usize,
+    },
+    /// A summary was due but failed; the history was kept whole.
+    CompactionFailed {
+        /// Why it was due.
+        trigger: Trigger,
+        /// What went wrong.
+        error: String,
+        /// Request bytes at the time.
+        bytes: usize,
+    },
+    /// Goal mode: a goal set, its state, a check, or its end.
+    Goal(GoalRecord),
     /// The conversation's title.
     Title {
         /// The title.

@@ -23,8 +23,8 @@ use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 pub use entry::{
-    ConversationContext, Decider, Entry, ForkOrigin, Record, StartProof, UncertainDecision,
-    LOG_FORMAT,
+    CompactionMethod, ConversationContext, Decider, Entry, ForkOrigin, Record, StartProof,
+    UncertainDecision, LOG_FORMAT,
 };
 pub use list::{default_sessions_dir, latest_for_cwd, list_sessions, sessions_dir, SessionInfo};
 pub use lock::{ConversationLock, Holder, LockError};

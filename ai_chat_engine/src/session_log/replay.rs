@@ -18,6 +18,8 @@ pub struct Replayed {
     pub context: ConversationContext,
     /// Where a fork came from.
     pub forked_from: Option<ForkOrigin>,
+    /// The goal, as the log last left it.
+    pub goal: Option<crate::goal::Goal>,
 }
 
 /// What the model was told, in a format-1 log, about a call that started
@@ -87,16 +89,21 @@ pub fn replay(records: &[Record]) -> Replayed {
                 text, keep_from, ..
             } => {
                 open.close(&mut out.messages);
-                out.messages = crate::context::apply_summary(&out.messages, text, *keep_from);
+                out.messages = crate::compaction::apply_summary(&out.messages, text, *keep_from);
+            }
+            Entry::Trimmed { call_ids, .. } => {
+                crate::compaction::apply_trim(&mut out.messages, call_ids);
             }
             Entry::TurnEnd { .. } => open.close(&mut out.messages),
             Entry::Title { text } => out.title = Some(text.clone()),
+            Entry::Goal(g) => out.goal = crate::goal::fold(out.goal.take(), g),
             Entry::Usage { .. }
             | Entry::Draft { .. }
             | Entry::DraftDiscarded
             | Entry::ApprovalAsked { .. }
             | Entry::ApprovalDecided { .. }
-            | Entry::UncertainDecided { .. } => {}
+            | Entry::UncertainDecided { .. }
+            | Entry::CompactionFailed { .. } => {}
         }
     }
     out

@@ -82,8 +82,7 @@ pub fn harness_with(
     harness_configured(server, provider, |_| {}, tweak)
 }
 
-/// An engine for `provider` at `server`, its `[ai]` config adjusted by
-/// `configure` and its options by `tweak`.
+/// [`harness_with`], the `[ai]` config adjusted by `configure` too.
 pub fn harness_configured(
     server: &FakeProvider,
     provider: ProviderKind,
@@ -180,4 +179,18 @@ pub fn messages_prefix(body: &str) -> &str {
     inner
         .strip_suffix("]}")
         .expect("messages is the last field")
+}
+
+/// Loads a saved conversation once the turn thread that just ended has
+/// let go of it (its handle drops a moment after the terminal message).
+pub fn load_when_free(engine: &Engine, id: &str) -> Conversation {
+    let deadline = Instant::now() + TURN_TIMEOUT;
+    loop {
+        match engine.load_conversation(id) {
+            Err(ai_chat_engine::EngineError::Locked { .. }) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other.unwrap(),
+        }
+    }
 }

@@ -1,11 +1,11 @@
 //! Odd inputs from outside: byte-split streams, non-SSE replies, probing,
-//! failed summaries, huge tool output, cancel during a retry wait.
+//! huge tool output, cancel during a retry wait.
 
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::budgets::TOOL_RESULT_MODEL_BYTES;
 use ai_chat_engine::session_log::{read_log, Entry};
-use ai_chat_engine::{AttachmentKind, EngineError, Message, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{EngineError, StreamMsg, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply, RequestKind};
 
@@ -68,41 +68,6 @@ fn probe_finds_a_local_openai_compatible_server() {
         None
     );
     assert!(t0.elapsed() < Duration::from_secs(1));
-}
-
-#[test]
-fn failed_summary_falls_back_to_dropping_old_turns() {
-    let big = "z".repeat(20 * 1024);
-    let probe = FakeProvider::start([ChatStream::new().text("x").stop().reply()]);
-    let p = harness(&probe);
-    assert!(is_done(&run(&p.engine, &p.engine.new_conversation(), "q")));
-    let base = probe.requests()[0].body.len();
-    let server = FakeProvider::start([
-        ChatStream::new().text("one").stop().reply(),
-        ChatStream::new().text("two").stop().reply(),
-        Reply::status(400, r#"{"error":{"message":"context too long"}}"#).for_summary(),
-        ChatStream::new().text("three").stop().reply(),
-    ]);
-    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
-        o.context_budget_bytes = base + 50 * 1024
-    });
-    let conv = h.engine.new_conversation();
-    for q in ["first", "second", "third"] {
-        let input = UserInput::text(q).with_attachment(AttachmentKind::File, q, &big);
-        let (rx, _c) = h.engine.submit(&conv, input);
-        assert!(is_done(&collect(&rx)));
-    }
-    let history = conv.messages();
-    assert!(
-        matches!(&history[1], Message::Summary(t) if t.contains("dropped")),
-        "{:?}",
-        history[1]
-    );
-    let log = read_log(&conv.log_path().unwrap()).unwrap();
-    assert!(log
-        .records
-        .iter()
-        .any(|r| matches!(&r.entry, Entry::Summary { method, .. } if method == "dropped")));
 }
 
 #[test]

@@ -1,10 +1,10 @@
-//! Session logs: load, continue, torn tails, uncertain calls, titles,
-//! and compaction recorded in the log.
+//! Session logs: load, continue, torn tails, uncertain calls, titles
+//! (compaction has its own module).
 
 use std::io::Write;
 
 use ai_chat_engine::session_log::{read_log, Entry};
-use ai_chat_engine::{AttachmentKind, Message, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{Message, ProviderKind, StreamMsg};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RequestKind};
 
@@ -235,74 +235,4 @@ fn title_is_generated_with_the_fast_model() {
         h.engine.sessions()[0].title.as_deref(),
         Some("Fixing the build")
     );
-}
-
-#[test]
-fn compaction_summarises_in_band_and_is_recorded() {
-    let big = "y".repeat(20 * 1024);
-    let server = FakeProvider::start([
-        ChatStream::new().text("one").stop().reply(),
-        ChatStream::new().text("two").stop().reply(),
-        ChatStream::new()
-            .text("SUMMARY: user pasted two logs.")
-            .stop()
-            .reply()
-            .for_summary(),
-        ChatStream::new().text("three").stop().reply(),
-    ]);
-    // Budget: everything but the third attachment fits.
-    let probe = FakeProvider::start([ChatStream::new().text("x").stop().reply()]);
-    let p = harness(&probe);
-    let c = p.engine.new_conversation();
-    assert!(is_done(&run(&p.engine, &c, "q")));
-    let base = probe.requests()[0].body.len();
-    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
-        o.context_budget_bytes = base + 50 * 1024
-    });
-
-    let conv = h.engine.new_conversation();
-    for (i, q) in ["first", "second", "third"].iter().enumerate() {
-        let input = UserInput::text(*q).with_attachment(
-            AttachmentKind::CommandOutput,
-            &format!("log {i}"),
-            &big,
-        );
-        let (rx, _c) = h.engine.submit(&conv, input);
-        let msgs = collect(&rx);
-        assert!(is_done(&msgs), "{msgs:?}");
-    }
-    let reqs = server.requests();
-    let kinds: Vec<_> = reqs.iter().map(|r| r.kind).collect();
-    use RequestKind::{Summary, Turn};
-    assert_eq!(kinds, [Turn, Turn, Summary, Turn]);
-    // The summary request: fast model, the same prefix, the instruction last.
-    let summary_req = reqs[2].body_str();
-    assert!(summary_req.contains("\"model\":\"fast-model\""));
-    assert!(summary_req.contains("Context budget reached"));
-    let prev = messages_prefix(&reqs[1].body_str()).to_string();
-    assert!(
-        messages_prefix(&summary_req).starts_with(&prev),
-        "in-band: same prefix"
-    );
-    // The next request carries the summary instead of the oldest turn.
-    let after = reqs[3].json();
-    let m = after["messages"].as_array().unwrap();
-    assert!(m[2]["content"]
-        .as_str()
-        .unwrap()
-        .contains("SUMMARY: user pasted two logs."));
-    assert!(!reqs[3].body_str().contains("log 0"));
-    assert!(reqs[3].body_str().contains("log 2"));
-    // Recorded, and replay reproduces the compacted history.
-    let log = read_log(&conv.log_path().unwrap()).unwrap();
-    assert!(log
-        .records
-        .iter()
-        .any(|r| matches!(&r.entry, Entry::Summary { method, .. } if method == "summary")));
-    assert!(matches!(conv.messages()[1], Message::Summary(_)));
-    let (id, live) = (conv.id(), conv.messages());
-    drop(conv);
-    let loaded = h.engine.load_conversation(&id).unwrap();
-    assert_eq!(loaded.messages(), live);
-    let _ = StreamMsg::Done;
 }

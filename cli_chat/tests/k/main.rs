@@ -8,6 +8,7 @@ mod bench;
 mod common;
 mod crash;
 mod escapes;
+mod goal;
 mod markdown;
 mod mcp;
 mod oneshot;

@@ -91,7 +91,13 @@ fn repl_in_tmux() {
     );
     let server = FakeProvider::start_with(|req, _i| {
         let body = req.body_str();
-        if body.contains("tell me a long story") && !body.contains("second question") {
+        if req.kind == RequestKind::Summary {
+            ChatStream::new()
+                .text("SUMMARY: a greeting and a story.")
+                .stop()
+                .reply()
+                .for_summary()
+        } else if body.contains("tell me a long story") && !body.contains("second question") {
             // A slow stream that Ctrl+C interrupts.
             let mut s = ChatStream::new();
             for i in 0..200 {
@@ -181,4 +187,15 @@ fn repl_in_tmux() {
     t.wait_for("continuing session", 1);
     t.wait_for("you: second question", 1);
     t.wait_for("  Second answer.", 1);
+
+    // Compaction and goal mode on the continued conversation.
+    t.type_line("/compact");
+    t.wait_for("context compacted (asked for)", 1);
+    t.type_line("/goal");
+    t.wait_for("no goal; set one", 1);
+    t.type_line("/goal say hello");
+    t.wait_for("a goal needs a check", 1);
+    t.type_line("/goal say hello --check true");
+    t.wait_for("goal check passed", 1);
+    t.wait_for("goal complete", 1);
 }

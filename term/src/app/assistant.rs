@@ -8,7 +8,8 @@ use std::sync::Arc;
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
     AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineError,
-    EngineOptions, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision, UserInput,
+    EngineOptions, GoalSpec, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision,
+    UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::{Receiver, Sender};
@@ -16,6 +17,16 @@ use crossbeam_channel::{Receiver, Sender};
 /// Cancel takes effect within 100 ms; waiting a little longer than that
 /// for an interrupted turn keeps the UI responsive even if it is slow.
 const INTERRUPT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A stream the overlay starts besides a turn.
+pub enum Job {
+    /// `/compact`.
+    Compact,
+    /// `/goal TEXT --check COMMAND`.
+    Goal(GoalSpec),
+    /// `/goal resume`.
+    GoalResume,
+}
 
 struct Turn {
     rx: Receiver<StreamMsg>,
@@ -243,6 +254,47 @@ impl Assistant {
         self.conversation = Some(conversation);
         self.turn = Some(Turn { rx, cancel });
         Ok(())
+    }
+
+    /// Starts `job` on the current conversation (none yet: nothing to do).
+    pub fn start_job(&mut self, job: Job, workspace: &Path) -> Result<(), String> {
+        if self.turn.is_some() {
+            return Err("wait for the running turn to finish (Esc cancels it)".into());
+        }
+        let conversation = match self.conversation.take() {
+            Some(c) => c,
+            None if matches!(job, Job::Goal(_)) => self.engine(workspace)?.new_conversation(),
+            None => return Err("no conversation yet".into()),
+        };
+        let engine = self.engine(workspace)?;
+        let (rx, cancel) = match job {
+            Job::Compact => engine.compact(&conversation),
+            Job::Goal(spec) => engine.start_goal(&conversation, spec),
+            Job::GoalResume => engine.continue_goal(&conversation),
+        };
+        self.conversation = Some(conversation);
+        self.turn = Some(Turn { rx, cancel });
+        Ok(())
+    }
+
+    /// `/goal`: the goal and where it stands.
+    pub fn goal_text(&self) -> String {
+        match self.conversation.as_ref().and_then(Conversation::goal) {
+            Some(g) => g.to_string(),
+            None => "no goal; set one with /goal TEXT --check COMMAND".into(),
+        }
+    }
+
+    /// `/goal clear`: ends the goal.
+    pub fn clear_goal(&mut self) -> Result<String, String> {
+        let (Some(engine), Some(conv)) = (&self.engine, &self.conversation) else {
+            return Ok("no goal to clear".into());
+        };
+        match engine.clear_goal(conv) {
+            Ok(true) => Ok("goal cleared".into()),
+            Ok(false) => Ok("no goal to clear".into()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     /// Cancel the running turn; its stream still ends with `Err(cancelled)`.

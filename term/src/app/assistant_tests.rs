@@ -396,3 +396,35 @@ fn cost_shows_the_conversations_tokens_cache_hits_and_money() {
          cost: $5.1000"
     );
 }
+
+#[test]
+fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
+    use ai_chat_engine::{CompactionReport, GoalReport, GoalSpec, GoalState};
+
+    use super::Job;
+
+    let f = Fixture::new();
+    let mut a = f.assistant();
+    // No conversation yet: nothing to compact.
+    assert!(a.start_job(Job::Compact, &f.ws()).is_err());
+    let spec = GoalSpec::new("note the plan", Some("test -d .")).unwrap();
+    a.start_job(Job::Goal(spec), &f.ws()).unwrap();
+    let msgs = finish(&mut a);
+    assert!(matches!(msgs.last(), Some(StreamMsg::Done)), "{msgs:?}");
+    assert!(msgs.iter().any(|m| matches!(
+        m,
+        StreamMsg::Goal(GoalReport::State(g)) if g.state == GoalState::Complete
+    )));
+    assert!(
+        a.goal_text().starts_with("goal complete"),
+        "{}",
+        a.goal_text()
+    );
+    a.start_job(Job::Compact, &f.ws()).unwrap();
+    let msgs = finish(&mut a);
+    assert!(msgs
+        .iter()
+        .any(|m| matches!(m, StreamMsg::Compaction(CompactionReport::NothingToCompact))));
+    assert_eq!(a.clear_goal().unwrap(), "goal cleared");
+    assert!(a.goal_text().starts_with("no goal"));
+}

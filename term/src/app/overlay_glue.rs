@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use ai_chat_engine::{Attachment, AttachmentKind, StreamMsg};
+use ai_chat_engine::{Attachment, AttachmentKind, GoalCommand, GoalSpec, StreamMsg};
 use ai_tools::Mode;
 
-use super::assistant::Assistant;
+use super::assistant::{Assistant, Job};
 use super::clipboard::{Clipboard, Kind};
 use crate::input::{encode_paste, KeyEvent};
 use crate::overlay::{Attachment as Chip, Overlay, OverlayAction, SlashCommand};
@@ -226,10 +226,33 @@ impl Ctx<'_> {
             SlashCommand::Cd(None) => self
                 .overlay
                 .notice(format!("working in {}", self.workspace.display())),
+            SlashCommand::Compact => self.start_job(Job::Compact),
+            SlashCommand::Goal(GoalCommand::Show) => {
+                let text = self.assistant.goal_text();
+                self.overlay.notice(text);
+            }
+            SlashCommand::Goal(GoalCommand::Clear) => match self.assistant.clear_goal() {
+                Ok(text) => self.overlay.notice(text),
+                Err(e) => self.overlay.error(e),
+            },
+            SlashCommand::Goal(GoalCommand::Resume) => self.start_job(Job::GoalResume),
+            SlashCommand::Goal(GoalCommand::Set { objective, check }) => {
+                match GoalSpec::new(&objective, check.as_deref()) {
+                    Ok(spec) => self.start_job(Job::Goal(spec)),
+                    Err(e) => self.overlay.error(e),
+                }
+            }
             SlashCommand::Exit => self.overlay.close(),
             SlashCommand::Help | SlashCommand::Init | SlashCommand::Unknown(_) => {}
         }
         self.refresh_status();
+    }
+
+    fn start_job(&mut self, job: Job) {
+        match self.assistant.start_job(job, &self.workspace) {
+            Ok(()) => self.overlay.set_busy(true),
+            Err(e) => self.overlay.error(e),
+        }
     }
 
     /// Answers the approval row: an engine approval, or the rerun/abandon

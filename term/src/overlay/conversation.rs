@@ -2,7 +2,7 @@
 //! the engine's [`StreamMsg`]s and laid out to lines with a per-block cache,
 //! so a streaming token re-lays only the block it lands in.
 
-use ai_chat_engine::{EngineError, StreamMsg, TranscriptItem};
+use ai_chat_engine::{CompactionReport, EngineError, StreamMsg, TranscriptItem};
 use render::{Span, StyledLine};
 
 use super::markdown;
@@ -203,6 +203,16 @@ impl Conversation {
                 self.usage = Some((*input, *cached_input, *output));
                 return false;
             }
+            StreamMsg::Compaction(report) => {
+                let text = report.to_string();
+                match report {
+                    CompactionReport::Dropped { .. } | CompactionReport::Failed { .. } => {
+                        self.push(Block::Error(text));
+                    }
+                    _ => self.push(Block::Notice(text)),
+                }
+            }
+            StreamMsg::Goal(report) => self.push(Block::Notice(report.to_string())),
             StreamMsg::Done => {
                 self.drop_empty_answer();
             }

@@ -41,6 +41,7 @@
 mod checks;
 mod dialects;
 mod json_span;
+pub mod long_session;
 mod reply;
 mod script;
 mod server;
