@@ -136,6 +136,7 @@ mod tests {
             msgs.push(Message::User {
                 text: format!("q{i}"),
                 attachments: vec![],
+                images: vec![],
             });
             msgs.push(Message::Assistant {
                 text: String::new(),

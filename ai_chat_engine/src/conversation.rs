@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use ai_tools::run_tag::RunTag;
 
 use crate::cost::{Prices, UsageReport};
+use crate::image::MediaLevel;
 use crate::message::{Message, ToolCall};
 use crate::prompt::EnvironmentFacts;
 use crate::recovery::{self, Step, UncertainCall};
@@ -71,6 +72,8 @@ pub(crate) struct ConvState {
     /// Processes ended on load because an interrupted call left them
     /// running: (call id, how many).
     strays_ended: Vec<(String, usize)>,
+    /// How much of the history's media requests carry.
+    pub media: MediaLevel,
 }
 
 struct Shared {
@@ -385,6 +388,7 @@ impl ConvState {
             context: ConversationContext::default(),
             forked_from: None,
             strays_ended: Vec::new(),
+            media: MediaLevel::Full,
         }
     }
 
@@ -418,6 +422,7 @@ impl ConvState {
             context: replayed.context,
             forked_from: replayed.forked_from,
             strays_ended: Vec::new(),
+            media: replayed.media,
         }
     }
 

@@ -33,6 +33,7 @@ pub mod budgets;
 pub mod config;
 pub mod context;
 pub mod cost;
+pub mod image;
 pub mod message;
 pub mod probe;
 pub mod prompt;
@@ -66,6 +67,7 @@ pub use config::{AiConfig, ApiKey, ConfigError, Provenance, ProviderKind, Resolv
 pub use conversation::{Conversation, ABANDONED_RESULT};
 pub use cost::{ModelPrice, Prices, UsageReport};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
+pub use image::{Image, ImageError, ImageFormat, MediaLevel};
 pub use message::{Attachment, AttachmentKind, Message, ReasoningBlock, ToolCall, UserInput};
 pub use providers::{Finish, FinishKind, Usage};
 pub use recovery::{Step, UncertainCall};

@@ -216,7 +216,8 @@ impl Tail {
                 | Entry::Context(_)
                 | Entry::Environment { .. }
                 | Entry::Usage { .. }
-                | Entry::Title { .. } => {}
+                | Entry::Title { .. }
+                | Entry::Media { .. } => {}
             }
         }
         t

@@ -69,6 +69,9 @@ pub enum StreamMsg {
         /// otherwise).
         reasoning: u64,
     },
+    /// Something the user should know that is not the model's answer
+    /// (e.g. images left out after a rejection). One line.
+    Notice(String),
     /// The model answered without asking for more tools.
     Done,
     /// The turn ended without a complete answer.

@@ -118,6 +118,12 @@ pub enum Event {
         /// Of the output, reasoning tokens (0 where not reported).
         reasoning: u64,
     },
+    /// Something the user should know that is not the answer (e.g.
+    /// images left out after the provider rejected them).
+    Notice {
+        /// One line.
+        text: String,
+    },
     /// The turn ended with a complete answer.
     Done,
     /// The turn ended without one.

@@ -12,6 +12,7 @@ mod common;
 mod dialects;
 mod errors;
 mod failures;
+mod images;
 mod panics;
 mod recovery;
 mod robustness;

@@ -156,6 +156,7 @@ impl Assistant {
         let input = UserInput {
             text,
             attachments,
+            images: Vec::new(),
             terminal_size: Some(terminal_size),
         };
         let (rx, cancel) = engine.submit(&conversation, input);

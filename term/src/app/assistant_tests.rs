@@ -77,6 +77,7 @@ impl Fixture {
             Entry::User {
                 text: "count".into(),
                 attachments: vec![],
+                images: vec![],
             },
             Entry::Assistant {
                 text: String::new(),
