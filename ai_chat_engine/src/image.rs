@@ -150,6 +150,16 @@ impl Image {
         self.data.len() / 4 * 3
     }
 
+    /// One line for the user: what was attached.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}, {} KB)",
+            self.name,
+            self.format.media_type(),
+            self.approx_bytes().div_ceil(1024)
+        )
+    }
+
     /// The text that stands in for this image once it is left out.
     pub fn marker(&self) -> String {
         format!(

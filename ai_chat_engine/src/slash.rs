@@ -24,6 +24,9 @@ pub enum SlashCommand {
     /// `/cost`: the conversation's tokens, cache-hit share and, where
     /// prices are configured, money.
     Cost,
+    /// `/image FILE`: attach an image to the next message (without a
+    /// file: say what is attached).
+    Image(Option<String>),
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -52,6 +55,7 @@ impl SlashCommand {
             "/mode" => SlashCommand::Mode(arg),
             "/status" => SlashCommand::Status,
             "/cost" => SlashCommand::Cost,
+            "/image" => SlashCommand::Image(arg),
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -78,6 +82,8 @@ mod tests {
             ("/mode plan", Mode(Some("plan".into()))),
             ("/status", Status),
             ("/cost", Cost),
+            ("/image shot one.png", Image(Some("shot one.png".into()))),
+            ("/image", Image(None)),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

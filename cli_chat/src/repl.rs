@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use ai_chat_engine::{Conversation, Engine, Message, SlashCommand, Step, UserInput};
+use ai_chat_engine::{Conversation, Engine, Image, Message, SlashCommand, Step, UserInput};
 use ai_tools::terminal_text::escape_controls;
 use ai_tools::Mode;
 use anyhow::{Context, Result};
@@ -41,6 +41,7 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /mode [MODE]     show or switch the approval mode
   /status          model, mode, session, tokens used and cached fraction
   /cost            this conversation's tokens, cache hits and (with prices) cost
+  /image FILE      attach an image (PNG, JPEG, GIF, WebP) to the next message
   /exit            leave";
 
 struct Repl {
@@ -50,6 +51,8 @@ struct Repl {
     approver: TtyApprover,
     interrupts: Interrupts,
     style: Style,
+    /// Images waiting for the next message (`/image`, `--image`).
+    images: Vec<Image>,
 }
 
 /// Runs the chat until `/exit`, Ctrl+D or a second Ctrl+C.
@@ -57,6 +60,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     let settings = Settings::load(&cli.common)?;
     let resolved = settings.resolve();
     let mode = setup::effective_mode(cli.common.mode, true, resolved.approval_mode);
+    let images = cli.images()?;
     let engine = setup::build_engine(resolved, mode, Front::Repl, settings.file.as_deref())?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref(), cli.fork.as_deref());
     let picked = conversation::pick(&engine, &start)?;
@@ -76,6 +80,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
         approver,
         interrupts,
         style: Style::for_stderr(),
+        images,
     };
     let history = history_path();
     if let Some(h) = &history {
@@ -188,6 +193,7 @@ impl Repl {
     fn ask(&mut self, text: &str) {
         let mut input = UserInput::text(text);
         input.terminal_size = crate::tty::size();
+        input.images = std::mem::take(&mut self.images);
         self.drive(Some(input));
     }
 
@@ -249,9 +255,26 @@ impl Repl {
             },
             SlashCommand::Status => say!("{}", self.status()),
             SlashCommand::Cost => say!("{}", self.conv.usage_report(&self.engine.config().prices)),
+            SlashCommand::Image(Some(file)) => match Image::load(std::path::Path::new(&file)) {
+                Ok(image) => {
+                    say!("attached {} to the next message", image.describe());
+                    self.images.push(image);
+                }
+                Err(e) => say!("k: {e}"),
+            },
+            SlashCommand::Image(None) => say!("{}", self.pending_images()),
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false
+    }
+
+    /// What `/image` with no file says.
+    fn pending_images(&self) -> String {
+        if self.images.is_empty() {
+            return "no image attached; /image FILE attaches one to the next message".into();
+        }
+        let names: Vec<String> = self.images.iter().map(Image::describe).collect();
+        format!("attached to the next message: {}", names.join(", "))
     }
 
     /// Continues another conversation (its interrupted calls decided

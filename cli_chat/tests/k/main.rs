@@ -8,6 +8,7 @@ mod bench;
 mod common;
 mod crash;
 mod escapes;
+mod images;
 mod oneshot;
 mod policy;
 mod repl;
