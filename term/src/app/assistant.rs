@@ -8,7 +8,8 @@ use std::sync::Arc;
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
     AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineError,
-    EngineOptions, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision, UserInput,
+    EngineOptions, Image, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision,
+    UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::{Receiver, Sender};
@@ -34,6 +35,8 @@ pub struct Assistant {
     config_path: Option<PathBuf>,
     /// Where sessions live (`None`: the platform data dir).
     data_dir: Option<PathBuf>,
+    /// Images `/image` attached to the next message.
+    images: Vec<Image>,
 }
 
 /// The approval row for an interrupted call: tool, full arguments (secrets
@@ -63,7 +66,26 @@ impl Assistant {
             waker,
             config_path,
             data_dir: None,
+            images: Vec::new(),
         }
+    }
+
+    /// Attaches the image at `path` (relative to `workspace`) to the next
+    /// message; the line to show, or why not.
+    pub fn attach_image(&mut self, path: &str, workspace: &Path) -> Result<String, String> {
+        let image = Image::load(&workspace.join(path)).map_err(|e| e.to_string())?;
+        let line = format!("attached {} to the next message", image.describe());
+        self.images.push(image);
+        Ok(line)
+    }
+
+    /// What waits to go with the next message (for `/image` alone).
+    pub fn pending_images(&self) -> String {
+        if self.images.is_empty() {
+            return "no image attached; /image FILE attaches one to the next message".into();
+        }
+        let names: Vec<String> = self.images.iter().map(Image::describe).collect();
+        format!("attached to the next message: {}", names.join(", "))
     }
 
     /// Keeps sessions under `data_dir` instead of the platform data dir.
@@ -150,13 +172,14 @@ impl Assistant {
         workspace: &Path,
     ) -> Result<(), String> {
         self.interrupt();
+        let images = std::mem::take(&mut self.images);
         let previous = self.conversation.take();
         let engine = self.engine(workspace)?;
         let conversation = previous.unwrap_or_else(|| engine.new_conversation());
         let input = UserInput {
             text,
             attachments,
-            images: Vec::new(),
+            images,
             terminal_size: Some(terminal_size),
         };
         let (rx, cancel) = engine.submit(&conversation, input);
