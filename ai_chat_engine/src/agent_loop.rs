@@ -11,7 +11,7 @@ use ai_tools::{CancelToken, ToolSpec};
 use crate::budgets::{MAX_ROUNDS, MAX_STREAMED_OUTPUT_BYTES, WRAP_UP_ROUND};
 use crate::conversation::Conversation;
 use crate::emitter::Emitter;
-use crate::message::{Message, ReasoningBlock, ToolCall, UserInput};
+use crate::message::{has_images, project_media, Message, ReasoningBlock, ToolCall, UserInput};
 use crate::model_client::ModelClient;
 use crate::prompt::EnvironmentFacts;
 use crate::providers::{history_calls, Delta, FinishKind, Request, StepOutput};
@@ -20,6 +20,7 @@ use crate::session_log::Entry;
 use crate::stream_msg::{EngineError, StreamMsg};
 use crate::test_hook::{pause, Point};
 use crate::tool_exec::ToolRunner;
+use crate::transport::StepResult;
 
 #[path = "agent_compaction.rs"]
 mod compaction_hook;
@@ -216,7 +217,7 @@ impl Agent {
                 tools: &tools,
                 ..self.request(&model, &self.system_prompt, &messages, true)
             };
-            self.client.step(&req, cancel, &mut on_delta)
+            self.step_degrading(conv, &req, em, cancel, &mut on_delta)
         };
         if let Some(u) = result.usage {
             em.send(StreamMsg::Usage {
@@ -285,6 +286,56 @@ impl Agent {
         }
     }
 
+    /// Sends a round built from the history at the conversation's media
+    /// level. A rejection that names the images (a 413, or a 400 about
+    /// the image or its format) comes before any streamed byte, so the
+    /// round is sent again in the same turn one level down, older images
+    /// first, then all; the level is recorded, so later rounds and
+    /// turns are built the same way and do not meet the rejection again.
+    fn step_degrading(
+        &self,
+        conv: &Conversation,
+        req: &Request<'_>,
+        em: &Emitter,
+        cancel: &CancelToken,
+        on_delta: &mut dyn FnMut(Delta) -> Result<(), EngineError>,
+    ) -> StepResult {
+        let mut level = conv.lock().media;
+        let mut projected = project_media(req.messages, level);
+        loop {
+            let result = self.client.step(
+                &Request {
+                    messages: &projected,
+                    ..*req
+                },
+                cancel,
+                &mut *on_delta,
+            );
+            if !rejects_media(&result) || !has_images(&projected) {
+                return result;
+            }
+            // The next level that changes the request (with one image,
+            // keeping the newest keeps them all).
+            let mut next = level.next();
+            let mut lower = Vec::new();
+            while let Some(l) = next {
+                lower = project_media(req.messages, l);
+                if lower != projected {
+                    break;
+                }
+                next = l.next();
+            }
+            let Some(next) = next else {
+                return result;
+            };
+            projected = lower;
+            level = next;
+            conv.lock().media = level;
+            conv.record(Entry::Media { level });
+            em.send(StreamMsg::Notice(level.notice().to_string()));
+        }
+    }
+
     /// Adds the environment message (first turn) or a change note, then
     /// the user's message.
     fn start_turn(&self, conv: &Conversation, input: UserInput) {
@@ -318,10 +369,12 @@ impl Agent {
             Message::User {
                 text: input.text.clone(),
                 attachments: input.attachments.clone(),
+                images: input.images.clone(),
             },
             Entry::User {
                 text: input.text,
                 attachments: input.attachments,
+                images: input.images,
             },
         );
     }
@@ -366,6 +419,7 @@ impl Agent {
             let messages = [Message::User {
                 text: snippet,
                 attachments: Vec::new(),
+                images: Vec::new(),
             }];
             let req = self.request(self.client.fast_model(), TITLE_SYSTEM, &messages, false);
             self.client
@@ -379,6 +433,22 @@ impl Agent {
             st.title = Some(title.clone());
             st.record(Entry::Title { text: title });
         }
+    }
+}
+
+/// A rejection worth retrying with fewer images: the request was too
+/// large, or the provider refused an image or its format.
+fn rejects_media(result: &StepResult) -> bool {
+    match &result.outcome {
+        Err(EngineError::Rejected { status: 413, .. }) => true,
+        Err(EngineError::Rejected {
+            status: 400,
+            message,
+        }) => {
+            let m = message.to_ascii_lowercase();
+            m.contains("image") || m.contains("media type") || m.contains("media_type")
+        }
+        _ => false,
     }
 }
 

@@ -11,6 +11,7 @@ use ai_tools::run_tag::RunTag;
 use crate::compaction::{CompactionState, Trigger};
 use crate::cost::{Prices, UsageReport};
 use crate::goal::{Goal, GoalRecord, GoalState, RESUMED_PAUSE_REASON};
+use crate::image::MediaLevel;
 use crate::message::{Message, ToolCall};
 use crate::prompt::EnvironmentFacts;
 use crate::recovery::{self, Step, UncertainCall};
@@ -77,6 +78,8 @@ pub(crate) struct ConvState {
     pub compaction: CompactionState,
     /// Goal mode's goal, if one is set.
     pub goal: Option<Goal>,
+    /// How much of the history's media requests carry.
+    pub media: MediaLevel,
 }
 
 struct Shared {
@@ -418,6 +421,7 @@ impl ConvState {
             strays_ended: Vec::new(),
             compaction: CompactionState::default(),
             goal: None,
+            media: MediaLevel::Full,
         }
     }
 
@@ -453,6 +457,7 @@ impl ConvState {
             strays_ended: Vec::new(),
             compaction: CompactionState::default(),
             goal: replayed.goal,
+            media: replayed.media,
         }
     }
 

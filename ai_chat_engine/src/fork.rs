@@ -131,6 +131,7 @@ mod tests {
             Entry::User {
                 text: "q".into(),
                 attachments: vec![],
+                images: vec![],
             },
             Entry::Assistant {
                 text: String::new(),

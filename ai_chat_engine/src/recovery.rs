@@ -219,7 +219,8 @@ impl Tail {
                 | Entry::Trimmed { .. }
                 | Entry::CompactionFailed { .. }
                 | Entry::Goal(_)
-                | Entry::Title { .. } => {}
+                | Entry::Title { .. }
+                | Entry::Media { .. } => {}
             }
         }
         t

@@ -38,6 +38,7 @@ fn user(t: &str) -> Entry {
     Entry::User {
         text: t.into(),
         attachments: vec![],
+        images: vec![],
     }
 }
 

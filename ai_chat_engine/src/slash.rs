@@ -73,6 +73,9 @@ pub enum SlashCommand {
     Compact,
     /// `/goal …`: goal mode.
     Goal(GoalCommand),
+    /// `/image FILE`: attach an image to the next message (without a
+    /// file: say what is attached).
+    Image(Option<String>),
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -105,6 +108,7 @@ impl SlashCommand {
             "/init" => SlashCommand::Init,
             "/compact" => SlashCommand::Compact,
             "/goal" => SlashCommand::Goal(GoalCommand::parse(arg)),
+            "/image" => SlashCommand::Image(arg),
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -153,6 +157,8 @@ mod tests {
                     check: None,
                 }),
             ),
+            ("/image shot one.png", Image(Some("shot one.png".into()))),
+            ("/image", Image(None)),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

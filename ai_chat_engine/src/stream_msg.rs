@@ -85,6 +85,9 @@ pub enum StreamMsg {
     Compaction(crate::compaction::CompactionReport),
     /// A goal's state changed or its check ran (goal mode).
     Goal(crate::goal::GoalReport),
+    /// Something the user should know that is not the model's answer
+    /// (e.g. images left out after a rejection). One line.
+    Notice(String),
     /// The model answered without asking for more tools.
     Done,
     /// The turn ended without a complete answer.

@@ -34,7 +34,9 @@ pub fn transcript(messages: &[Message]) -> Vec<TranscriptItem> {
         match message {
             Message::Environment(_) | Message::Notice(_) => {}
             Message::Summary(_) => out.push(TranscriptItem::Summarised),
-            Message::User { text, attachments } => {
+            Message::User {
+                text, attachments, ..
+            } => {
                 if std::mem::take(&mut answering) {
                     out.push(TranscriptItem::Event(StreamMsg::Done));
                 }
@@ -132,6 +134,7 @@ mod tests {
                     label: "screen".into(),
                     content: "$ make\nerror".into(),
                 }],
+                images: vec![],
             },
             Message::Assistant {
                 text: String::new(),
@@ -174,6 +177,7 @@ mod tests {
             Message::User {
                 text: "thanks".into(),
                 attachments: vec![],
+                images: vec![],
             },
         ];
         assert_eq!(

@@ -84,6 +84,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_stdin: bool,
 
+    /// Attach an image (PNG, JPEG, GIF or WebP, up to 5 MB) to the
+    /// question, or to the first message of the chat; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub image: Vec<PathBuf>,
+
     /// Ask the running koi to open its Cmd+L overlay (only inside koi).
     #[arg(long, conflicts_with_all = ["question", "new", "resume"])]
     pub overlay: bool,
@@ -295,6 +300,14 @@ pub fn mode_names() -> String {
 }
 
 impl Cli {
+    /// The `--image` files, read and validated.
+    pub fn images(&self) -> anyhow::Result<Vec<ai_chat_engine::Image>> {
+        self.image
+            .iter()
+            .map(|p| ai_chat_engine::Image::load(p).map_err(anyhow::Error::from))
+            .collect()
+    }
+
     /// The question as one string, if any words were given.
     pub fn question_text(&self) -> Option<String> {
         let q = self.question.join(" ");
@@ -350,5 +363,8 @@ mod tests {
         assert!(
             Cli::try_parse_from(["k", "mcp", "add", "r", "--trust", "all", "--", "x"]).is_err()
         );
+        let c =
+            Cli::try_parse_from(["k", "--image", "a.png", "--image", "b.jpg", "what?"]).unwrap();
+        assert_eq!(c.image, [PathBuf::from("a.png"), PathBuf::from("b.jpg")]);
     }
 }

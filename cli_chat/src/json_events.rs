@@ -149,6 +149,12 @@ pub enum Event {
         /// One line for people.
         message: String,
     },
+    /// Something the user should know that is not the answer (e.g.
+    /// images left out after the provider rejected them).
+    Notice {
+        /// One line.
+        text: String,
+    },
     /// The turn ended with a complete answer.
     Done,
     /// The turn ended without one.

@@ -43,9 +43,16 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
         ),
         None => None,
     };
+    let images = cli.images()?;
     let mut input = piped::user_input(question, piped);
+    if input.is_none() && !images.is_empty() {
+        bail!("--image needs a question to go with it (`k --image FILE \"what is this?\"`)");
+    }
     if input.is_none() && goal.is_none() && cli.resume.is_none() && cli.fork.is_none() {
         bail!("nothing to ask: give a question, or pipe some input (`k --help`)");
+    }
+    if let Some(i) = input.as_mut() {
+        i.images = images;
     }
     if let Some(i) = input.as_mut() {
         i.terminal_size = tty::size();

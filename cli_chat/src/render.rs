@@ -240,6 +240,10 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 let line = self.style.dim(&format!("← {}", escape_controls(preview)));
                 self.note(&line)
             }
+            Event::Notice { text } => {
+                let line = self.style.dim(&format!("note: {}", escape_controls(text)));
+                self.note(&line)
+            }
             Event::ToolFailed { error, .. } => {
                 let line = self.style.yellow(&format!("✗ {}", one_line(error)));
                 self.note(&line)

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use ai_chat_engine::{
-    CancelHandle, Conversation, Engine, GoalCommand, Message, SlashCommand, Step, StreamMsg,
+    CancelHandle, Conversation, Engine, GoalCommand, Image, Message, SlashCommand, Step, StreamMsg,
     UserInput,
 };
 use ai_tools::terminal_text::escape_controls;
@@ -52,6 +52,7 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /goal TEXT --check COMMAND
                    work on TEXT over turns until COMMAND exits 0
   /goal            show the goal · /goal resume goes on · /goal clear ends it
+  /image FILE      attach an image (PNG, JPEG, GIF, WebP) to the next message
   /exit            leave";
 
 struct Repl {
@@ -65,6 +66,8 @@ struct Repl {
     style: Style,
     /// `--raw`: answers as the model's text, not rendered.
     raw: bool,
+    /// Images waiting for the next message (`/image`, `--image`).
+    images: Vec<Image>,
 }
 
 /// Runs the chat until `/exit`, Ctrl+D or a second Ctrl+C.
@@ -72,6 +75,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
     let settings = Settings::load(&cli.common)?;
     let resolved = settings.resolve();
     let mode = setup::effective_mode(cli.common.mode, true, resolved.approval_mode);
+    let images = cli.images()?;
     let engine = setup::build_engine(resolved, mode, Front::Repl, settings.file.as_deref())?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref(), cli.fork.as_deref());
     let picked = conversation::pick(&engine, &start)?;
@@ -93,6 +97,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
         interrupts,
         style: Style::for_stderr(),
         raw: cli.common.raw,
+        images,
     };
     let history = history_path();
     if let Some(h) = &history {
@@ -205,6 +210,7 @@ impl Repl {
     fn ask(&mut self, text: &str) {
         let mut input = UserInput::text(text);
         input.terminal_size = crate::tty::size();
+        input.images = std::mem::take(&mut self.images);
         self.drive(Some(input));
     }
 
@@ -284,6 +290,14 @@ impl Repl {
                 self.follow(started);
             }
             SlashCommand::Goal(cmd) => self.goal(cmd),
+            SlashCommand::Image(Some(file)) => match Image::load(std::path::Path::new(&file)) {
+                Ok(image) => {
+                    say!("attached {} to the next message", image.describe());
+                    self.images.push(image);
+                }
+                Err(e) => say!("k: {e}"),
+            },
+            SlashCommand::Image(None) => say!("{}", self.pending_images()),
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false
@@ -312,6 +326,15 @@ impl Repl {
                 }
             }
         }
+    }
+
+    /// What `/image` with no file says.
+    fn pending_images(&self) -> String {
+        if self.images.is_empty() {
+            return "no image attached; /image FILE attaches one to the next message".into();
+        }
+        let names: Vec<String> = self.images.iter().map(Image::describe).collect();
+        format!("attached to the next message: {}", names.join(", "))
     }
 
     /// Continues another conversation (its interrupted calls decided

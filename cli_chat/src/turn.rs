@@ -249,6 +249,7 @@ fn plain_event(msg: StreamMsg) -> Option<Event> {
             preview: result_preview,
         },
         StreamMsg::ToolFailed { id, error } => Event::ToolFailed { id, error },
+        StreamMsg::Notice(text) => Event::Notice { text },
         StreamMsg::Usage {
             input,
             cached_input,

@@ -161,6 +161,7 @@ mod tests {
             msgs.push(Message::User {
                 text: format!("q{i}"),
                 attachments: vec![],
+                images: vec![],
             });
             msgs.push(Message::Assistant {
                 text: String::new(),
@@ -189,6 +190,7 @@ mod tests {
             Message::User {
                 text: "fix the parser\nplease".into(),
                 attachments: vec![],
+                images: vec![],
             },
             Message::Assistant {
                 text: String::new(),

@@ -201,6 +201,7 @@ mod tests {
         let mut out = vec![Message::User {
             text: "go".into(),
             attachments: vec![],
+            images: vec![],
         }];
         for names in rounds {
             let calls: Vec<ToolCall> = names.iter().map(|n| call(n)).collect();
@@ -243,6 +244,7 @@ mod tests {
         h.push(Message::User {
             text: "next".into(),
             attachments: vec![],
+            images: vec![],
         });
         h.push(Message::Notice("env changed".into()));
         assert_eq!(boundary(&h, &classify), Some(Boundary::TurnEnded));

@@ -48,6 +48,7 @@ fn conversation(results: &[usize]) -> Conversation {
         Message::User {
             text: "go".into(),
             attachments: vec![],
+            images: vec![],
         },
     ];
     for (i, size) in results.iter().enumerate() {

@@ -83,6 +83,14 @@ fn is_false(b: &bool) -> bool {
 }
 
 #[derive(Serialize)]
+struct ImageSource<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'static str,
+    data: &'a str,
+}
+
+#[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block<'a> {
     /// Sent back exactly as received; a thinking block takes no cache
@@ -93,6 +101,11 @@ enum Block<'a> {
     },
     RedactedThinking {
         data: &'a str,
+    },
+    Image {
+        source: ImageSource<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     Text {
         text: String,
@@ -120,6 +133,7 @@ impl Block<'_> {
     fn mark(&mut self) {
         match self {
             Block::Text { cache_control, .. }
+            | Block::Image { cache_control, .. }
             | Block::ToolUse { cache_control, .. }
             | Block::ToolResult { cache_control, .. } => *cache_control = Some(EPHEMERAL),
             Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
@@ -186,10 +200,27 @@ fn blocks(m: &Message) -> Vec<Block<'_>> {
             is_error: *is_error,
             cache_control: None,
         }],
-        other => vec![Block::Text {
-            text: other.user_text().unwrap_or_default(),
-            cache_control: None,
-        }],
+        other => {
+            let mut out: Vec<Block<'_>> = match other {
+                Message::User { images, .. } => images
+                    .iter()
+                    .map(|im| Block::Image {
+                        source: ImageSource {
+                            kind: "base64",
+                            media_type: im.format.media_type(),
+                            data: &im.data,
+                        },
+                        cache_control: None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            out.push(Block::Text {
+                text: other.user_text().unwrap_or_default(),
+                cache_control: None,
+            });
+            out
+        }
     }
 }
 

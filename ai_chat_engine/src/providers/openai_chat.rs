@@ -49,7 +49,7 @@ enum Msg<'a> {
         content: &'a str,
     },
     User {
-        content: String,
+        content: UserContent,
     },
     Assistant {
         content: Option<&'a str>,
@@ -60,6 +60,27 @@ enum Msg<'a> {
         tool_call_id: &'a str,
         content: &'a str,
     },
+}
+
+/// A plain string unless the message has images, so a history without
+/// images serialises exactly as it always did.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum UserContent {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part {
+    ImageUrl { image_url: ImageUrl },
+    Text { text: String },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
 }
 
 #[derive(Serialize)]
@@ -104,9 +125,23 @@ fn msg(m: &Message) -> Msg<'_> {
             tool_call_id: call_id,
             content,
         },
-        other => Msg::User {
-            content: other.user_text().unwrap_or_default(),
-        },
+        other => {
+            let text = other.user_text().unwrap_or_default();
+            let content = match other {
+                Message::User { images, .. } if !images.is_empty() => {
+                    let mut parts: Vec<Part> = images
+                        .iter()
+                        .map(|im| Part::ImageUrl {
+                            image_url: ImageUrl { url: im.data_url() },
+                        })
+                        .collect();
+                    parts.push(Part::Text { text });
+                    UserContent::Parts(parts)
+                }
+                _ => UserContent::Text(text),
+            };
+            Msg::User { content }
+        }
     }
 }
 

@@ -85,6 +85,7 @@ struct SummaryJson<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Content {
+    InputImage { image_url: String },
     InputText { text: String },
     OutputText { text: String },
 }
@@ -134,12 +135,24 @@ fn items<'a>(m: &'a Message, out: &mut Vec<Item<'a>>) {
             call_id,
             output: content,
         }),
-        other => out.push(Item::Message {
-            role: "user",
-            content: vec![Content::InputText {
+        other => {
+            let mut content: Vec<Content> = match other {
+                Message::User { images, .. } => images
+                    .iter()
+                    .map(|im| Content::InputImage {
+                        image_url: im.data_url(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            content.push(Content::InputText {
                 text: other.user_text().unwrap_or_default(),
-            }],
-        }),
+            });
+            out.push(Item::Message {
+                role: "user",
+                content,
+            });
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Format history: 1 had no approvals, drafts, decisions or proofs; 2 adds
 //! them and the per-conversation context, and later an assistant round's
-//! opaque `reasoning_blocks` and a round's `reasoning` tokens. Every field
+//! opaque `reasoning_blocks` and a round's `reasoning` tokens, then a user
+//! line's `images` and the `media` level. Every field
 //! added in 2 has a default, so a format-1 log still reads (its calls
 //! count as unproven) and an older format-2 log has no reasoning blocks.
 
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::compaction::Trigger;
 use crate::goal::GoalRecord;
+use crate::image::{Image, MediaLevel};
 use crate::message::{Attachment, ReasoningBlock, ToolCall};
 
 /// Version of the entry format, written in [`Entry::Meta`].
@@ -140,6 +142,9 @@ pub enum Entry {
         /// Attached context.
         #[serde(default)]
         attachments: Vec<Attachment>,
+        /// Attached images, base64 inline (see [`crate::image`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<Image>,
     },
     /// A model round began streaming; until its [`Entry::Assistant`],
     /// whatever it streams is a draft with no right to act.
@@ -278,6 +283,12 @@ pub enum Entry {
     },
     /// Goal mode: a goal set, its state, a check, or its end.
     Goal(GoalRecord),
+    /// The provider rejected the history's images: from here on
+    /// requests are built at this level (see [`MediaLevel`]).
+    Media {
+        /// The level now in force.
+        level: MediaLevel,
+    },
     /// The conversation's title.
     Title {
         /// The title.

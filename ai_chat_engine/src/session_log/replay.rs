@@ -1,6 +1,7 @@
 //! The model's history, rebuilt from the log (a projection of it).
 
 use super::{ConversationContext, Entry, ForkOrigin, Record};
+use crate::image::MediaLevel;
 use crate::message::{Message, ToolCall};
 
 /// A conversation rebuilt from its log.
@@ -20,6 +21,8 @@ pub struct Replayed {
     pub forked_from: Option<ForkOrigin>,
     /// The goal, as the log last left it.
     pub goal: Option<crate::goal::Goal>,
+    /// How much media requests carry (the latest `media` line).
+    pub media: MediaLevel,
 }
 
 /// What the model was told, in a format-1 log, about a call that started
@@ -44,11 +47,16 @@ pub fn replay(records: &[Record]) -> Replayed {
             }
             Entry::Context(c) => out.context = c.clone(),
             Entry::Environment { text } => out.messages.push(Message::Environment(text.clone())),
-            Entry::User { text, attachments } => {
+            Entry::User {
+                text,
+                attachments,
+                images,
+            } => {
                 open.close(&mut out.messages);
                 out.messages.push(Message::User {
                     text: text.clone(),
                     attachments: attachments.clone(),
+                    images: images.clone(),
                 });
             }
             Entry::Assistant {
@@ -97,6 +105,7 @@ pub fn replay(records: &[Record]) -> Replayed {
             Entry::TurnEnd { .. } => open.close(&mut out.messages),
             Entry::Title { text } => out.title = Some(text.clone()),
             Entry::Goal(g) => out.goal = crate::goal::fold(out.goal.take(), g),
+            Entry::Media { level } => out.media = *level,
             Entry::Usage { .. }
             | Entry::Draft { .. }
             | Entry::DraftDiscarded

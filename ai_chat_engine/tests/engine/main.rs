@@ -15,6 +15,7 @@ mod dialects;
 mod errors;
 mod failures;
 mod goal;
+mod images;
 mod mcp;
 mod panics;
 mod recovery;

@@ -52,6 +52,7 @@ fn write_log(h: &Harness, rest: Vec<Entry>) {
         Entry::User {
             text: "do it".into(),
             attachments: vec![],
+            images: vec![],
         },
     ];
     entries.extend(rest);
@@ -342,6 +343,7 @@ fn the_model_repeating_an_undecided_call_is_refused() {
             Entry::User {
                 text: "and?".into(),
                 attachments: vec![],
+                images: vec![],
             },
             Entry::Assistant {
                 text: "Unsure.".into(),

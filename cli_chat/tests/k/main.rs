@@ -9,6 +9,7 @@ mod common;
 mod crash;
 mod escapes;
 mod goal;
+mod images;
 mod markdown;
 mod mcp;
 mod oneshot;

@@ -9,6 +9,10 @@ use koi_testkit::{FakeProvider, RequestKind};
 
 use crate::common::{Home, K, SECRET};
 
+/// The PNG signature and four bytes, and its base64.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\nkoi!";
+const PNG_BASE64: &str = "iVBORw0KGgprb2kh";
+
 /// A tmux server on its own socket, killed when dropped.
 struct Tmux {
     socket: String,
@@ -97,6 +101,8 @@ fn repl_in_tmux() {
                 .stop()
                 .reply()
                 .for_summary()
+        } else if body.contains("describe the picture") {
+            ChatStream::new().text("A tiny picture.").stop().reply()
         } else if body.contains("tell me a long story") && !body.contains("second question") {
             // A slow stream that Ctrl+C interrupts.
             let mut s = ChatStream::new();
@@ -162,6 +168,22 @@ fn repl_in_tmux() {
     t.wait_for("model: other-model", 1);
     t.type_line("/sessions");
     t.wait_for("TITLE", 1);
+    // `/image` attaches to the next message only.
+    std::fs::write(home.ws().join("shot.png"), PNG).unwrap();
+    std::fs::write(home.ws().join("notes.png"), "plain text").unwrap();
+    t.type_line("/image notes.png");
+    t.wait_for("is not a PNG, JPEG, GIF or WebP image", 1);
+    t.type_line("/image shot.png");
+    t.wait_for("attached shot.png (image/png", 1);
+    t.type_line("describe the picture");
+    t.wait_for("A tiny picture.", 1);
+    let pictured = server
+        .requests()
+        .into_iter()
+        .find(|r| r.body_str().contains("describe the picture"))
+        .unwrap();
+    let url = format!("data:image/png;base64,{PNG_BASE64}");
+    assert_eq!(pictured.body_str().matches(&url).count(), 1);
     t.type_line("/exit");
     let deadline = Instant::now() + Duration::from_secs(10);
     while t.alive() && Instant::now() < deadline {
@@ -185,8 +207,8 @@ fn repl_in_tmux() {
     // where it left off.
     let t = Tmux::start(&home);
     t.wait_for("continuing session", 1);
-    t.wait_for("you: second question", 1);
-    t.wait_for("  Second answer.", 1);
+    t.wait_for("you: describe the picture", 1);
+    t.wait_for("  A tiny picture.", 1);
 
     // Compaction and goal mode on the continued conversation.
     t.type_line("/compact");

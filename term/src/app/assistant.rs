@@ -8,8 +8,8 @@ use std::sync::Arc;
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
     AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineError,
-    EngineOptions, GoalSpec, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision,
-    UserInput,
+    EngineOptions, GoalSpec, Image, Step, StreamMsg, TranscriptItem, UncertainCall,
+    UncertainDecision, UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::{Receiver, Sender};
@@ -54,6 +54,8 @@ pub struct Assistant {
     /// The directory the user named with /cd, for the conversations that
     /// follow (until /new).
     named_dir: Option<PathBuf>,
+    /// Images `/image` attached to the next message.
+    images: Vec<Image>,
 }
 
 /// A directory too broad to let the assistant write in or run unproven
@@ -92,7 +94,26 @@ impl Assistant {
             granted_from: None,
             chosen_mode: None,
             named_dir: None,
+            images: Vec::new(),
         }
+    }
+
+    /// Attaches the image at `path` (relative to `workspace`) to the next
+    /// message; the line to show, or why not.
+    pub fn attach_image(&mut self, path: &str, workspace: &Path) -> Result<String, String> {
+        let image = Image::load(&workspace.join(path)).map_err(|e| e.to_string())?;
+        let line = format!("attached {} to the next message", image.describe());
+        self.images.push(image);
+        Ok(line)
+    }
+
+    /// What waits to go with the next message (for `/image` alone).
+    pub fn pending_images(&self) -> String {
+        if self.images.is_empty() {
+            return "no image attached; /image FILE attaches one to the next message".into();
+        }
+        let names: Vec<String> = self.images.iter().map(Image::describe).collect();
+        format!("attached to the next message: {}", names.join(", "))
     }
 
     /// Keeps sessions under `data_dir` instead of the platform data dir.
@@ -242,12 +263,14 @@ impl Assistant {
         workspace: &Path,
     ) -> Result<(), String> {
         self.interrupt();
+        let images = std::mem::take(&mut self.images);
         let previous = self.conversation.take();
         let engine = self.engine(workspace)?;
         let conversation = previous.unwrap_or_else(|| engine.new_conversation());
         let input = UserInput {
             text,
             attachments,
+            images,
             terminal_size: Some(terminal_size),
         };
         let (rx, cancel) = engine.submit(&conversation, input);

@@ -77,6 +77,7 @@ impl Fixture {
             Entry::User {
                 text: "count".into(),
                 attachments: vec![],
+                images: vec![],
             },
             Entry::Assistant {
                 text: String::new(),
@@ -427,4 +428,53 @@ fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
         .any(|m| matches!(m, StreamMsg::Compaction(CompactionReport::NothingToCompact))));
     assert_eq!(a.clear_goal().unwrap(), "goal cleared");
     assert!(a.goal_text().starts_with("no goal"));
+}
+
+#[test]
+fn an_image_attached_with_slash_image_goes_with_the_next_message_only() {
+    let server = FakeProvider::builder()
+        .always(ChatStream::new().text("T").stop().reply().for_title())
+        .start([
+            ChatStream::new().text("A picture.").stop().reply(),
+            ChatStream::new().text("Text.").stop().reply(),
+        ]);
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        root.path().join("koi.toml"),
+        format!(
+            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    std::fs::write(ws.join("shot.png"), b"\x89PNG\r\n\x1a\nkoi!").unwrap();
+    std::fs::write(ws.join("notes.txt"), "words").unwrap();
+    let mut a = Assistant::new(Some(root.path().join("koi.toml")), Arc::new(|| {}))
+        .with_data_dir(&root.path().join("data"));
+    let refused = a.attach_image("notes.txt", &ws).unwrap_err();
+    assert!(
+        refused.contains("is not a PNG, JPEG, GIF or WebP image"),
+        "{refused}"
+    );
+    let line = a.attach_image("shot.png", &ws).unwrap();
+    assert!(line.starts_with("attached shot.png (image/png"), "{line}");
+    assert!(a.pending_images().contains("shot.png"));
+    for q in ["what is this?", "and now?"] {
+        a.submit(q.into(), Vec::new(), (80, 24), &ws).unwrap();
+        finish(&mut a);
+    }
+    let url = "data:image/png;base64,iVBORw0KGgprb2kh";
+    let reqs = server.requests();
+    let first = reqs[0].body_str();
+    assert_eq!(first.matches(url).count(), 1);
+    // The second request carries the history (the image once), nothing new.
+    let second = reqs
+        .iter()
+        .rev()
+        .find(|r| r.body_str().contains("and now?"))
+        .unwrap();
+    assert_eq!(second.body_str().matches(url).count(), 1);
+    assert!(a.pending_images().starts_with("no image attached"));
 }

@@ -242,6 +242,13 @@ impl Ctx<'_> {
                     Err(e) => self.overlay.error(e),
                 }
             }
+            SlashCommand::Image(Some(file)) => {
+                match self.assistant.attach_image(&file, &self.workspace) {
+                    Ok(line) => self.overlay.notice(line),
+                    Err(e) => self.overlay.error(e),
+                }
+            }
+            SlashCommand::Image(None) => self.overlay.notice(self.assistant.pending_images()),
             SlashCommand::Exit => self.overlay.close(),
             SlashCommand::Help | SlashCommand::Init | SlashCommand::Unknown(_) => {}
         }

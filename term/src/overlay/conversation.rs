@@ -194,6 +194,7 @@ impl Conversation {
                 self.finish_tool(id, ToolState::Failed(error.clone()));
             }
             StreamMsg::ApprovalRequired { .. } => return false,
+            StreamMsg::Notice(text) => self.push(Block::Notice(text.clone())),
             StreamMsg::Usage {
                 input,
                 cached_input,

@@ -164,6 +164,9 @@ fn read_chat(text: &str, json: &Value, view: &mut View) -> Result<(), String> {
         let role = m["role"].as_str().unwrap_or("");
         view.message_roles.push(role.to_string());
         let canon = strip_cache(m);
+        if role == "user" {
+            check_user_parts(step, &m["content"], "image_url", view);
+        }
         match role {
             "user" => view.items.push(Item {
                 role: Role::User,
@@ -230,6 +233,9 @@ fn read_responses(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
             "message" => {
                 let role = it["role"].as_str().unwrap_or("");
                 view.message_roles.push(role.to_string());
+                if role == "user" {
+                    check_user_parts(step, &it["content"], "input_image", view);
+                }
                 let role = match role {
                     "user" | "developer" => Role::User,
                     "assistant" => Role::Assistant,
@@ -420,6 +426,13 @@ fn read_anthropic(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
                     }
                     continue;
                 }
+                ("user", "image") => {
+                    if let Some(why) = anthropic_image_error(&b["source"]) {
+                        view.shape_errors
+                            .push(format!("message {step}: image block {why}"));
+                    }
+                    continue;
+                }
                 ("assistant", "redacted_thinking") => {
                     if b["data"].as_str().is_none_or(str::is_empty) {
                         view.shape_errors
@@ -442,4 +455,66 @@ fn read_anthropic(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
         }
     }
     Ok(())
+}
+
+/// The media types every dialect takes for images.
+const IMAGE_MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// What is wrong with an Anthropic image `source`, if anything: it must
+/// be inline base64 of a supported media type.
+fn anthropic_image_error(source: &Value) -> Option<String> {
+    if source["type"] != "base64" {
+        return Some(format!("source type is {}, not base64", source["type"]));
+    }
+    let media = source["media_type"].as_str().unwrap_or("");
+    if !IMAGE_MEDIA_TYPES.contains(&media) {
+        return Some(format!("has media_type {media:?}"));
+    }
+    base64_error(source["data"].as_str().unwrap_or(""))
+}
+
+/// Checks the parts of an OpenAI-style user message: text parts, and
+/// images of the dialect's `image_kind` carrying a valid data URL.
+fn check_user_parts(step: usize, content: &Value, image_kind: &str, view: &mut View) {
+    let Value::Array(parts) = content else {
+        return;
+    };
+    for p in parts {
+        let kind = p["type"].as_str().unwrap_or("");
+        if kind == image_kind {
+            // Chat nests the URL in an object; Responses gives it bare.
+            let url = p["image_url"]["url"]
+                .as_str()
+                .or_else(|| p["image_url"].as_str())
+                .unwrap_or("");
+            if let Some(why) = data_url_error(url) {
+                view.shape_errors.push(format!("message {step}: {why}"));
+            }
+        } else if kind != "text" && kind != "input_text" {
+            view.shape_errors
+                .push(format!("message {step} has a {kind:?} user part"));
+        }
+    }
+}
+
+/// What is wrong with an OpenAI-style image URL: koi sends data URLs only.
+fn data_url_error(url: &str) -> Option<String> {
+    let Some((head, data)) = url.strip_prefix("data:").and_then(|u| u.split_once(',')) else {
+        return Some(format!("image URL is not a data URL: {:.40}", url));
+    };
+    let Some(media) = head.strip_suffix(";base64") else {
+        return Some(format!("data URL {head:?} is not base64"));
+    };
+    if !IMAGE_MEDIA_TYPES.contains(&media) {
+        return Some(format!("data URL has media type {media:?}"));
+    }
+    base64_error(data)
+}
+
+fn base64_error(data: &str) -> Option<String> {
+    let alphabet = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=');
+    if data.is_empty() || data.len() % 4 != 0 || !data.chars().all(alphabet) {
+        return Some("data is not standard base64".to_string());
+    }
+    None
 }
