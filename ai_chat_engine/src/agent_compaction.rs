@@ -8,12 +8,43 @@ use super::Agent;
 use crate::compaction::{looks_like_tests, Activity, Compactor, ContextWindow, SummaryModel};
 use crate::conversation::Conversation;
 use crate::emitter::Emitter;
-use crate::message::{Message, ToolCall};
+use crate::message::{project_media, Message, ToolCall};
+use crate::providers::Request;
 use crate::stream_msg::{EngineError, StreamMsg};
 
-impl SummaryModel for Agent {
+/// The model as one conversation sees it: its tool list (fixed at its
+/// first request, MCP tools included) and its media level, so a summary
+/// request shares the conversation's prefix and never re-sends images
+/// the provider rejected.
+pub(crate) struct ConversationModel<'a> {
+    pub agent: &'a Agent,
+    pub conv: &'a Conversation,
+}
+
+impl ConversationModel<'_> {
+    /// The conversation's request for `model` with `messages`.
+    fn with_request<T>(
+        &self,
+        model: &str,
+        messages: &[Message],
+        f: impl FnOnce(&Request<'_>) -> T,
+    ) -> T {
+        let agent = self.agent;
+        let tools = crate::mcp_tools::conversation_specs(&agent.specs, &self.conv.context());
+        let level = self.conv.lock().media;
+        let projected = project_media(messages, level);
+        let req = Request {
+            tools: &tools,
+            ..agent.request(model, &agent.system_prompt, &projected, true)
+        };
+        f(&req)
+    }
+}
+
+impl SummaryModel for ConversationModel<'_> {
     fn request_bytes(&self, messages: &[Message]) -> usize {
-        Agent::request_bytes(self, messages)
+        let model = self.agent.client.model();
+        self.with_request(&model, messages, |req| self.agent.client.body_bytes(req))
     }
 
     fn summarise(
@@ -22,19 +53,19 @@ impl SummaryModel for Agent {
         in_band: bool,
         cancel: &CancelToken,
     ) -> Result<String, EngineError> {
-        let main = self.client.model();
+        let client = &self.agent.client;
+        let main = client.model();
         let model = if in_band {
             main.as_str()
         } else {
-            self.client.fast_model()
+            client.fast_model()
         };
-        let req = self.request(model, &self.system_prompt, messages, true);
-        self.client.side_request(&req, cancel)
+        self.with_request(model, messages, |req| client.side_request(req, cancel))
     }
 
     fn classify(&self, call: &ToolCall) -> Activity {
         let args = serde_json::from_str(&call.arguments).unwrap_or(serde_json::Value::Null);
-        match self.runner.registry().effect(&call.name, &args) {
+        match self.agent.runner.registry().effect(&call.name, &args) {
             Ok(Effect::Read(_) | Effect::NetworkRead { .. }) => Activity::Read,
             Ok(Effect::Write(_)) => Activity::Edit,
             Ok(Effect::Shell { command, .. }) if looks_like_tests(&command) => Activity::Test,
@@ -43,18 +74,16 @@ impl SummaryModel for Agent {
     }
 
     fn window(&self) -> ContextWindow {
-        self.client
-            .config()
-            .compaction
-            .window_for(&self.client.model())
+        let client = &self.agent.client;
+        client.config().compaction.window_for(&client.model())
     }
 }
 
 impl Agent {
-    /// The compactor for this agent's settings.
-    pub(crate) fn compactor(&self) -> Compactor<'_> {
+    /// The compactor for this agent's settings, asking `model`.
+    pub(crate) fn compactor<'a>(&'a self, model: &'a ConversationModel<'a>) -> Compactor<'a> {
         Compactor {
-            model: self,
+            model,
             policy: self.settings.compaction,
             settings: &self.client.config().compaction,
         }
@@ -69,7 +98,10 @@ impl Agent {
                 "this conversation has an unfinished turn; continue it before compacting".into(),
             ))
         } else {
-            self.compactor().run(conv, true, em, cancel).map(|_| ())
+            let model = ConversationModel { agent: self, conv };
+            self.compactor(&model)
+                .run(conv, true, em, cancel)
+                .map(|_| ())
         };
         conv.end();
         em.send(match result {

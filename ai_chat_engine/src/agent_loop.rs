@@ -179,7 +179,8 @@ impl Agent {
             push_notice(conv, WRAP_UP_NOTICE);
         }
         crate::mcp_tools::announce(self.mcp.as_ref(), conv);
-        self.compactor().run(conv, false, em, cancel)?;
+        let model = compaction_hook::ConversationModel { agent: self, conv };
+        self.compactor(&model).run(conv, false, em, cancel)?;
         let messages = conv.messages();
         let tools = crate::mcp_tools::conversation_specs(&self.specs, &conv.context());
         let model = self.client.model();

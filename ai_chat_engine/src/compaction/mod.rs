@@ -297,14 +297,13 @@ impl Compactor<'_> {
             }
             Err(e) => e.to_string(),
         };
-        let mut st = conv.lock();
-        st.record(Entry::CompactionFailed {
+        conv.lock().record(Entry::CompactionFailed {
             trigger,
             error: error.clone(),
             bytes: size,
         });
         if size < t.limit {
-            st.compaction.cooldown = SUMMARY_RETRY_COOLDOWN_ROUNDS;
+            conv.lock().compaction.cooldown = SUMMARY_RETRY_COOLDOWN_ROUNDS;
             return Ok(CompactionReport::Failed {
                 trigger,
                 error,
@@ -316,9 +315,12 @@ impl Compactor<'_> {
         let dropped = &messages[start..keep_from];
         let dropped_bytes: usize = dropped.iter().map(&size_of).sum();
         let marker = drop_marker(dropped, dropped_bytes, &error);
+        // Sized before the lock is taken: the model reads the
+        // conversation's tools and media level.
         let bytes_after = self
             .model
             .request_bytes(&apply_summary(messages, &marker, keep_from));
+        let mut st = conv.lock();
         st.compaction.cooldown = 0;
         st.compact(
             marker,

@@ -260,3 +260,41 @@ fn progress_notifications_are_the_calls_live_status() {
     );
     server.finish();
 }
+
+#[test]
+fn a_summary_request_declares_the_conversations_mcp_tools() {
+    let server = FakeProvider::start([
+        ChatStream::new().text("one").stop().reply(),
+        ChatStream::new().text("two").stop().reply(),
+        ChatStream::new().text("three").stop().reply(),
+        ChatStream::new()
+            .text("SUMMARY: three long questions.")
+            .stop()
+            .reply()
+            .for_summary(),
+    ]);
+    let (ws, data, cfg) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let (engine, hub) = mcp_engine(&server, ws.path(), data.path(), cfg.path(), "changing");
+    hub.wait_started(Duration::from_secs(10));
+    let conv = engine.new_conversation();
+    for q in ["first", "second", "third"] {
+        let question = format!("{q}: {}", "words ".repeat(400));
+        assert!(is_done(&run(&engine, &conv, &question)));
+    }
+    let (rx, _cancel) = engine.compact(&conv);
+    let msgs = collect(&rx);
+    assert!(is_done(&msgs), "{msgs:?}");
+    let reqs = server.requests();
+    let summary = reqs.last().unwrap();
+    assert_eq!(summary.kind, koi_testkit::RequestKind::Summary);
+    // The summary shares the conversation's prefix: its tools are the
+    // conversation's, MCP tools included, byte for byte.
+    let tools = tools_bytes(&summary.body_str());
+    assert!(tools.contains("mcp__changing__grow"), "{tools}");
+    assert_eq!(tools, tools_bytes(&reqs[reqs.len() - 2].body_str()));
+    server.finish();
+}
