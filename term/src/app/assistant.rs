@@ -102,9 +102,20 @@ impl Assistant {
     /// message; the line to show, or why not.
     pub fn attach_image(&mut self, path: &str, workspace: &Path) -> Result<String, String> {
         let image = Image::load(&workspace.join(path)).map_err(|e| e.to_string())?;
+        Ok(self.attach(image))
+    }
+
+    /// Attaches a PNG pasted from the clipboard to the next message.
+    pub fn attach_png(&mut self, png: &[u8]) -> Result<String, String> {
+        let image = Image::from_bytes("pasted.png", png).map_err(|e| e.to_string())?;
+        Ok(self.attach(image))
+    }
+
+    /// Keeps `image` for the next message; says so in one line.
+    fn attach(&mut self, image: Image) -> String {
         let line = format!("attached {} to the next message", image.describe());
         self.images.push(image);
-        Ok(line)
+        line
     }
 
     /// What waits to go with the next message (for `/image` alone).

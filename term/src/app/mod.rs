@@ -6,6 +6,8 @@
 
 mod assistant;
 mod clipboard;
+#[cfg(all(unix, not(target_os = "macos")))]
+mod clipboard_image;
 mod display;
 mod dump;
 mod handler;
@@ -319,9 +321,14 @@ impl App {
                     self.clipboard.store(Kind::Clipboard, text);
                 }
             }
-            Action::Paste if self.overlay.is_open() => {
-                self.overlay.paste(&self.clipboard.load(Kind::Clipboard))
-            }
+            Action::Paste if self.overlay.is_open() => match clipboard_png() {
+                // A screenshot on the clipboard goes with the next message.
+                Some(png) => match self.assistant.attach_png(&png) {
+                    Ok(line) => self.overlay.notice(line),
+                    Err(e) => self.overlay.error(e),
+                },
+                None => self.overlay.paste(&self.clipboard.load(Kind::Clipboard)),
+            },
             Action::Paste => mouse::paste(t.session(), &self.clipboard.load(Kind::Clipboard)),
             Action::PasteSelection if self.overlay.is_open() => {
                 self.overlay.paste(&self.clipboard.load(Kind::Primary))
@@ -523,4 +530,12 @@ fn show_live_screen(term: &mut crate::session::Terminal, clear_selection: bool) 
         changed = true;
     }
     changed
+}
+
+/// The PNG on the clipboard, where koi can read one (X11).
+fn clipboard_png() -> Option<Vec<u8>> {
+    #[cfg(all(unix, not(target_os = "macos")))]
+    return clipboard_image::clipboard_png();
+    #[cfg(not(all(unix, not(target_os = "macos"))))]
+    None
 }

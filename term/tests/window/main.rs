@@ -9,6 +9,7 @@ mod ime;
 mod links;
 mod overlay;
 mod pane_overlay;
+mod paste_image;
 mod present;
 mod search;
 mod tabs;
