@@ -13,6 +13,11 @@ use crate::{write_config, EXIT_WAIT};
 const PACKAGES: &str = "apt-get install ibus ibus-table ibus-table-cangjie5 dbus-x11; \
                         .ci/run installs them";
 
+/// How long ibus's XIM server may take to register on the display: it
+/// comes up in well under a second idle, but the window tests run in
+/// parallel on two cores.
+const XIM_STARTUP: Duration = Duration::from_secs(60);
+
 /// A process killed (and reaped) when dropped, even by a failing test.
 struct Owned(Child);
 
@@ -38,9 +43,13 @@ struct Ibus {
 
 impl Ibus {
     fn start(x: &Xvfb, dir: &Path) -> Self {
+        let home = dir.join("ibus-home");
         let mut bus = Owned(
             Command::new("dbus-daemon")
                 .args(["--session", "--nofork", "--print-address=1"])
+                // Services the bus starts on demand (ibus's portal) keep
+                // their files in the test's home too.
+                .env("HOME", &home)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
                 .spawn()
@@ -53,7 +62,6 @@ impl Ibus {
         assert!(!address.trim().is_empty(), "dbus-daemon gave no address");
         // ibus keeps its address file, registry cache and engine state under
         // the home and XDG directories: the test's own.
-        let home = dir.join("ibus-home");
         let env = vec![
             ("DISPLAY", x.display.clone()),
             ("DBUS_SESSION_BUS_ADDRESS", address.trim().to_owned()),
@@ -62,13 +70,19 @@ impl Ibus {
             ("XDG_CACHE_HOME", home.join("cache").display().to_string()),
             ("XDG_DATA_HOME", home.join("data").display().to_string()),
             ("GSETTINGS_BACKEND", "memory".to_owned()),
+            // ibus-x11 is a GTK program: without this, GTK's accessibility
+            // bridge asks the bus to start at-spi and waits on it (up to a
+            // 25 s D-Bus timeout on a loaded machine) before the XIM server
+            // comes up.
+            ("NO_AT_BRIDGE", "1".to_owned()),
         ];
+        let daemon_log = dir.join("ibus-daemon.log");
         let daemon = Owned(
             Command::new("ibus-daemon")
                 .args(["--xim", "--panel=disable", "--emoji-extension=disable"])
                 .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(std::fs::File::create(&daemon_log).unwrap())
                 .spawn()
                 .unwrap_or_else(|e| panic!("ibus-daemon: {e} ({PACKAGES})")),
         );
@@ -84,14 +98,25 @@ impl Ibus {
         });
         // koi finds the input method through this root window property,
         // which ibus's XIM server sets once it is up.
-        eventually("ibus's XIM server", Duration::from_secs(30), || {
+        let deadline = Instant::now() + XIM_STARTUP;
+        loop {
             let out = Command::new("xprop")
                 .args(["-root", "XIM_SERVERS"])
                 .env("DISPLAY", &x.display)
                 .output()
                 .expect("xprop (apt-get install x11-utils)");
-            String::from_utf8_lossy(&out.stdout).contains("@server=ibus")
-        });
+            if String::from_utf8_lossy(&out.stdout).contains("@server=ibus") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "ibus's XIM server did not register on {} within {XIM_STARTUP:?}; \
+                 ibus-daemon said:\n{}",
+                x.display,
+                std::fs::read_to_string(&daemon_log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let (_, address) = ibus.ibus(&["address"]);
         let log = std::fs::File::create(&ibus.monitor_log).unwrap();
         ibus._monitor = Some(Owned(
