@@ -26,6 +26,12 @@ impl Xvfb {
                 // The server resets (and forgets keymap changes) whenever
                 // its last client leaves, as happens between two programs.
                 "-noreset",
+                // Auto-repeat only after a minute: on a loaded machine
+                // xdotool can be descheduled between a key's press and its
+                // release for longer than the default 660 ms, and the
+                // server's repeats would type the key again.
+                "-ardelay",
+                "60000",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
