@@ -1,7 +1,7 @@
 //! winit keyboard events → koi's [`crate::input`] keys.
 
 use winit::event::{ElementState, KeyEvent};
-use winit::keyboard::{Key as WKey, KeyLocation, ModifiersState, NamedKey};
+use winit::keyboard::{Key as WKey, KeyCode, KeyLocation, ModifiersState, NamedKey, PhysicalKey};
 
 use crate::input::keys::KeypadKey;
 use crate::input::{Key, KeyAction, KeyEvent as InputKey, Mods};
@@ -43,6 +43,10 @@ pub fn translate(event: &KeyEvent, mods: Mods) -> Option<Translated> {
                 }
             }
         }
+        // winit names no key for KP_Begin, the keypad's 5 with NumLock off.
+        WKey::Unidentified(_) if event.physical_key == PhysicalKey::Code(KeyCode::Numpad5) => {
+            Key::Begin
+        }
         _ => {
             let text = event.text.as_ref().filter(|t| !t.is_empty())?;
             return (action != KeyAction::Release).then(|| Translated::Text(text.to_string()));
@@ -81,6 +85,18 @@ fn named_key(named: NamedKey, numpad: bool) -> Option<Key> {
         NamedKey::F10 => Key::F(10),
         NamedKey::F11 => Key::F(11),
         NamedKey::F12 => Key::F(12),
+        NamedKey::F13 => Key::F(13),
+        NamedKey::F14 => Key::F(14),
+        NamedKey::F15 => Key::F(15),
+        NamedKey::F16 => Key::F(16),
+        NamedKey::F17 => Key::F(17),
+        NamedKey::F18 => Key::F(18),
+        NamedKey::F19 => Key::F(19),
+        NamedKey::F20 => Key::F(20),
+        NamedKey::F21 => Key::F(21),
+        NamedKey::F22 => Key::F(22),
+        NamedKey::F23 => Key::F(23),
+        NamedKey::F24 => Key::F(24),
         _ => return None,
     })
 }

@@ -194,9 +194,9 @@ impl std::str::FromStr for Chord {
         let key = if let Some((_, key)) = KEY_NAMES.iter().find(|(name, _)| *name == lower) {
             key.clone()
         } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
-            if !(1..=12).contains(&n) {
+            if !(1..=24).contains(&n) {
                 return Err(format!(
-                    "function key F{n} in `{s}` is not supported (F1–F12)"
+                    "function key F{n} in `{s}` is not supported (F1–F24)"
                 ));
             }
             Key::F(n)

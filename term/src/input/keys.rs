@@ -26,14 +26,18 @@ pub enum Key {
     PageDown,
     Insert,
     Delete,
-    /// F1–F12 (other numbers are not sent).
+    /// F1–F24 (other numbers are not sent).
     F(u8),
+    /// The keypad's middle key (5) with NumLock off: xterm's `KP_Begin`.
+    Begin,
     /// A key on the numeric keypad.
     Keypad(KeypadKey),
 }
 
-/// Keys of the numeric keypad, distinct from their main-keyboard twins in
-/// application keypad mode (DECKPAM).
+/// Keys of the numeric keypad as they come with NumLock on (with NumLock off
+/// the digits arrive as the cursor and editing keys printed on them). The
+/// kitty protocol tells them from their main-keyboard twins; the legacy
+/// encoding sends their characters (see [`keypad`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeypadKey {
     Digit(u8),
@@ -90,6 +94,8 @@ pub fn encode_key(event: &KeyEvent, mode: TermMode) -> Vec<u8> {
 }
 
 /// xterm's encoding with `modifyOtherKeys` off, the default everywhere.
+/// `super::xterm_table` holds what xterm sends for each key, and a window
+/// test types those keys into a real xterm to keep it true.
 pub(super) fn legacy(key: &Key, mods: Mods, mode: TermMode) -> Vec<u8> {
     let app_cursor = mode.contains(TermMode::APP_CURSOR);
     let mut out = Vec::new();
@@ -107,6 +113,7 @@ pub(super) fn legacy(key: &Key, mods: Mods, mode: TermMode) -> Vec<u8> {
         Key::Left => cursor_key(&mut out, b'D', mods, app_cursor),
         Key::Home => cursor_key(&mut out, b'H', mods, app_cursor),
         Key::End => cursor_key(&mut out, b'F', mods, app_cursor),
+        Key::Begin => cursor_key(&mut out, b'E', mods, app_cursor),
         Key::Insert => tilde_key(&mut out, 2, mods),
         Key::Delete => tilde_key(&mut out, 3, mods),
         Key::PageUp => tilde_key(&mut out, 5, mods),
@@ -120,25 +127,28 @@ pub(super) fn legacy(key: &Key, mods: Mods, mode: TermMode) -> Vec<u8> {
                 out.push(letter);
             }
         }
-        Key::F(n @ 5..=12) => tilde_key(&mut out, function_key_code(*n), mods),
-        Key::F(_) => {}
-        Key::Keypad(k) => return keypad(*k, mods, mode),
+        Key::F(n) => {
+            if let Some(code) = function_key_code(*n) {
+                tilde_key(&mut out, code, mods);
+            }
+        }
+        Key::Keypad(k) => return keypad(*k, mods),
     }
     out
 }
 
-/// The `CSI n ~` number of F5–F12 (xterm skips 16 and 22).
-pub(super) fn function_key_code(n: u8) -> u8 {
-    match n {
+/// The `CSI n ~` number of F5–F24: the VT220's numbering, which skips 16,
+/// 22, 27, 30 and 35–41 (xterm continues with 42 after F20).
+pub(super) fn function_key_code(n: u8) -> Option<u8> {
+    Some(match n {
         5 => 15,
-        6 => 17,
-        7 => 18,
-        8 => 19,
-        9 => 20,
-        10 => 21,
-        11 => 23,
-        _ => 24,
-    }
+        6..=10 => n + 11,
+        11..=14 => n + 12,
+        15 | 16 => n + 13,
+        17..=20 => n + 14,
+        21..=24 => n + 21,
+        _ => return None,
+    })
 }
 
 fn alt_prefixed(mods: Mods, bytes: &[u8]) -> Vec<u8> {
@@ -163,7 +173,7 @@ fn char_bytes(c: char, mods: Mods) -> Vec<u8> {
 /// The control byte xterm sends for Ctrl+`c`, if it has one.
 pub(super) fn control_byte(c: char) -> Option<u8> {
     Some(match c {
-        '@' | ' ' | '2' => 0x00,
+        '@' | ' ' | '2' | '`' => 0x00,
         'a'..='z' => c as u8 - b'a' + 1,
         'A'..='Z' => c as u8 - b'A' + 1,
         '[' | '3' => 0x1b,
@@ -198,22 +208,24 @@ fn tilde_key(out: &mut Vec<u8>, code: u8, mods: Mods) {
     }
 }
 
-fn keypad(key: KeypadKey, mods: Mods, mode: TermMode) -> Vec<u8> {
-    let (text, app) = match key {
-        KeypadKey::Digit(d) => (char::from(b'0' + d.min(9)), b'p' + d.min(9)),
-        KeypadKey::Decimal => ('.', b'n'),
-        KeypadKey::Divide => ('/', b'o'),
-        KeypadKey::Multiply => ('*', b'j'),
-        KeypadKey::Subtract => ('-', b'm'),
-        KeypadKey::Add => ('+', b'k'),
-        KeypadKey::Enter => ('\r', b'M'),
-        KeypadKey::Equal => ('=', b'X'),
+/// The keypad's characters, in application keypad mode (DECKPAM) too: xterm
+/// (with its default `numLock` resource) ignores DECKPAM while NumLock is on,
+/// and a keypad digit reaching koi means NumLock is on. NumLock's state is
+/// not visible for the operator keys (winit reports no lock state), so koi
+/// sends theirs as with NumLock on, where xterm with NumLock off would send
+/// `SS3 k` and the like; `xterm_table` records that difference.
+fn keypad(key: KeypadKey, mods: Mods) -> Vec<u8> {
+    let text = match key {
+        KeypadKey::Digit(d) => char::from(b'0' + d.min(9)),
+        KeypadKey::Decimal => '.',
+        KeypadKey::Divide => '/',
+        KeypadKey::Multiply => '*',
+        KeypadKey::Subtract => '-',
+        KeypadKey::Add => '+',
+        KeypadKey::Enter => '\r',
+        KeypadKey::Equal => '=',
     };
-    if mode.contains(TermMode::APP_KEYPAD) {
-        vec![ESC, b'O', app]
-    } else {
-        char_bytes(text, mods)
-    }
+    char_bytes(text, mods)
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
-//! The encoder against xterm's behaviour (xterm 390, default resources:
-//! `modifyOtherKeys` off, `metaSendsEscape` on, as every terminal ships).
+//! The encoder against xterm's behaviour: the legacy encoding against the
+//! rows recorded from xterm (`xterm_table`), the kitty protocol against its
+//! specification.
 
 use super::*;
+use crate::input::xterm_table::ROWS;
 use crate::input::Mods;
 
 fn enc(key: Key, mods: Mods, mode: TermMode) -> Vec<u8> {
@@ -14,147 +16,61 @@ const A: Mods = Mods::ALT;
 const C: Mods = Mods::CTRL;
 
 #[test]
-fn legacy_table_matches_xterm() {
-    let normal = TermMode::empty();
-    let app = TermMode::APP_CURSOR;
-    let cs = C.with(S);
-    let table: &[(Key, Mods, TermMode, &[u8])] = &[
-        // Text.
-        (Key::Char('a'), N, normal, b"a"),
-        (Key::Char('A'), S, normal, b"A"),
-        (Key::Char('é'), N, normal, "é".as_bytes()),
-        (Key::Char('你'), N, normal, "你".as_bytes()),
-        (Key::Char('a'), A, normal, b"\x1ba"),
-        (Key::Char('你'), A, normal, "\x1b你".as_bytes()),
-        // Ctrl+letter and Ctrl+@[\]^_.
-        (Key::Char('a'), C, normal, b"\x01"),
-        (Key::Char('c'), C, normal, b"\x03"),
-        (Key::Char('z'), C, normal, b"\x1a"),
-        (Key::Char('A'), cs, normal, b"\x01"),
-        (Key::Char('@'), C, normal, b"\x00"),
-        (Key::Char(' '), C, normal, b"\x00"),
-        (Key::Char('['), C, normal, b"\x1b"),
-        (Key::Char('\\'), C, normal, b"\x1c"),
-        (Key::Char(']'), C, normal, b"\x1d"),
-        (Key::Char('^'), C, normal, b"\x1e"),
-        (Key::Char('_'), C, normal, b"\x1f"),
-        (Key::Char('?'), C, normal, b"\x7f"),
-        (Key::Char('a'), C.with(A), normal, b"\x1b\x01"),
-        // Editing keys.
-        (Key::Enter, N, normal, b"\r"),
-        (Key::Enter, A, normal, b"\x1b\r"),
-        (Key::Tab, N, normal, b"\t"),
-        (Key::Tab, S, normal, b"\x1b[Z"),
-        (Key::Backspace, N, normal, b"\x7f"),
-        (Key::Backspace, C, normal, b"\x08"),
-        (Key::Backspace, A, normal, b"\x1b\x7f"),
-        (Key::Escape, N, normal, b"\x1b"),
-        // Cursor keys: normal, DECCKM, modified.
-        (Key::Up, N, normal, b"\x1b[A"),
-        (Key::Down, N, normal, b"\x1b[B"),
-        (Key::Right, N, normal, b"\x1b[C"),
-        (Key::Left, N, normal, b"\x1b[D"),
-        (Key::Up, N, app, b"\x1bOA"),
-        (Key::Left, N, app, b"\x1bOD"),
-        (Key::Right, C, normal, b"\x1b[1;5C"),
-        (Key::Right, C, app, b"\x1b[1;5C"),
-        (Key::Left, S, normal, b"\x1b[1;2D"),
-        (Key::Up, A, normal, b"\x1b[1;3A"),
-        (Key::Down, cs, normal, b"\x1b[1;6B"),
-        (Key::Up, C.with(A).with(S), normal, b"\x1b[1;8A"),
-        (Key::Home, N, normal, b"\x1b[H"),
-        (Key::End, N, normal, b"\x1b[F"),
-        (Key::Home, N, app, b"\x1bOH"),
-        (Key::End, N, app, b"\x1bOF"),
-        (Key::Home, C, normal, b"\x1b[1;5H"),
-        (Key::End, S, normal, b"\x1b[1;2F"),
-        (Key::PageUp, N, normal, b"\x1b[5~"),
-        (Key::PageDown, N, normal, b"\x1b[6~"),
-        (Key::PageUp, C, normal, b"\x1b[5;5~"),
-        (Key::Insert, N, normal, b"\x1b[2~"),
-        (Key::Delete, N, normal, b"\x1b[3~"),
-        (Key::Delete, S, normal, b"\x1b[3;2~"),
-        // Function keys.
-        (Key::F(1), N, normal, b"\x1bOP"),
-        (Key::F(2), N, normal, b"\x1bOQ"),
-        (Key::F(3), N, normal, b"\x1bOR"),
-        (Key::F(4), N, normal, b"\x1bOS"),
-        (Key::F(1), S, normal, b"\x1b[1;2P"),
-        (Key::F(4), C, normal, b"\x1b[1;5S"),
-        (Key::F(5), N, normal, b"\x1b[15~"),
-        (Key::F(6), N, normal, b"\x1b[17~"),
-        (Key::F(7), N, normal, b"\x1b[18~"),
-        (Key::F(8), N, normal, b"\x1b[19~"),
-        (Key::F(9), N, normal, b"\x1b[20~"),
-        (Key::F(10), N, normal, b"\x1b[21~"),
-        (Key::F(11), N, normal, b"\x1b[23~"),
-        (Key::F(12), N, normal, b"\x1b[24~"),
-        (Key::F(5), C, normal, b"\x1b[15;5~"),
-        (Key::F(12), S, normal, b"\x1b[24;2~"),
-        (Key::F(13), N, normal, b""),
-        // Keypad: numeric vs application (DECKPAM).
-        (Key::Keypad(KeypadKey::Digit(1)), N, normal, b"1"),
-        (
-            Key::Keypad(KeypadKey::Digit(1)),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOq",
-        ),
-        (
-            Key::Keypad(KeypadKey::Digit(0)),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOp",
-        ),
-        (Key::Keypad(KeypadKey::Enter), N, normal, b"\r"),
-        (
-            Key::Keypad(KeypadKey::Enter),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOM",
-        ),
-        (
-            Key::Keypad(KeypadKey::Add),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOk",
-        ),
-        (
-            Key::Keypad(KeypadKey::Subtract),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOm",
-        ),
-        (
-            Key::Keypad(KeypadKey::Multiply),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOj",
-        ),
-        (
-            Key::Keypad(KeypadKey::Divide),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOo",
-        ),
-        (
-            Key::Keypad(KeypadKey::Decimal),
-            N,
-            TermMode::APP_KEYPAD,
-            b"\x1bOn",
-        ),
-        (Key::Keypad(KeypadKey::Decimal), N, normal, b"."),
-    ];
-    for (key, mods, mode, want) in table {
-        let got = enc(key.clone(), *mods, *mode);
-        assert_eq!(
-            got,
-            want.to_vec(),
-            "{key:?} {mods:?} {mode:?}: got {:?}, want {:?}",
-            String::from_utf8_lossy(&got),
-            String::from_utf8_lossy(want)
+fn legacy_encoding_is_xterms() {
+    // The rows come from a real xterm; the window test `xterm_keys` checks
+    // them against one.
+    let mut failures = Vec::new();
+    for row in ROWS {
+        let got = encode_key(
+            &KeyEvent::press(row.key.clone(), row.mods),
+            row.setup.mode(),
+        );
+        if got != row.koi() {
+            failures.push(format!(
+                "{} {:?}: got {:?}, want {:?}",
+                row.typed,
+                row.setup,
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(row.koi())
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_deviation_from_xterm_differs_and_says_why() {
+    for row in ROWS {
+        if let Some(d) = row.deviation {
+            assert_ne!(d.sends, row.xterm, "{}: not a deviation", row.typed);
+            assert!(!d.why.is_empty(), "{}: no reason", row.typed);
+        }
+    }
+}
+
+#[test]
+fn the_table_covers_every_function_key_and_mode() {
+    for n in 1..=24 {
+        assert!(
+            ROWS.iter().any(|r| r.key == Key::F(n) && r.mods.is_empty()),
+            "no row for F{n}"
         );
     }
+    for app_cursor in [false, true] {
+        for app_keypad in [false, true] {
+            assert!(
+                ROWS.iter()
+                    .any(|r| (r.setup.app_cursor, r.setup.app_keypad) == (app_cursor, app_keypad)),
+                "no row with DECCKM {app_cursor} DECKPAM {app_keypad}"
+            );
+        }
+    }
+}
+
+#[test]
+fn function_keys_past_f24_send_nothing() {
+    assert!(enc(Key::F(25), N, TermMode::empty()).is_empty());
+    assert!(enc(Key::F(0), C, TermMode::empty()).is_empty());
 }
 
 #[test]

@@ -21,6 +21,8 @@ const fn code(number: u32, suffix: char) -> Code {
 
 /// First of the private-use code points kitty assigns to keypad keys.
 const KEYPAD_BASE: u32 = 57399;
+/// kitty's code point for F13; F14–F24 follow it (F1–F12 keep legacy numbers).
+const F13_CODE: u32 = 57376;
 
 fn key_code(key: &Key) -> Option<Code> {
     Some(match key {
@@ -35,6 +37,7 @@ fn key_code(key: &Key) -> Option<Code> {
         Key::Left => code(1, 'D'),
         Key::Home => code(1, 'H'),
         Key::End => code(1, 'F'),
+        Key::Begin => code(1, 'E'),
         Key::Insert => code(2, '~'),
         Key::Delete => code(3, '~'),
         Key::PageUp => code(5, '~'),
@@ -43,7 +46,8 @@ fn key_code(key: &Key) -> Option<Code> {
         Key::F(2) => code(1, 'Q'),
         Key::F(3) => code(13, '~'),
         Key::F(4) => code(1, 'S'),
-        Key::F(n @ 5..=12) => code(u32::from(function_key_code(*n)), '~'),
+        Key::F(n @ 5..=12) => code(u32::from(function_key_code(*n)?), '~'),
+        Key::F(n @ 13..=24) => code(F13_CODE + u32::from(n - 13), 'u'),
         Key::F(_) => return None,
         Key::Keypad(k) => code(
             KEYPAD_BASE

@@ -8,6 +8,7 @@ pub mod keys;
 mod kitty;
 pub mod mouse;
 pub mod paste;
+pub mod xterm_table;
 
 pub use keys::{encode_key, Key, KeyAction, KeyEvent};
 pub use mouse::{encode_mouse, MouseAction, MouseButton, MouseReport};

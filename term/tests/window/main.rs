@@ -9,11 +9,15 @@ mod ime;
 mod links;
 mod overlay;
 mod pane_overlay;
+mod paste;
 mod paste_image;
 mod present;
+mod recording;
 mod search;
+mod selection;
 mod tabs;
 mod wayland;
+mod xterm_keys;
 
 use std::path::Path;
 use std::time::Duration;
