@@ -12,6 +12,7 @@ mod pane_overlay;
 mod paste_image;
 mod present;
 mod search;
+mod suggest;
 mod tabs;
 mod wayland;
 
