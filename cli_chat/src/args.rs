@@ -25,7 +25,7 @@ Examples:
   k mcp list                            MCP servers: state, protocol, tools
   k mcp add NAME -- CMD ARGS…           add a stdio MCP server (or --url URL)
   k --overlay                           inside koi: open the Cmd+L overlay
-  k --suggest "big files this week"     print one command for the words (runs nothing)
+  k --suggest \"big files this week\" print one command for the words (runs nothing)
 
 By default `k` continues the latest conversation started in the current
 directory (or starts a new one when that one is open in another koi or k).
