@@ -136,17 +136,20 @@ impl Koi {
     }
 
     /// Start koi running the shell its config names (no `-e`: koi injects
-    /// its integration), and wait for the window and for `ready`, which
-    /// the user's own rc file touches at each prompt.
+    /// its integration) in `cwd`, and wait for the window and for `ready`,
+    /// which the user's own rc file touches at each prompt.
     pub fn start_shell(
         x: &Xvfb,
         dir: &Path,
         config: &Path,
+        cwd: &Path,
         env: &[(&str, String)],
         ready: &Path,
     ) -> Self {
         let _ = std::fs::remove_file(ready);
-        let mut koi = Self::spawn(x, dir, config, &[], &[], env);
+        let cwd = cwd.display().to_string();
+        let extra = ["--working-directory", cwd.as_str()];
+        let mut koi = Self::spawn(x, dir, config, &extra, &[], env);
         koi.prompt_marker = Some(ready.to_owned());
         koi.find_window(x);
         x.xdotool(&["windowfocus", "--sync", &koi.window]);

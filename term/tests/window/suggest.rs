@@ -112,7 +112,11 @@ impl Scene {
                 dir.path().join("trace").display().to_string(),
             ),
         ];
-        let koi = Koi::start_shell(&x, dir.path(), &config, &env, &ready);
+        // A project under the home: `find .` in the home itself would walk
+        // where secrets live, and the policy would rightly ask.
+        let project = home.join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let koi = Koi::start_shell(&x, dir.path(), &config, &project, &env, &ready);
         Scene {
             koi,
             x,
@@ -121,8 +125,8 @@ impl Scene {
         }
     }
 
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("home/project")
     }
 
     fn trace(&self) -> String {
@@ -147,9 +151,10 @@ impl Scene {
         std::thread::sleep(Duration::from_millis(500));
     }
 
-    /// Closes the window; the grid text, the status bar and the frame.
+    /// Closes the window (its one pane, with the key binding: a key to
+    /// koi, not to the shell); the grid text, the status bar and the frame.
     fn close(self) -> (String, String, Image) {
-        self.x.xdotool(&["windowclose", &self.koi.window]);
+        self.koi.keys(&self.x, "ctrl+shift+w");
         let (_, stderr, dump) = self.koi.wait(EXIT_WAIT);
         let text = std::fs::read_to_string(&dump)
             .unwrap_or_else(|e| panic!("no dump ({e}); stderr:\n{stderr}"));
@@ -208,7 +213,7 @@ fn nothing_runs_until_enter(shell: Shell) {
         return;
     }
     let scene = Scene::start(shell, reply("touch SENTINEL"));
-    let sentinel = scene.home().join("SENTINEL");
+    let sentinel = scene.project().join("SENTINEL");
     scene.ask("make a sentinel file");
     scene.answered("ok");
     std::thread::sleep(Duration::from_millis(500));
