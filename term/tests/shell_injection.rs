@@ -446,7 +446,8 @@ fn bench_prompt_start_and_suggest_round_trip() {
             sh.send(b"# big files\r");
             sh.wait("request", |s| s.contains("big files\x07"));
             enter.push(t0.elapsed());
-            let nonce = sh.seen.split(';').nth(3).unwrap().to_owned();
+            let request = sh.seen.split("7717;suggest;").nth(1).unwrap();
+            let nonce = request.split(';').nth(1).unwrap().to_owned();
             let end = if shell == "fish" { "\n" } else { "\x07" };
             let cmd = format!("ls -l{i}");
             let t1 = Instant::now();
