@@ -2,7 +2,7 @@
 //! Ctrl+C cancelling a turn, slash commands, `/exit`.
 
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RequestKind};

@@ -67,7 +67,7 @@ fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
     )
     .unwrap();
     let t = Tmux::start_cmd(&home, &format!("bash --rcfile '{}' -i", rc.display()));
-    wait(&t, "the prompt", |s| s.contains("$ "));
+    wait(&t, "the prompt", |s| s.lines().any(|l| l.trim_end() == "$"));
     t.type_line("# make a sentinel file");
     wait(&t, "the suggestion", |s| {
         s.lines().any(|l| l.trim_end() == "$ touch SENTINEL")
