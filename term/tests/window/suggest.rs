@@ -169,7 +169,7 @@ fn reply(command: &str) -> FakeProvider {
 }
 
 /// The line the prompt is on (the last that starts with it).
-fn prompt_line<'a>(text: &'a str, shell: Shell) -> &'a str {
+fn prompt_line(text: &str, shell: Shell) -> &str {
     text.lines()
         .rev()
         .find(|l| l.starts_with(shell.prompt()))
