@@ -46,6 +46,7 @@ pub mod session_log;
 pub mod slash;
 pub mod sse;
 pub mod stream_msg;
+pub mod suggest;
 pub mod thinking;
 pub mod transcript;
 pub mod untrusted;

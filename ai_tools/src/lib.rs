@@ -30,6 +30,7 @@ pub mod terminal_text;
 pub mod tool;
 pub mod tools;
 pub mod unicode_fold;
+pub mod verdict;
 pub mod workspace;
 
 pub use access::{Access, Footprint};

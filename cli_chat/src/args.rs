@@ -25,6 +25,7 @@ Examples:
   k mcp list                            MCP servers: state, protocol, tools
   k mcp add NAME -- CMD ARGS…           add a stdio MCP server (or --url URL)
   k --overlay                           inside koi: open the Cmd+L overlay
+  k --suggest \"big files this week\" print one command for the words (runs nothing)
 
 By default `k` continues the latest conversation started in the current
 directory (or starts a new one when that one is open in another koi or k).
@@ -92,6 +93,15 @@ pub struct Cli {
     /// Ask the running koi to open its Cmd+L overlay (only inside koi).
     #[arg(long, conflicts_with_all = ["question", "new", "resume"])]
     pub overlay: bool,
+
+    /// Print one shell command for WORDS and exit; runs nothing (plan
+    /// mode: only read-only tools). For prompt widgets outside koi.
+    #[arg(
+        long,
+        value_name = "WORDS",
+        conflicts_with_all = ["question", "new", "resume", "fork", "overlay", "goal"]
+    )]
+    pub suggest: Option<String>,
 
     #[command(flatten)]
     pub goal: GoalFlags,

@@ -39,6 +39,7 @@ pub mod render;
 pub mod repl;
 pub mod sessions_cmd;
 pub mod setup;
+pub mod suggest_cmd;
 pub mod tty;
 pub mod turn;
 pub mod uncertain;
@@ -58,6 +59,9 @@ pub fn run(cli: Cli) -> Result<Exit> {
     if cli.overlay {
         overlay::run(&|k| std::env::var(k).ok())?;
         return Ok(Exit::Done);
+    }
+    if let Some(words) = &cli.suggest {
+        return suggest_cmd::run(&cli, words);
     }
     match &cli.command {
         Some(Command::Sessions { all }) => sessions(&cli, *all),
@@ -193,7 +197,7 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
     for mode in modes {
         let v = policy_cmd::judge(&subject, mode, &registry);
         if cli.common.json {
-            text.push_str(&v.to_json());
+            text.push_str(&policy_cmd::to_json(&v));
             text.push('\n');
         } else {
             text.push_str(&v.to_text());

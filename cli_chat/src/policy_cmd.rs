@@ -1,9 +1,8 @@
 //! `k policy check`: what the approval policy decides for a command or a
 //! tool call, and why, without running anything.
 
-use ai_tools::{Decision, Mode, Registry, RegistryConfig, SandboxConfig, Workspace};
+use ai_tools::{Mode, Registry, RegistryConfig, SandboxConfig, Workspace};
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
 
 use crate::json_events::tagged_line;
 
@@ -59,47 +58,13 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
-/// One verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Verdict {
-    /// The mode judged in.
-    pub mode: String,
-    /// `allow`, `ask` or `deny`.
-    pub decision: String,
-    /// For `ask`: the one line the user would be shown.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
-    /// Why (empty for `allow` of a proven read-only call).
-    pub reason: String,
-    /// For a shell command that would run (allowed, or once approved):
-    /// the sandbox it runs under (`read-only`, `workspace-write`,
-    /// `none (unavailable: …)`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<String>,
-}
+pub use ai_tools::verdict::Verdict;
 
 /// Judges `subject` in `mode` with the current directory as workspace.
 pub fn judge(subject: &Subject, mode: Mode, registry: &Registry) -> Verdict {
-    let (name, args) = match subject {
-        Subject::Command(cmd) => ("shell_exec", serde_json::json!({ "command": cmd })),
-        Subject::Tool { name, args } => (name.as_str(), args.clone()),
-    };
-    let d = registry.decide(name, &args, mode);
-    let sandbox = match d {
-        Decision::Deny { .. } => None,
-        _ => registry.sandbox_for(name, &args).map(|s| s.to_string()),
-    };
-    let (summary, reason) = match &d {
-        Decision::Allow => (None, "allowed in this mode".to_string()),
-        Decision::Ask { summary, detail } => (Some(summary.clone()), detail.clone()),
-        Decision::Deny { reason } => (None, reason.clone()),
-    };
-    Verdict {
-        mode: mode.to_string(),
-        decision: d.label().to_string(),
-        summary,
-        reason,
-        sandbox,
+    match subject {
+        Subject::Command(cmd) => ai_tools::verdict::judge_command(registry, cmd, mode),
+        Subject::Tool { name, args } => ai_tools::verdict::judge(registry, name, args, mode),
     }
 }
 
@@ -119,28 +84,9 @@ pub fn registry_here(
     Ok(Registry::standard(config))
 }
 
-impl Verdict {
-    /// `default: ask — why` plus the summary line.
-    pub fn to_text(&self) -> String {
-        let mut s = format!("{}: {}", self.mode, self.decision);
-        if !self.reason.is_empty() {
-            s.push_str(" — ");
-            s.push_str(&self.reason);
-        }
-        s.push('\n');
-        if let Some(sum) = &self.summary {
-            s.push_str(&format!("  would ask: {sum}\n"));
-        }
-        if let Some(sandbox) = &self.sandbox {
-            s.push_str(&format!("  sandbox: {sandbox}\n"));
-        }
-        s
-    }
-
-    /// One JSON line.
-    pub fn to_json(&self) -> String {
-        tagged_line("policy", "verdict", self)
-    }
+/// One JSON line.
+pub fn to_json(verdict: &Verdict) -> String {
+    tagged_line("policy", "verdict", verdict)
 }
 
 #[cfg(test)]

@@ -98,6 +98,8 @@ pub enum Front {
     OneShot,
     /// The interactive chat, which lives long enough to title sessions.
     Repl,
+    /// `k --suggest`: the engine's suggest profile, nothing saved.
+    Suggest,
 }
 
 /// Builds the tool registry for the current directory and the engine.
@@ -125,12 +127,15 @@ pub fn build_engine(
     if let Some(hub) = &hub {
         registry = registry.with_source(hub.clone());
     }
-    let options = EngineOptions {
+    let mut options = EngineOptions {
         mode: Some(mode),
         generate_titles: front == Front::Repl,
         mcp: hub,
         ..EngineOptions::default()
     };
+    if front == Front::Suggest {
+        options = ai_chat_engine::suggest::profile(options);
+    }
     Engine::with_resolved(resolved, Arc::new(registry), options)
         .context("cannot start the chat engine")
 }

@@ -13,8 +13,10 @@ pub mod latency_trace;
 pub mod overlay;
 pub mod overlay_token;
 pub mod palette;
+pub mod prompt_suggest;
 pub mod screenshot;
 pub mod session;
+pub mod shell_integration;
 pub mod snapshot;
 
 pub use session::{ExitStatus, GridSize, Session, SessionEvent, SessionOptions};

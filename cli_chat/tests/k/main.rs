@@ -16,4 +16,5 @@ mod oneshot;
 mod policy;
 mod repl;
 mod sessions;
+mod suggest;
 mod writers;

@@ -7,85 +7,11 @@ use std::time::{Duration, Instant};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RequestKind};
 
-use crate::common::{Home, K, SECRET};
+use crate::common::{Home, Tmux, SECRET};
 
 /// The PNG signature and four bytes, and its base64.
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\nkoi!";
 const PNG_BASE64: &str = "iVBORw0KGgprb2kh";
-
-/// A tmux server on its own socket, killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(home: &Home) -> Tmux {
-        let socket = format!("koi-k-test-{}", std::process::id());
-        let t = Tmux { socket };
-        let env: Vec<String> = home
-            .env()
-            .into_iter()
-            .filter(|(k, _)| k != "TERM")
-            .map(|(k, v)| format!("{k}='{v}'"))
-            .collect();
-        let cmd = format!("cd '{}' && env {} {K}", home.ws().display(), env.join(" "));
-        let ok = Command::new("tmux")
-            .args(["-L", &t.socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-x", "120", "-y", "40", "-s", "k", &cmd])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux new-session failed");
-        t
-    }
-
-    fn tmux(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    fn screen(&self) -> String {
-        let out = self.tmux(&["capture-pane", "-p", "-t", "k", "-S", "-200"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "k"];
-        args.extend(keys);
-        assert!(self.tmux(&args).status.success());
-    }
-
-    fn type_line(&self, text: &str) {
-        let mut args = vec!["send-keys", "-t", "k", "-l", text];
-        assert!(self.tmux(&args).status.success());
-        args = vec!["send-keys", "-t", "k", "Enter"];
-        assert!(self.tmux(&args).status.success());
-    }
-
-    fn wait_for(&self, needle: &str, count: usize) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if self.screen().matches(needle).count() >= count {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("never saw {needle:?} x{count}; screen:\n{}", self.screen());
-    }
-
-    fn alive(&self) -> bool {
-        self.tmux(&["has-session", "-t", "k"]).status.success()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
-    }
-}
 
 #[test]
 fn repl_in_tmux() {

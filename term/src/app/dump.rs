@@ -41,6 +41,13 @@ pub fn append_pane(path: &Path, id: u64, session: &Session) {
     write(&panes, result);
 }
 
+/// Write PATH.suggest: the focused pane's `#` status bar (empty when none).
+pub fn write_suggest(path: &Path, status: Option<&str>) {
+    let file = with_suffix(path, ".suggest");
+    let text = status.map(|s| format!("{s}\n")).unwrap_or_default();
+    write(&file, std::fs::write(&file, text));
+}
+
 /// Write the three files; failures are reported, never fatal.
 pub fn write_all(path: &Path, session: &Session, display: &mut Display, overlay: &mut Overlay) {
     // The final screen of the focused pane (the caller composed the

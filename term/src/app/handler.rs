@@ -48,6 +48,7 @@ impl ApplicationHandler<UserEvent> for App {
                     ctx.pump();
                 });
             }
+            UserEvent::Suggestion => self.suggestions_finished(),
         }
     }
 

@@ -26,6 +26,7 @@ mod scene;
 mod search;
 mod search_bar;
 mod startup;
+mod suggest;
 mod tab_assistant;
 mod timers;
 #[cfg(all(unix, not(target_os = "macos")))]
@@ -70,6 +71,8 @@ pub enum UserEvent {
     Config(Box<Result<Loaded, ConfigError>>),
     /// The assistant engine sent something.
     Assistant,
+    /// A suggestion for `#` at the prompt finished.
+    Suggestion,
 }
 
 /// How the window starts.
@@ -133,6 +136,8 @@ struct App {
     mouse: Mouse,
     overlay: Overlay,
     assistant: Assistant,
+    /// `#` at the prompt: suggestions in flight and their status bars.
+    suggest: suggest::Suggester,
     captured: Captured,
     /// Hidden tabs' panels and assistants: one conversation per tab.
     per_tab: tab_assistant::PerTab,
@@ -182,10 +187,18 @@ impl App {
         };
         let per_tab =
             tab_assistant::PerTab::new(overlay_config, options.config_path.clone(), waker);
+        let suggest_waker = {
+            let proxy = Mutex::new(proxy.clone());
+            Arc::new(move || {
+                let _ = proxy.lock().send_event(UserEvent::Suggestion);
+            })
+        };
+        let suggest = suggest::Suggester::new(options.config_path.clone(), suggest_waker);
         let (overlay, assistant) = per_tab.fresh();
         Self {
             overlay,
             assistant,
+            suggest,
             captured: Captured::default(),
             per_tab,
             next_tick: None,
@@ -248,7 +261,7 @@ impl App {
         latency_trace::hop(Hop::Draw);
         // Events that came while a wake-up was still armed (a frame held
         // back under a flood, say) called nobody: handle them as if they had.
-        let (pending, scanning) = t.compose();
+        let (pending, scanning) = t.compose(&self.suggest);
         if pending {
             let _ = self.proxy.send_event(UserEvent::Wakeup);
         }
@@ -377,6 +390,9 @@ impl App {
             }
         }
         if self.hints_key(&translated) || self.search_key(&translated) {
+            return;
+        }
+        if !self.overlay.is_open() && self.suggest_key(&translated) {
             return;
         }
         let Some(t) = &self.terminal else { return };

@@ -157,6 +157,7 @@ impl App {
             self.closing = true;
             return;
         }
+        self.suggest.forget(id);
         t.workspace.close(id);
         self.sync_title();
         self.redraw();
@@ -197,6 +198,7 @@ impl App {
         let mut exited = Vec::new();
         let mut open_overlay = false;
         let mut title_changed = false;
+        let mut suggest = Vec::new();
         for id in ids {
             let visible = t.workspace.is_visible(id);
             let tab = t.workspace.tab_of(id);
@@ -238,10 +240,15 @@ impl App {
                     }
                     SessionEvent::CursorBlinkingChange => {}
                     SessionEvent::OpenOverlay => open_overlay |= id == focused,
+                    SessionEvent::Suggest(request) => suggest.push((id, request)),
                     SessionEvent::Exited(status) => exited.push((id, status)),
                 }
             }
         }
+        for (id, request) in suggest {
+            self.start_suggestion(id, request);
+        }
+        let Some(t) = &mut self.terminal else { return };
         if t.workspace.mark_hidden_activity() || title_changed {
             t.display.window.request_redraw();
         }
@@ -293,7 +300,7 @@ impl App {
             eprintln!("{}", self.pacer.report(&t.display.presenter()));
         }
         if let (Some(path), Some(t)) = (&self.options.dump_on_exit, &mut self.terminal) {
-            let _ = t.compose();
+            let _ = t.compose(&self.suggest);
             if !self.closing {
                 // The last pane was appended when it closed; here the
                 // window closes with every pane still open.
@@ -307,6 +314,8 @@ impl App {
             }
             let session = &t.workspace.focused().session;
             dump::write_all(path, session, &mut t.display, &mut self.overlay);
+            let status = self.suggest.status(t.workspace.focused_id());
+            dump::write_suggest(path, status.map(|s| s.text()).as_deref());
         }
         event_loop.exit();
     }

@@ -11,7 +11,7 @@ impl Terminal {
     /// Build the window's frame. Returns whether some pane already has
     /// events queued that no wake-up reported, and whether a search scan
     /// wants another frame.
-    pub(super) fn compose(&mut self) -> (bool, bool) {
+    pub(super) fn compose(&mut self, suggest: &super::suggest::Suggester) -> (bool, bool) {
         let workspace = &mut self.workspace;
         let focused = workspace.focused_id();
         let visible = workspace.visible();
@@ -89,11 +89,12 @@ impl Terminal {
             dividers,
             colors: ChromeColors::default(),
         });
-        self.display.bar = workspace
-            .focused()
-            .search
-            .as_ref()
-            .map(|s| super::search_bar::bar_layer(s, workspace.focused().rect));
+        let focused = workspace.focused();
+        self.display.bar = match (&focused.search, suggest.status(workspace.focused_id())) {
+            (Some(s), _) => Some(super::search_bar::bar_layer(s, focused.rect)),
+            (None, Some(status)) => Some(super::suggest::bar_layer(status, focused.rect)),
+            (None, None) => None,
+        };
         (pending, scanning)
     }
 }

@@ -145,11 +145,18 @@ impl Workspace {
                 shell: config.shell_argv(),
                 size,
                 working_directory: spawn.working_directory,
-                env: config.env.clone().into_iter().collect(),
+                // The integration reads the prefix; [env] may still set it.
+                env: std::iter::once((
+                    crate::shell_integration::PREFIX_ENV.to_owned(),
+                    config.shell.suggest_prefix.clone(),
+                ))
+                .chain(config.env.clone())
+                .collect(),
                 scrollback_lines: config.scrolling.history,
                 palette: Palette::from_theme(&config.theme()),
                 osc52_store: config.terminal.osc52_copy,
                 overlay_token: Some(crate::overlay_token::new_token()),
+                shell_integration: config.shell.integration,
             },
             {
                 let woke = woke.clone();

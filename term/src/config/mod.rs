@@ -37,7 +37,7 @@ pub struct Config {
     pub colors: ColorsConfig,
     pub cursor: CursorConfig,
     pub scrolling: ScrollingConfig,
-    pub shell: Option<ShellConfig>,
+    pub shell: ShellConfig,
     pub env: BTreeMap<String, String>,
     pub window: WindowConfig,
     pub terminal: TerminalConfig,
@@ -90,11 +90,28 @@ pub struct ScrollingConfig {
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-
+#[serde(default)]
 pub struct ShellConfig {
-    pub program: String,
-    #[serde(default)]
+    /// `None`: `$SHELL`, then `/bin/sh`.
+    pub program: Option<String>,
     pub args: Vec<String>,
+    /// Load koi's integration into bash, zsh and fish without an rc
+    /// edit. Applies to shells started after a change.
+    pub integration: bool,
+    /// A line starting with this is turned into a command instead of run
+    /// (`#` at the prompt); empty turns that off.
+    pub suggest_prefix: String,
+}
+
+impl Default for ShellConfig {
+    fn default() -> Self {
+        Self {
+            program: None,
+            args: Vec::new(),
+            integration: true,
+            suggest_prefix: "# ".to_owned(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -314,10 +331,17 @@ impl Config {
                 self.scrolling.history
             ));
         }
-        if let Some(shell) = &self.shell {
-            if shell.program.trim().is_empty() {
+        match &self.shell.program {
+            Some(program) if program.trim().is_empty() => {
                 return Err("shell.program is empty".into());
             }
+            None if !self.shell.args.is_empty() => {
+                return Err("shell.args needs shell.program".into());
+            }
+            _ => {}
+        }
+        if self.shell.suggest_prefix.chars().any(char::is_control) {
+            return Err("shell.suggest_prefix holds a control character".into());
         }
         Ok(())
     }
@@ -338,9 +362,9 @@ impl Config {
 
     /// The configured shell as program + arguments.
     pub fn shell_argv(&self) -> Option<Vec<String>> {
-        self.shell.as_ref().map(|s| {
-            std::iter::once(s.program.clone())
-                .chain(s.args.iter().cloned())
+        self.shell.program.as_ref().map(|program| {
+            std::iter::once(program.clone())
+                .chain(self.shell.args.iter().cloned())
                 .collect()
         })
     }

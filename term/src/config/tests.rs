@@ -50,6 +50,23 @@ fn unknown_keys_are_warnings_not_errors() {
 }
 
 #[test]
+fn shell_integration_and_the_prefix_can_be_set_without_a_program() {
+    let default = parse("").unwrap().config;
+    assert!(default.shell.integration);
+    assert_eq!(default.shell.suggest_prefix, "# ");
+    assert_eq!(default.shell_argv(), None);
+    let off = parse("[shell]\nintegration = false\nsuggest_prefix = \"\"\n").unwrap();
+    assert!(off.warnings.is_empty(), "{:?}", off.warnings);
+    assert!(!off.config.shell.integration);
+    assert_eq!(off.config.shell.suggest_prefix, "");
+    let zsh = parse("[shell]\nprogram = \"zsh\"\nargs = [\"-l\"]\n").unwrap();
+    assert_eq!(
+        zsh.config.shell_argv(),
+        Some(vec!["zsh".into(), "-l".into()])
+    );
+}
+
+#[test]
 fn ai_table_is_passed_through_untouched() {
     let loaded = parse("[ai]\nprovider = \"openai\"\nanything = { nested = true }\n").unwrap();
     assert!(loaded.warnings.is_empty());
@@ -72,6 +89,7 @@ fn bad_input_is_a_clear_error() {
         ("[scrolling]\nhistory = 99999999999", "history"),
         ("[shell]\nprogram = \"\"", "shell.program"),
         ("[shell]\nargs = [\"-l\"]", "program"),
+        ("[shell]\nsuggest_prefix = \"\\u0007\"", "suggest_prefix"),
         ("[keybindings]\n\"Ctrl+Shift+Q\" = \"explode\"", "explode"),
         ("[keybindings]\n\"Hyper+Q\" = \"copy\"", "Hyper"),
         ("[keybindings]\n\"Ctrl+F99\" = \"copy\"", "F99"),

@@ -31,6 +31,9 @@ pub enum SessionEvent {
     CursorBlinkingChange,
     /// A program proved it may open the assistant overlay (`k --overlay`).
     OpenOverlay,
+    /// The shell's integration asked for a command suggestion (`#` at the
+    /// prompt) and waits for the answer on its input.
+    Suggest(crate::prompt_suggest::SuggestRequest),
     /// The child exited and the output it left has been parsed.
     Exited(super::ExitStatus),
 }

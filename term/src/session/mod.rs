@@ -119,6 +119,10 @@ pub struct SessionOptions {
     /// assistant; it is exported to the child as `KOI_SESSION_TOKEN`.
     /// `None` ignores every such request.
     pub overlay_token: Option<String>,
+    /// Inject koi's shell integration into the shell (bash, zsh, fish)
+    /// when it runs the shell rather than a command
+    /// ([`crate::shell_integration`]).
+    pub shell_integration: bool,
 }
 
 impl Default for SessionOptions {
@@ -133,6 +137,7 @@ impl Default for SessionOptions {
             palette: Palette::default(),
             osc52_store: true,
             overlay_token: None,
+            shell_integration: true,
         }
     }
 }
@@ -190,7 +195,23 @@ impl Session {
         options: SessionOptions,
         on_wakeup: impl Fn() + Send + Sync + 'static,
     ) -> Result<Self, SessionError> {
-        let argv = options.program()?;
+        let mut argv = options.program()?;
+        let mut integration_env = Vec::new();
+        if options.command.is_none() && options.shell_integration {
+            let var = |name: &str| {
+                options
+                    .env
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| key == name)
+                    .map(|(_, value)| value.clone())
+                    .or_else(|| std::env::var(name).ok())
+            };
+            if let Some(launch) = crate::shell_integration::prepare(&argv, &var) {
+                argv = launch.argv;
+                integration_env = launch.env;
+            }
+        }
         let size = options.size;
         let pty = portable_pty::native_pty_system()
             .openpty(size.pty_size())
@@ -202,7 +223,7 @@ impl Session {
         cmd.env("COLORTERM", "truecolor");
         cmd.env("TERM_PROGRAM", "koi");
         cmd.env("TERM_PROGRAM_VERSION", env!("CARGO_PKG_VERSION"));
-        for (key, value) in &options.env {
+        for (key, value) in options.env.iter().chain(&integration_env) {
             cmd.env(key, value);
         }
         if let Some(token) = &options.overlay_token {

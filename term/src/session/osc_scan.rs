@@ -23,6 +23,12 @@ pub enum Marker {
     Cwd(String),
     /// OSC 7717 `open-overlay;TOKEN`.
     OpenOverlay(String),
+    /// OSC 7717 `suggest;TOKEN;…`: `#` at the prompt
+    /// ([`crate::prompt_suggest`]).
+    Suggest {
+        token: String,
+        request: crate::prompt_suggest::SuggestRequest,
+    },
 }
 
 /// The marker an OSC payload (raw, `;` kept) carries, if it is one of koi's.
@@ -47,6 +53,10 @@ pub(crate) fn parse(payload: &[u8]) -> Option<Marker> {
             Some(Marker::Cwd(percent_decode(path)))
         }
         "7717" => {
+            if let Some(rest) = rest.strip_prefix("suggest;") {
+                let (token, request) = crate::prompt_suggest::parse(rest)?;
+                return Some(Marker::Suggest { token, request });
+            }
             let token = rest.strip_prefix("open-overlay;")?;
             Some(Marker::OpenOverlay(token.to_owned()))
         }

@@ -196,6 +196,17 @@ impl Reader {
                     log::warn!("ignored a request to open the assistant without the session token");
                 }
             }
+            Marker::Suggest { token, request } => {
+                if self
+                    .overlay_token
+                    .as_deref()
+                    .is_some_and(|want| tokens_match(want, &token))
+                {
+                    self.proxy.emit(super::SessionEvent::Suggest(request));
+                } else {
+                    log::warn!("ignored a request for a suggestion without the session token");
+                }
+            }
         }
     }
 

@@ -223,6 +223,31 @@ impl Koi {
         koi
     }
 
+    /// Start koi running the shell its config names (no `-e`: koi injects
+    /// its integration) in `cwd`, and wait for the window and for `ready`,
+    /// which the user's own rc file touches at each prompt.
+    pub fn start_shell(
+        x: &Xvfb,
+        dir: &Path,
+        config: &Path,
+        cwd: &Path,
+        env: &[(&str, String)],
+        ready: &Path,
+    ) -> Self {
+        let _ = std::fs::remove_file(ready);
+        let cwd = cwd.display().to_string();
+        let extra = ["--working-directory", cwd.as_str()];
+        let mut koi = Self::spawn(x, dir, config, &extra, &[], env);
+        koi.prompt_marker = Some(ready.to_owned());
+        koi.find_window(x);
+        x.xdotool(&["windowfocus", "--sync", &koi.window]);
+        eventually("the shell's first prompt", Duration::from_secs(30), || {
+            ready.exists()
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        koi
+    }
+
     /// Wait for koi's window to be mapped and remember its id.
     pub fn find_window(&mut self, x: &Xvfb) {
         let pid = self.child.id().to_string();
@@ -267,8 +292,10 @@ impl Koi {
             dump.display().to_string(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
-        args.push("-e".into());
-        args.extend(command.iter().map(|s| s.to_string()));
+        if !command.is_empty() {
+            args.push("-e".into());
+            args.extend(command.iter().map(|s| s.to_string()));
+        }
         let child = Command::new(env!("CARGO_BIN_EXE_koi"))
             .args(&args)
             .env("DISPLAY", &x.display)

@@ -15,6 +15,7 @@ mod present;
 mod recording;
 mod search;
 mod selection;
+mod suggest;
 mod tabs;
 mod wayland;
 mod xterm_keys;

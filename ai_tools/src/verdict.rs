@@ -1,0 +1,115 @@
+//! What the approval policy would say about a tool call, and why, without
+//! running anything: `k policy check` prints it, and koi shows it beside a
+//! command suggested at the prompt. One function serves both, so the two
+//! can never disagree.
+
+use serde::Serialize;
+
+use crate::{Decision, Mode, Registry};
+
+/// The shell tool a command line is judged as.
+const SHELL_TOOL: &str = "shell_exec";
+
+/// One verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// The mode judged in.
+    pub mode: String,
+    /// `allow`, `ask` or `deny`.
+    pub decision: String,
+    /// For `ask`: the one line the user would be shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Why (empty for `allow` of a proven read-only call).
+    pub reason: String,
+    /// For a shell command that would run (allowed, or once approved):
+    /// the sandbox it runs under (`read-only`, `workspace-write`,
+    /// `none (unavailable: …)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+}
+
+/// Judges the call `name(args)` in `mode`.
+pub fn judge(registry: &Registry, name: &str, args: &serde_json::Value, mode: Mode) -> Verdict {
+    let d = registry.decide(name, args, mode);
+    let sandbox = match d {
+        Decision::Deny { .. } => None,
+        _ => registry.sandbox_for(name, args).map(|s| s.to_string()),
+    };
+    let (summary, reason) = match &d {
+        Decision::Allow => (None, "allowed in this mode".to_string()),
+        Decision::Ask { summary, detail } => (Some(summary.clone()), detail.clone()),
+        Decision::Deny { reason } => (None, reason.clone()),
+    };
+    Verdict {
+        mode: mode.to_string(),
+        decision: d.label().to_string(),
+        summary,
+        reason,
+        sandbox,
+    }
+}
+
+/// Judges a shell command line as `shell_exec` would run it.
+pub fn judge_command(registry: &Registry, command: &str, mode: Mode) -> Verdict {
+    judge(
+        registry,
+        SHELL_TOOL,
+        &serde_json::json!({ "command": command }),
+        mode,
+    )
+}
+
+impl Verdict {
+    /// `default: ask — why` plus the summary line.
+    pub fn to_text(&self) -> String {
+        let mut s = format!("{}: {}", self.mode, self.decision);
+        if !self.reason.is_empty() {
+            s.push_str(" — ");
+            s.push_str(&self.reason);
+        }
+        s.push('\n');
+        if let Some(sum) = &self.summary {
+            s.push_str(&format!("  would ask: {sum}\n"));
+        }
+        if let Some(sandbox) = &self.sandbox {
+            s.push_str(&format!("  sandbox: {sandbox}\n"));
+        }
+        s
+    }
+
+    /// One line for a status bar. In the default mode only a command the
+    /// policy proved read-only is allowed, so an allow there says so; an
+    /// ask gives the policy's own reason, which is not always a write.
+    pub fn one_line(&self) -> String {
+        let reason = self.reason.lines().next().unwrap_or_default();
+        match self.decision.as_str() {
+            "allow" if self.mode == Mode::Default.as_str() => {
+                "read-only (runs without asking)".to_owned()
+            }
+            "allow" => format!("runs without asking in {} mode", self.mode),
+            "deny" => format!("refused: {reason}"),
+            _ => format!("would ask: {reason}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::{RegistryConfig, Workspace};
+
+    #[test]
+    fn a_read_only_command_says_so_and_a_write_gives_the_policys_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Registry::standard(RegistryConfig::new(Workspace::new(dir.path()).unwrap()));
+        let find = judge_command(&registry, "find . -size +100M -mtime -7", Mode::Default);
+        assert_eq!(find.decision, "allow", "{find:?}");
+        assert_eq!(find.one_line(), "read-only (runs without asking)");
+        let touch = judge_command(&registry, "touch SENTINEL", Mode::Default);
+        assert_eq!(touch.decision, "ask", "{touch:?}");
+        assert!(touch.one_line().starts_with("would ask: "), "{touch:?}");
+        assert!(touch.one_line().len() > "would ask: ".len());
+    }
+}
