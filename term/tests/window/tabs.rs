@@ -198,9 +198,10 @@ fn closing_a_pane_reaps_its_child_and_a_busy_pane_asks_first() {
     koi.keys(&x, "ctrl+shift+w");
     eventually("the question", Duration::from_secs(10), question_shown);
     koi.keys(&x, "n");
-    eventually("the question to go", Duration::from_secs(10), || {
-        !question_shown()
-    });
+    // Still timed: nothing on screen tells that "n" was handled (the row
+    // the question leaves holds as much ink), and the pane staying is a
+    // non-event.
+    std::thread::sleep(Duration::from_millis(500));
     assert!(alive(), "the busy pane closed without a yes");
     koi.keys(&x, "ctrl+shift+w");
     eventually(
