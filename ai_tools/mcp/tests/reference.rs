@@ -187,28 +187,21 @@ fn progress_and_cancel() {
     assert!(out.to_string().contains("completed"));
     assert_eq!(*seen.lock(), vec!["1/3", "2/3", "3/3"]);
 
-    // Cancel: the call ends promptly and the server stays usable.
+    // Cancel mid-call (on the first progress report): the call ends
+    // `Cancelled` long before the operation would complete, and the
+    // server stays usable. No threshold on how fast (a loaded machine
+    // would trip it).
     let cancel = CancelToken::new();
     let c2 = cancel.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        c2.cancel();
-    });
-    let t = Instant::now();
     let err = server
         .call(
             "trigger-long-running-operation",
-            json!({"duration": 10, "steps": 10}),
+            json!({"duration": 30, "steps": 30}),
             &cancel,
-            None,
+            Some(Box::new(move |_| c2.cancel())),
         )
         .unwrap_err();
     assert!(matches!(err, McpError::Cancelled), "{err}");
-    assert!(
-        t.elapsed() < Duration::from_millis(900),
-        "{:?}",
-        t.elapsed()
-    );
     let again = server.call(
         "echo",
         json!({"message": "after"}),

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ai_tools::tools::fs_common::MAX_FILE_BYTES;
 use ai_tools::{CancelToken, Mode, ToolError};
@@ -15,8 +15,22 @@ use serde_json::json;
 
 use super::{run, setup};
 
-/// What "promptly" means: far above a stat and an open, far below a hang.
-const PROMPT: Duration = Duration::from_secs(1);
+/// Only turns a hang into a failure: what these tests guard against (an
+/// open of a FIFO with no writer, a read of a file that never stops
+/// growing) never ends, so no machine load comes near it. How fast the
+/// tools answer is not measured here.
+const HANG: Duration = Duration::from_secs(60);
+
+/// Runs `f` on its own thread and returns its result, failing (not
+/// stalling) the test if it never answers.
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(HANG)
+        .unwrap_or_else(|_| panic!("{what} hung (no answer in {HANG:?})"))
+}
 
 fn mkfifo(path: &Path) {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -25,24 +39,18 @@ fn mkfifo(path: &Path) {
     assert_eq!(rc, 0, "mkfifo {}", path.display());
 }
 
-/// Runs `fs_read` on `path` on its own thread so that a hang fails the
-/// test instead of stalling it, and returns the error it gave.
-fn read_error_within(reg: &Arc<ai_tools::Registry>, path: &str, limit: Duration) -> ToolError {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let (reg2, path2) = (Arc::clone(reg), path.to_string());
-    std::thread::spawn(move || {
-        let _ = tx.send(reg2.run("fs_read", &json!({"path": path2}), &CancelToken::new()));
-    });
-    let t0 = Instant::now();
-    let r = rx
-        .recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("fs_read of {path} did not answer within {limit:?}"));
-    assert!(t0.elapsed() < limit);
-    r.expect_err("a special file must not be read")
+/// The error `fs_read` gives for `path` (on its own thread, so that a hang
+/// fails the test instead of stalling it).
+fn read_error(reg: &Arc<ai_tools::Registry>, path: &str) -> ToolError {
+    let (reg, path2) = (Arc::clone(reg), path.to_string());
+    within(&format!("fs_read of {path}"), move || {
+        reg.run("fs_read", &json!({"path": path2}), &CancelToken::new())
+    })
+    .expect_err("a special file must not be read")
 }
 
 #[test]
-fn fifo_device_and_socket_are_refused_promptly() {
+fn fifo_device_and_socket_are_refused_without_blocking() {
     let (dir, reg) = setup();
     let reg = Arc::new(reg);
     let ws = dir.path().join("ws");
@@ -50,15 +58,15 @@ fn fifo_device_and_socket_are_refused_promptly() {
     std::os::unix::fs::symlink("/dev/zero", ws.join("zero")).unwrap();
     let _listener = std::os::unix::net::UnixListener::bind(ws.join("sock")).unwrap();
 
-    let e = read_error_within(&reg, "pipe", PROMPT);
+    let e = read_error(&reg, "pipe");
     assert!(matches!(e, ToolError::NotRegularFile { .. }), "{e:?}");
     assert_eq!(
         e.to_string(),
         "pipe is a FIFO (named pipe), not a regular file; file tools read only regular files"
     );
-    let e = read_error_within(&reg, "zero", PROMPT);
+    let e = read_error(&reg, "zero");
     assert!(e.to_string().contains("is a character device"), "{e}");
-    let e = read_error_within(&reg, "sock", PROMPT);
+    let e = read_error(&reg, "sock");
     assert!(e.to_string().contains("sock is a socket"), "{e}");
 }
 
@@ -67,7 +75,8 @@ fn edits_of_a_fifo_fail_and_their_preview_says_so() {
     let (dir, reg) = setup();
     mkfifo(&dir.path().join("ws/pipe"));
     let args = json!({"path": "pipe", "content": "x", "expected_revision": "absent"});
-    let t0 = Instant::now();
+    // An open of the FIFO would block forever (no writer): answering at
+    // all shows none was tried.
     let e = run(&reg, "fs_write", args.clone()).unwrap_err();
     assert!(e.to_string().contains("is a FIFO"), "{e}");
     let e = run(
@@ -85,7 +94,6 @@ fn edits_of_a_fifo_fail_and_their_preview_says_so() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(t0.elapsed() < PROMPT);
     // Still a FIFO: nothing was written over it.
     let meta = std::fs::symlink_metadata(dir.path().join("ws/pipe")).unwrap();
     assert!(std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type()));
@@ -165,9 +173,12 @@ fn a_growing_file_is_read_bounded() {
     };
     // Let it grow first, so the size at open is stale by the time of the read.
     std::thread::sleep(Duration::from_millis(50));
-    let t0 = Instant::now();
-    let out = run(&reg, "fs_read", json!({"path": "growing.log"})).unwrap();
-    let took = t0.elapsed();
+    // The writer stops only after the read: an unbounded read never ends.
+    let reg = Arc::new(reg);
+    let out = within("fs_read of a growing file", move || {
+        run(&reg, "fs_read", json!({"path": "growing.log"}))
+    })
+    .unwrap();
     stop.store(true, Ordering::Relaxed);
     writer.join().unwrap();
     assert!(
@@ -175,7 +186,6 @@ fn a_growing_file_is_read_bounded() {
         "{}",
         &out.for_model[..100]
     );
-    assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
 #[test]
@@ -209,7 +219,6 @@ fn search_and_tree_skip_special_files_and_say_so() {
     std::fs::create_dir_all(ws.join("trap")).unwrap();
     std::fs::write(ws.join("trap/b.rs"), "// needle in trap\n").unwrap();
     mkfifo(&ws.join("trap/.gitignore"));
-    let t0 = Instant::now();
     let out = run(&reg, "grep_search", json!({"pattern": "needle"})).unwrap();
     assert!(
         out.for_model.contains("src/a.rs:1: // needle"),
@@ -246,5 +255,4 @@ fn search_and_tree_skip_special_files_and_say_so() {
     )
     .unwrap();
     assert!(out.for_model.contains("1 FIFOs"), "{}", out.for_model);
-    assert!(t0.elapsed() < PROMPT * 5);
 }

@@ -1,14 +1,12 @@
 //! An isolated home for `k` (config, data, workspace in a tempdir) pointed
 //! at a loopback fake provider, and ways to run the real binary in it.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use koi_testkit::FakeProvider;
-use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 
 /// A dummy key: it must never appear in anything `k` prints or stores.
 pub const SECRET: &str = "sk-koi-test-SECRET-7f3a9c";
@@ -188,102 +186,44 @@ impl Run {
     }
 }
 
-/// `k` running on a pseudo-terminal.
-pub struct PtyRun {
-    pub child: Box<dyn portable_pty::Child + Send + Sync>,
-    pub writer: Box<dyn Write + Send>,
-    pub screen: Arc<Mutex<Vec<u8>>>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
+/// `k` running on a pseudo-terminal (`koi_testkit::pty`), with the checks
+/// every `k` run gets: no key on the terminal, no panic.
+pub struct PtyRun(koi_testkit::pty::PtyRun);
 
 impl PtyRun {
     /// Starts `k args` in `home`'s workspace on a fresh PTY (its
     /// controlling terminal), with `extra` environment.
     pub fn start(home: &Home, args: &[&str], extra: &[(&str, &str)]) -> PtyRun {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 120,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(K);
-        cmd.args(args);
-        cmd.cwd(home.ws());
-        cmd.env_clear();
-        for (k, v) in home.env() {
-            cmd.env(k, v);
-        }
-        for (k, v) in extra {
-            cmd.env(k, v);
-        }
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer = pair.master.take_writer().unwrap();
-        let screen = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&screen);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        PtyRun {
-            child,
-            writer,
-            screen,
-            _master: pair.master,
-        }
-    }
-
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
-    }
-
-    /// Waits until the output contains `needle`.
-    pub fn wait_for(&self, needle: &str, limit: Duration) {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if self.text().contains(needle) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("never saw {needle:?}; output so far:\n{}", self.text());
-    }
-
-    pub fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    /// Types an answer and Enter in one write (as a fast typist or a paste
-    /// would; rustyline's `signal-hook` feature would lose the Enter).
-    pub fn answer(&mut self, text: &str) {
-        self.send(format!("{text}\r").as_bytes());
+        let mut env = home.env();
+        env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        PtyRun(koi_testkit::pty::PtyRun::spawn(
+            Path::new(K),
+            args,
+            &home.ws(),
+            &env,
+        ))
     }
 
     /// Waits for exit and returns the code.
     pub fn wait_exit(&mut self, limit: Duration) -> u32 {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                // Let the reader thread drain what is left.
-                std::thread::sleep(Duration::from_millis(100));
-                let out = self.text();
-                assert!(!out.contains(SECRET), "the terminal shows the key");
-                assert!(!out.contains("panicked"), "k panicked:\n{out}");
-                return status.exit_code();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        panic!("k did not exit; output:\n{}", self.text());
+        let code = self.0.wait_exit(limit);
+        let out = self.text();
+        assert!(!out.contains(SECRET), "the terminal shows the key");
+        assert!(!out.contains("panicked"), "k panicked:\n{out}");
+        code
+    }
+}
+
+impl std::ops::Deref for PtyRun {
+    type Target = koi_testkit::pty::PtyRun;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for PtyRun {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
 }
 

@@ -10,6 +10,7 @@ mod crash;
 mod escapes;
 mod goal;
 mod images;
+mod json_schema;
 mod markdown;
 mod mcp;
 mod oneshot;

@@ -1,6 +1,11 @@
 //! `--dump-on-exit PATH`: what the user saw when the window closed, for
 //! end-to-end tests: the grid's text at PATH, the frame at PATH.png and the
 //! assistant panel at PATH.overlay, and every pane's screen at PATH.panes.
+//!
+//! PATH.overlay is also kept current while koi runs (rewritten after each
+//! key the panel handles and each batch of engine events), so a test can
+//! wait for what the panel shows (the approval dialog is up, the turn has
+//! ended) instead of guessing how long that takes.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -48,6 +53,18 @@ pub fn write_suggest(path: &Path, status: Option<&str>) {
     write(&file, std::fs::write(&file, text));
 }
 
+/// Write the panel's state and text to PATH.overlay, whole: a reader
+/// polling it never sees half a file.
+pub fn write_overlay(path: &Path, overlay: &mut Overlay) {
+    let overlay_path = with_suffix(path, ".overlay");
+    let partial = with_suffix(path, ".overlay.tmp");
+    let state = if overlay.is_open() { "open" } else { "closed" };
+    let overlay_text = format!("overlay: {state}\n{}\n", overlay.text_dump());
+    let result = std::fs::write(&partial, overlay_text)
+        .and_then(|()| std::fs::rename(&partial, &overlay_path));
+    write(&overlay_path, result);
+}
+
 /// Write the three files; failures are reported, never fatal.
 pub fn write_all(path: &Path, session: &Session, display: &mut Display, overlay: &mut Overlay) {
     // The final screen of the focused pane (the caller composed the
@@ -55,10 +72,7 @@ pub fn write_all(path: &Path, session: &Session, display: &mut Display, overlay:
     let text = Snapshot::capture(&*session.terminal().lock()).text();
     write(path, std::fs::write(path, text));
 
-    let overlay_path = with_suffix(path, ".overlay");
-    let state = if overlay.is_open() { "open" } else { "closed" };
-    let overlay_text = format!("overlay: {state}\n{}\n", overlay.text_dump());
-    write(&overlay_path, std::fs::write(&overlay_path, overlay_text));
+    write_overlay(path, overlay);
 
     let png = with_suffix(path, ".png");
     if let Err(e) = display.save_png(&png) {

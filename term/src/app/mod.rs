@@ -454,6 +454,7 @@ impl App {
                 ));
             }
         }
+        self.note_overlay();
         self.redraw();
     }
 
@@ -482,6 +483,14 @@ impl App {
         };
         f(&mut ctx);
         t.display.window.request_redraw();
+        self.note_overlay();
+    }
+
+    /// Keeps `--dump-on-exit`'s PATH.overlay current (tests wait on it).
+    fn note_overlay(&mut self) {
+        if let Some(path) = &self.options.dump_on_exit {
+            dump::write_overlay(path, &mut self.overlay);
+        }
     }
 
     fn reload(&mut self, result: Result<Loaded, ConfigError>) {

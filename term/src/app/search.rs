@@ -423,7 +423,7 @@ mod tests {
     /// The figure for the report: a whole scan of 100k lines, and the
     /// longest any one slice held the terminal.
     #[test]
-    fn a_scan_of_100k_lines_stays_within_its_budget_per_slice() {
+    fn a_scan_of_100k_lines_in_budgeted_slices_finds_the_match() {
         let mut text = String::from("needle at the top\r\n");
         for i in 0..100_000 {
             text.push_str(&format!("{i} output\r\n"));
@@ -442,11 +442,10 @@ mod tests {
         }
         let total = started.elapsed();
         eprintln!("search: 100k lines in {total:?}, {slices} slices, longest {longest:?}");
+        // The figure is printed, not asserted: a loaded machine preempts a
+        // slice for longer than any threshold worth having. That a slice
+        // ends at the first step past its budget, the test above proves by
+        // counting slices.
         assert_eq!(search.count_text(), "1/1");
-        // A slice may overrun its budget by one step of lines at most.
-        assert!(
-            longest < SCAN_BUDGET * 10,
-            "a slice held the terminal {longest:?}"
-        );
     }
 }

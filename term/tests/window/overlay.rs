@@ -1,54 +1,20 @@
 //! The Ctrl+Shift+L assistant overlay end to end: real keys under Xvfb, the
 //! real engine, a scripted model on loopback (koi_testkit).
 
-use std::path::Path;
 use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::window::scene::{log_entries, session_logs, Scene, MODEL_WAIT};
 use koi_testkit::{FakeProvider, Reply};
 
-use crate::harness::{eventually, Koi, Xvfb};
+use crate::harness::eventually;
 
-const EXIT_WAIT: Duration = Duration::from_secs(30);
-const MODEL_WAIT: Duration = Duration::from_secs(20);
-
-fn config_for(dir: &Path, server: &FakeProvider) -> std::path::PathBuf {
-    std::fs::create_dir_all(dir.join("cfg")).unwrap();
-    let path = dir.join("cfg/koi.toml");
-    let text = format!(
-        "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
-         [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-        server.base_url()
-    );
-    std::fs::write(&path, text).unwrap();
-    path
+/// koi with a model that answers the panel's turns with `script` in order
+/// (and titles whenever they are asked for).
+fn scripted(script: Vec<Reply>) -> Scene {
+    Scene::start(turns_and_titles(script), &[], &[])
 }
 
-fn read_overlay(dump: &Path) -> String {
-    let mut path = dump.as_os_str().to_owned();
-    path.push(".overlay");
-    std::fs::read_to_string(Path::new(&path)).unwrap_or_default()
-}
-
-/// Waits until `n` turns have ended (the engine logs each end before the
-/// panel hears of it), then gives the panel a moment to show it: keys sent
-/// after that reach an idle panel on any machine load.
-fn wait_for_turns(dir: &Path, n: usize) {
-    let sessions = dir.join("xdg-data/koi/sessions");
-    eventually(&format!("{n} finished turns"), MODEL_WAIT, || {
-        let ended: usize = std::fs::read_dir(&sessions)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-            .map(|log| log.matches("\"type\":\"turn_end\"").count())
-            .sum();
-        ended >= n
-    });
-    std::thread::sleep(Duration::from_millis(300));
-}
-
-/// Whatever the model is asked after the scripted turn (titles), answer briefly.
 /// The answer to any title request the panel makes.
 fn title() -> Reply {
     ChatStream::new().text("A title").stop().reply().for_title()
@@ -60,63 +26,9 @@ fn turns_and_titles(turns: Vec<Reply>) -> FakeProvider {
     FakeProvider::builder().always(title()).start(turns)
 }
 
-/// koi under Xvfb, configured to talk to `server`. Fields drop in order:
-/// koi before its X server.
-struct Scene {
-    koi: Koi,
-    x: Xvfb,
-    dir: tempfile::TempDir,
-    server: FakeProvider,
-}
-
-impl Scene {
-    /// koi with a shell in a fresh directory, talking to `server`; `extra`
-    /// are more koi arguments.
-    fn start(server: FakeProvider, extra: &[&str]) -> Scene {
-        let x = Xvfb::start();
-        let dir = tempfile::tempdir().unwrap();
-        let config = config_for(dir.path(), &server);
-        let koi = Koi::start(&x, dir.path(), &config, extra);
-        Scene {
-            koi,
-            x,
-            dir,
-            server,
-        }
-    }
-
-    /// The same, with a model that answers the turns with `script` in
-    /// order (and titles whenever they are asked for).
-    fn scripted(script: Vec<Reply>) -> Scene {
-        Self::start(turns_and_titles(script), &[])
-    }
-
-    /// Opens the panel and asks `question`; returns once the model has it.
-    fn ask(&self, question: &str) {
-        self.koi.keys(&self.x, "ctrl+shift+l");
-        self.koi.type_text(&self.x, question);
-        self.koi.keys(&self.x, "Return");
-        assert!(
-            self.server.wait_for_requests(1, MODEL_WAIT),
-            "the engine never asked the model"
-        );
-    }
-
-    /// Closes the panel (the turn has ended) and leaves the shell; returns
-    /// the panel's text as koi last drew it, and the model (for its
-    /// requests).
-    fn close_and_exit(self) -> (String, FakeProvider) {
-        self.koi.keys(&self.x, "Escape");
-        self.koi.type_line(&self.x, "exit 0");
-        let (code, stderr, dump) = self.koi.wait(EXIT_WAIT);
-        assert_eq!(code, Some(0), "{stderr}");
-        (read_overlay(&dump), self.server)
-    }
-}
-
 #[test]
 fn ask_about_the_screen_and_watch_the_answer_stream() {
-    let scene = Scene::scripted(vec![ChatStream::new()
+    let scene = scripted(vec![ChatStream::new()
         .text("The answer ")
         .text("is forty-two.")
         .stop()
@@ -125,7 +37,7 @@ fn ask_about_the_screen_and_watch_the_answer_stream() {
         .koi
         .run_command(&scene.x, "echo visible-marker-9431; false");
     scene.ask("what failed?");
-    wait_for_turns(scene.dir.path(), 1);
+    scene.wait_for_turns(1);
 
     // The visible screen went to the model inside the untrusted-data wrapper.
     let body = scene.server.requests()[0].body_str();
@@ -152,7 +64,7 @@ fn ask_about_the_screen_and_watch_the_answer_stream() {
 
 #[test]
 fn the_panel_is_drawn_over_the_terminal() {
-    let scene = Scene::scripted(vec![ChatStream::new().text("Drawn answer.").stop().reply()]);
+    let scene = scripted(vec![ChatStream::new().text("Drawn answer.").stop().reply()]);
     // The window as the X server shows it: most of it is the plain
     // background before the panel opens, and not once it has answered.
     let bg = [0x10, 0x14, 0x18];
@@ -166,7 +78,7 @@ fn the_panel_is_drawn_over_the_terminal() {
     let (before, tenth) = covered();
     assert!(before < tenth, "the bare terminal covers {before} px");
     scene.ask("hello");
-    wait_for_turns(scene.dir.path(), 1);
+    scene.wait_for_turns(1);
     eventually(
         "the panel drawn in the window",
         Duration::from_secs(10),
@@ -193,7 +105,17 @@ fn write_then_answer() -> FakeProvider {
     ])
 }
 
-fn approval_run(answer_key: &str) -> (FakeProvider, tempfile::TempDir, String) {
+/// What an approval run leaves: the model (for its requests), the
+/// directory the tools worked in, the panel's last text, and every
+/// decision the log recorded (`approved` of each, in order).
+struct ApprovalRun {
+    server: FakeProvider,
+    base: tempfile::TempDir,
+    overlay: String,
+    decisions: Vec<bool>,
+}
+
+fn approval_run(answer_key: &str) -> ApprovalRun {
     // Tools work in `work`, created before koi starts.
     let base = tempfile::tempdir().unwrap();
     let work = base.path().join("work");
@@ -201,46 +123,56 @@ fn approval_run(answer_key: &str) -> (FakeProvider, tempfile::TempDir, String) {
     let scene = Scene::start(
         write_then_answer(),
         &["--working-directory", work.to_str().unwrap()],
+        &[],
     );
     scene.ask("write the file");
-    // The dialog appears; typing other keys must not approve anything.
-    std::thread::sleep(Duration::from_millis(1000));
+    // The dialog is up (the panel shows its key line); typing other keys
+    // must not decide anything: the log's only decision is the answer
+    // key's (checked by the callers).
+    scene.wait_for_panel("the approval dialog", |o| o.contains("Esc deny"));
     scene.koi.type_text(&scene.x, "yes");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        !work.join("out.txt").exists(),
-        "stray keys approved the write"
-    );
     scene.koi.keys(&scene.x, answer_key);
     assert!(
         scene.server.wait_for_requests(2, MODEL_WAIT),
         "the model never heard back"
     );
-    wait_for_turns(scene.dir.path(), 1);
+    scene.wait_for_turns(1);
+    let decisions = log_entries(scene.dir.path(), "approval_decided")
+        .iter()
+        .map(|d| d["approved"].as_bool().unwrap())
+        .collect();
     let (overlay, server) = scene.close_and_exit();
-    (server, base, overlay)
+    ApprovalRun {
+        server,
+        base,
+        overlay,
+        decisions,
+    }
 }
 
 #[test]
 fn enter_in_the_approval_dialog_writes_the_file() {
-    let (server, dir, overlay) = approval_run("Return");
+    let run = approval_run("Return");
+    assert_eq!(run.decisions, [true], "one decision, Enter's");
     assert_eq!(
-        std::fs::read_to_string(dir.path().join("work/out.txt")).unwrap(),
+        std::fs::read_to_string(run.base.path().join("work/out.txt")).unwrap(),
         "written by koi\n"
     );
-    assert!(overlay.contains("All done."), "{overlay}");
-    let second = server.requests()[1].body_str();
+    assert!(run.overlay.contains("All done."), "{}", run.overlay);
+    let second = run.server.requests()[1].body_str();
     assert!(second.contains("w1"), "the tool result went back: {second}");
 }
 
 #[test]
 fn escape_in_the_approval_dialog_denies_and_the_model_is_told() {
-    let (server, dir, _) = approval_run("Escape");
+    let run = approval_run("Escape");
+    // Had "yes" approved, a `true` would come first.
+    assert_eq!(run.decisions, [false], "one decision, Esc's");
     assert!(
-        !dir.path().join("work/out.txt").exists(),
+        !run.base.path().join("work/out.txt").exists(),
         "a denied write happened"
     );
-    let second = server.requests()[1].body_str().to_lowercase();
+    let second = run.server.requests()[1].body_str().to_lowercase();
     assert!(
         second.contains("denied") || second.contains("declined"),
         "the model was not told: {second}"
@@ -249,21 +181,23 @@ fn escape_in_the_approval_dialog_denies_and_the_model_is_told() {
 
 #[test]
 fn escape_while_streaming_cancels_the_turn() {
-    let slow = ChatStream::new()
+    // The model starts answering, then stalls for good: only cancel can
+    // end the turn.
+    let stalled = ChatStream::new()
         .text("Thinking ")
-        .text("very ")
-        .text("slowly ")
         .text("about it")
         .stop()
-        .reply();
-    let server = turns_and_titles(vec![slow.chunk_delay(Duration::from_millis(700))]);
-    let scene = Scene::start(server, &[]);
+        .reply()
+        .hang_after(2);
+    let server = turns_and_titles(vec![stalled]);
+    let scene = Scene::start(server, &[], &[]);
     scene.ask("go slowly");
-    std::thread::sleep(Duration::from_millis(900));
+    // Mid-stream: the first piece is shown, the rest never comes.
+    scene.wait_for_panel("the first piece of the answer", |o| o.contains("Thinking"));
     scene.koi.keys(&scene.x, "Escape");
     // The first Esc only cancelled (the turn ends, cancelled); the panel is
     // still open, and the second Esc closes it.
-    wait_for_turns(scene.dir.path(), 1);
+    scene.wait_for_turns(1);
     let (overlay, _) = scene.close_and_exit();
     assert!(overlay.contains("cancelled"), "{overlay}");
     assert!(
@@ -272,32 +206,14 @@ fn escape_while_streaming_cancels_the_turn() {
     );
 }
 
-#[test]
-fn only_the_session_token_opens_the_overlay_from_the_shell() {
-    let server = FakeProvider::start_with(|_, _| ChatStream::new().text("x").stop().reply());
-    let x = Xvfb::start();
-    // The panel's state after koi ran `script` (which prints and exits).
-    let overlay_after = |script: &str| {
-        let dir = tempfile::tempdir().unwrap();
-        let config = config_for(dir.path(), &server);
-        let koi = Koi::run(&x, dir.path(), &config, &["sh", "-c", script]);
-        let (code, _, dump) = koi.wait(EXIT_WAIT);
-        assert_eq!(code, Some(0));
-        eventually("the overlay dump", Duration::from_secs(1), || {
-            !read_overlay(&dump).is_empty()
-        });
-        read_overlay(&dump)
-    };
-    assert!(
-        overlay_after(r"printf '\033]7717;open-overlay;0123456789abcdef\007'; sleep 0.5")
-            .starts_with("overlay: closed"),
-        "a forged token opened the overlay"
-    );
-    assert!(
-        overlay_after(r#"printf '\033]7717;open-overlay;%s\007' "$KOI_SESSION_TOKEN"; sleep 0.5"#)
-            .starts_with("overlay: open"),
-        "the real token did not open it"
-    );
+/// Types `line` into the panel and sends it; returns once the panel has
+/// handled it (a slash command's effect is shown when its Enter is).
+fn submit_line(scene: &Scene, line: &str) {
+    scene.koi.type_text(&scene.x, line);
+    scene.wait_for_panel(&format!("{line:?} in the input"), |o| o.contains(line));
+    let typed = scene.overlay();
+    scene.koi.keys(&scene.x, "Return");
+    scene.wait_for_panel(&format!("{line:?} to be handled"), |o| o != typed);
 }
 
 /// Every request whose body contains `needle`.
@@ -322,37 +238,24 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
             };
             ChatStream::new().text(answer).stop().reply()
         });
-    let scene = Scene::start(server, &[]);
+    let scene = Scene::start(server, &[], &[]);
     scene.ask("question one");
-    let (koi, x, dir, server) = (&scene.koi, &scene.x, &scene.dir, &scene.server);
-    let sessions = dir.path().join("xdg-data/koi/sessions");
-    eventually("the saved session", MODEL_WAIT, || {
-        std::fs::read_dir(&sessions).is_ok_and(|mut d| d.next().is_some())
-    });
-    let id = std::fs::read_dir(&sessions)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .file_stem()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    wait_for_turns(dir.path(), 1);
+    scene.wait_for_turns(1);
+    let (koi, x, server) = (&scene.koi, &scene.x, &scene.server);
+    let logs = session_logs(scene.dir.path());
+    assert_eq!(logs.len(), 1, "one saved session");
+    let id = logs[0].0.clone();
 
     let resume = format!("/resume {id}");
     for line in ["/new", "/sessions", &resume, "/model other-model"] {
-        koi.type_text(x, line);
-        koi.keys(x, "Return");
-        std::thread::sleep(Duration::from_millis(300));
+        submit_line(&scene, line);
     }
     koi.type_text(x, "question two");
     koi.keys(x, "Return");
     eventually("the second question", MODEL_WAIT, || {
         !requests_with(server, "question two").is_empty()
     });
-    wait_for_turns(dir.path(), 2);
+    scene.wait_for_turns(2);
 
     // The resumed conversation went on: same history, the new model.
     let second = &requests_with(server, "question two")[0];
@@ -388,13 +291,13 @@ fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
 
 #[test]
 fn dragging_over_an_answer_word_selects_and_copies_it() {
-    let scene = Scene::scripted(vec![ChatStream::new()
+    let scene = scripted(vec![ChatStream::new()
         .text("Copy pine")
         .text("apple now.")
         .stop()
         .reply()]);
     scene.ask("which fruit?");
-    wait_for_turns(scene.dir.path(), 1);
+    scene.wait_for_turns(1);
     let (koi, x) = (&scene.koi, &scene.x);
 
     // Where the word is drawn on the 100×30 grid: the panel takes the right
@@ -438,12 +341,12 @@ fn dragging_over_an_answer_word_selects_and_copies_it() {
 #[test]
 fn holding_a_drag_past_the_panel_top_keeps_scrolling() {
     let rows: Vec<String> = (0..50).map(|i| format!("line{i:02}")).collect();
-    let scene = Scene::scripted(vec![ChatStream::new()
+    let scene = scripted(vec![ChatStream::new()
         .text(&rows.join("\n"))
         .stop()
         .reply()]);
     scene.ask("count");
-    wait_for_turns(scene.dir.path(), 1);
+    scene.wait_for_turns(1);
     let (koi, x) = (&scene.koi, &scene.x);
     // The answer is taller than the panel: it shows the end. Drag from the
     // last line up onto the panel's title row and hold there: the timer

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::window::scene::{log_count, panel_idle, read_overlay};
 use koi_testkit::FakeProvider;
 
 use crate::harness::{eventually, Koi, Xvfb};
@@ -58,11 +59,12 @@ fn the_overlay_over_the_right_split_sees_and_works_in_that_pane() {
         server.wait_for_requests(2, MODEL_WAIT),
         "no tool round trip"
     );
-    // Let the turn end before leaving.
-    std::thread::sleep(Duration::from_millis(500));
+    // The turn ends (logged, then shown) before leaving.
+    eventually("the turn's end", MODEL_WAIT, || {
+        log_count(dir.path(), "turn_end") >= 1 && panel_idle(&read_overlay(&koi.dump))
+    });
     koi.keys(&x, "Escape");
-    koi.type_line(&x, "exit");
-    std::thread::sleep(Duration::from_millis(500));
+    leave_pane(&koi, &x, 1);
     koi.type_line(&x, "exit");
     let (code, stderr, _) = koi.wait(MODEL_WAIT);
     assert_eq!(code, Some(0), "{stderr}");
@@ -125,7 +127,9 @@ fn each_tab_keeps_its_own_conversation() {
             server.wait_for_requests(n, MODEL_WAIT),
             "no request for {question}"
         );
-        std::thread::sleep(Duration::from_millis(800));
+        eventually("the turn's end", MODEL_WAIT, || {
+            panel_idle(&read_overlay(&koi.dump)) && read_overlay(&koi.dump).contains(question)
+        });
         koi.keys(&x, "Escape");
     };
     ask("alpha question", 1);
@@ -136,8 +140,7 @@ fn each_tab_keeps_its_own_conversation() {
     let before = server.requests().len();
     ask("beta question", before + 1);
     // Leave tab 2; tab 1 and its panel come back.
-    koi.type_line(&x, "exit");
-    std::thread::sleep(Duration::from_millis(800));
+    leave_pane(&koi, &x, 1);
     koi.type_line(&x, "exit");
     let (code, stderr, dump) = koi.wait(MODEL_WAIT);
     assert_eq!(code, Some(0), "{stderr}");
@@ -159,4 +162,16 @@ fn each_tab_keeps_its_own_conversation() {
         "tab 1's panel is back: {shown}"
     );
     assert!(!shown.contains("Beta answer."), "{shown}");
+}
+
+/// Types `exit` in the focused pane and waits until koi has closed it: the
+/// `closed`th pane's screen is in `--dump-on-exit`'s PATH.panes.
+fn leave_pane(koi: &Koi, x: &Xvfb, closed: usize) {
+    koi.type_line(x, "exit");
+    let mut panes = koi.dump.as_os_str().to_owned();
+    panes.push(".panes");
+    eventually("the pane to close", MODEL_WAIT, || {
+        std::fs::read_to_string(std::path::Path::new(&panes))
+            .is_ok_and(|t| t.matches("== pane ").count() >= closed)
+    });
 }

@@ -6,9 +6,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::window::scene::{log_count, panel_idle, read_overlay};
 use koi_testkit::FakeProvider;
 
-use crate::harness::{Koi, Xvfb};
+use crate::harness::{eventually, Koi, Xvfb};
 
 const MODEL_WAIT: Duration = Duration::from_secs(30);
 
@@ -80,7 +81,10 @@ fn paste_and_ask(png_bytes: &[u8]) -> String {
     koi.type_text(&x, "what is this?");
     koi.keys(&x, "Return");
     assert!(server.wait_for_requests(1, MODEL_WAIT), "no request");
-    std::thread::sleep(Duration::from_millis(500));
+    // The turn ends (logged, then shown) before the panel closes.
+    eventually("the turn's end", MODEL_WAIT, || {
+        log_count(dir.path(), "turn_end") >= 1 && panel_idle(&read_overlay(&koi.dump))
+    });
     koi.keys(&x, "Escape");
     koi.type_line(&x, "exit");
     let (code, stderr, _) = koi.wait(MODEL_WAIT);

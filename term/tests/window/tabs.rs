@@ -46,6 +46,24 @@ fn pane_dumps(dump: &Path) -> Vec<(String, String)> {
     out
 }
 
+/// Whether process `parent` has a child running `name`.
+fn has_child(parent: u32, name: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .any(|stat| {
+            // pid (comm) state ppid …: comm may hold spaces, so split at ')'.
+            let Some((head, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let comm = head.split_once('(').map_or("", |(_, c)| c);
+            let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok());
+            comm == name && ppid == Some(parent)
+        })
+}
+
 fn closed_panes(koi: &Koi) -> usize {
     pane_dumps(&koi.dump).len()
 }
@@ -77,8 +95,8 @@ fn three_tabs_and_two_splits_each_run_their_own_shell_sized_by_the_layout() {
     assert_eq!(stty_size(&koi, &x, &size), "23 80", "a row for the tab bar");
 
     // Back to tab 1, whose right split has the focus.
+    // Keys are handled in order: the next command goes to tab 1.
     koi.keys(&x, "alt+1");
-    std::thread::sleep(Duration::from_millis(300));
     // 80 columns: 40 | divider | 39. Drag the divider to column 20.
     assert_eq!(stty_size(&koi, &x, &size), "23 39");
     let y = 10 * ch + ch / 2;
@@ -116,10 +134,11 @@ fn three_tabs_and_two_splits_each_run_their_own_shell_sized_by_the_layout() {
     for closed in 1..=5 {
         koi.type_line(&x, "exit");
         if closed < 5 {
+            // koi moves the focus in the same step that dumps the closed
+            // pane, before it handles the next key.
             eventually("the pane to close", Duration::from_secs(20), || {
                 closed_panes(&koi) == closed
             });
-            std::thread::sleep(Duration::from_millis(300));
         }
     }
     let (code, stderr, dump) = koi.wait(Duration::from_secs(30));
@@ -165,22 +184,31 @@ fn closing_a_pane_reaps_its_child_and_a_busy_pane_asks_first() {
 
     // A job in the foreground: closing asks, and "n" keeps the pane.
     koi.type_line(&x, "sleep 300");
-    std::thread::sleep(Duration::from_millis(500));
-    koi.keys(&x, "ctrl+shift+w");
-    std::thread::sleep(Duration::from_millis(500));
-    let shot = x.screenshot(&koi.window);
+    eventually("the job in the foreground", Duration::from_secs(10), || {
+        has_child(pid, "sleep")
+    });
     let (width, height) = koi.size(&x);
     let ch = height / 12;
     let bg = [0x10, 0x14, 0x18];
-    assert!(
-        shot.ink(0, 0, width as usize, ch as usize, bg) > width as usize,
-        "no question drawn"
-    );
+    let question_shown = || {
+        x.screenshot(&koi.window)
+            .ink(0, 0, width as usize, ch as usize, bg)
+            > width as usize
+    };
+    koi.keys(&x, "ctrl+shift+w");
+    eventually("the question", Duration::from_secs(10), question_shown);
     koi.keys(&x, "n");
+    // Still timed: nothing on screen tells that "n" was handled (the row
+    // the question leaves holds as much ink), and the pane staying is a
+    // non-event.
     std::thread::sleep(Duration::from_millis(500));
     assert!(alive(), "the busy pane closed without a yes");
     koi.keys(&x, "ctrl+shift+w");
-    std::thread::sleep(Duration::from_millis(300));
+    eventually(
+        "the question again",
+        Duration::from_secs(10),
+        question_shown,
+    );
     koi.keys(&x, "y");
     // Reaped: not even a zombie is left under koi.
     eventually(
@@ -247,16 +275,17 @@ fn a_hidden_tab_shows_activity_bell_and_a_failed_command_in_the_bar() {
     );
     // Showing tab 1 clears its marks (the failed one stays: it is state).
     koi.keys(&x, "alt+1");
-    std::thread::sleep(Duration::from_millis(500));
-    let shot = x.screenshot(&koi.window);
-    assert_eq!(
-        count_colour(&shot, label, MARK),
-        0,
-        "marks cleared when shown"
+    eventually(
+        "the marks cleared when shown",
+        Duration::from_secs(10),
+        || count_colour(&x.screenshot(&koi.window), label, MARK) == 0,
     );
+    let shot = x.screenshot(&koi.window);
     assert!(count_colour(&shot, label, FAILED) > 0);
     koi.type_line(&x, "exit");
-    std::thread::sleep(Duration::from_millis(500));
+    eventually("the pane to close", Duration::from_secs(20), || {
+        closed_panes(&koi) == 1
+    });
     koi.type_line(&x, "exit");
     let (code, stderr, _) = koi.wait(Duration::from_secs(30));
     assert_eq!(code, Some(0), "{stderr}");

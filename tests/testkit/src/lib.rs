@@ -37,14 +37,23 @@
 //! [`anthropic`]) produce the event sequences each provider really sends, so
 //! tests read as "the model says this" rather than as raw JSON; a stream
 //! made by one also tells the server which dialect to expect.
+//!
+//! Beside it, what end-to-end tests in several packages share: the
+//! workspace's binaries ([`bins`]), a program on a real PTY ([`pty`]),
+//! koi's window under Xvfb ([`window`]) and a strict JSON Schema checker
+//! ([`json_schema`]).
 
+pub mod bins;
 mod checks;
 mod dialects;
+pub mod json_schema;
 mod json_span;
 pub mod long_session;
+pub mod pty;
 mod reply;
 mod script;
 mod server;
+pub mod window;
 mod wire;
 
 pub use checks::{RequestKind, Violation, ViolationKind, SUMMARY_MARKER, TITLE_MARKER};

@@ -2,7 +2,8 @@
 """Counts the tests that check the requests they cause (issue 19's figure).
 
 A test "inspects" its requests when its body reads them back
-(`.requests()`, `.request_count()`, `second_request_messages(`). A test is
+(`.requests()`, `.request_count()`, `second_request_messages(`), directly
+or through a helper of the suites that does (`turn_request(` …). A test is
 "checked" when it owns a fake provider, directly (`FakeProvider::`) or
 through a helper of its file that starts one: since the strict server, every
 such request is checked against its dialect's invariants.
@@ -14,7 +15,7 @@ import re
 import sys
 
 FILES = ["ai_chat_engine/tests/engine", "cli_chat/tests/k", "term/tests/window",
-         "term/src/app/assistant_tests.rs"]
+         "term/src/app/assistant_tests.rs", "tests/tests/e2e"]
 INSPECT = re.compile(r"\.requests\(\)|\.request_count\(\)|second_request_messages\(")
 
 
@@ -40,6 +41,14 @@ def bodies(text):
     return out
 
 
+def calls_any(body, names):
+    return any(re.search(rf"(?<![\w:]){re.escape(s.split('::')[-1])}\(", body) for s in names)
+
+
+def inspects(body, inspectors):
+    return bool(INSPECT.search(body)) or calls_any(body, inspectors)
+
+
 def starts_server(body, starters):
     return "FakeProvider::" in body or any(
         re.search(rf"(?<![\w:]){re.escape(s)}\(", body) for s in starters)
@@ -50,7 +59,10 @@ def main():
     files = []
     for f in FILES:
         p = root / f
-        files += sorted(p.rglob("*.rs")) if p.is_dir() else [p]
+        if p.is_dir():
+            files += sorted(p.rglob("*.rs"))
+        elif p.exists():
+            files.append(p)
     parsed = [bodies(f.read_text()) for f in files]
     # Helpers anywhere in the suites that start a server (common.rs …),
     # directly or through another helper.
@@ -61,13 +73,19 @@ def main():
         if not more:
             break
         starters |= more
+    inspectors = set()
+    while True:
+        more = {n for n, b in helpers if n not in inspectors and inspects(b, inspectors)}
+        if not more:
+            break
+        inspectors |= more
     tests = inspecting = checked = 0
     for fns in parsed:
         for name, body, is_test in fns:
             if not is_test:
                 continue
             tests += 1
-            if INSPECT.search(body):
+            if inspects(body, inspectors):
                 inspecting += 1
             if starts_server(body, starters):
                 checked += 1

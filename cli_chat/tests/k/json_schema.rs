@@ -1,0 +1,140 @@
+//! `k --json` against its written schema (`cli_chat/schema/k-json.schema.json`),
+//! field by field: every line of real runs that produce each kind of event
+//! must validate, the schema must name every event the README documents,
+//! and a line that breaks it must be caught.
+
+use koi_testkit::json_schema::check;
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::FakeProvider;
+use serde_json::{json, Value};
+
+use crate::common::{Home, Run};
+
+fn schema() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/k-json.schema.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Checks every line of `run` against the schema; returns their types.
+fn validate(run: &Run) -> Vec<String> {
+    let schema = schema();
+    run.events()
+        .iter()
+        .map(|e| {
+            let errors = check(&schema, e);
+            assert!(
+                errors.is_empty(),
+                "{e} breaks the schema:\n{}",
+                errors.join("\n")
+            );
+            e["type"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn every_line_of_a_tool_turn_and_a_failed_turn_follows_the_schema() {
+    let server = FakeProvider::start([
+        ChatStream::new()
+            .reasoning("Look first.")
+            .tool_call("call_1", "fs_list", r#"{"path":"."}"#)
+            .tool_call(
+                "call_2",
+                "fs_write",
+                r#"{"path":"new.txt","content":"x","expected_revision":"absent"}"#,
+            )
+            .tool_calls()
+            .usage(50, 0, 5)
+            .reply(),
+        ChatStream::new()
+            .text("Done looking.")
+            .stop()
+            .usage(80, 50, 4)
+            .reply(),
+    ]);
+    let home = Home::new(Some(&server));
+    let run = home.run(&["--json", "--mode", "default", "look around"], None);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let mut seen = validate(&run);
+    // The requests that run caused: the question, then both results.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let second = reqs[1].body_str();
+    assert!(
+        second.contains("call_1") && second.contains("call_2"),
+        "{second}"
+    );
+
+    // A stream cut mid-answer ends with an `error` line.
+    let cut = ChatStream::new()
+        .text("partial answer that goes on")
+        .reply()
+        .cut_after(2);
+    let server = FakeProvider::start([cut]);
+    let home = Home::new(Some(&server));
+    let run = home.run(&["--json", "hi"], None);
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    seen.extend(validate(&run));
+    assert_eq!(server.request_count(), 1);
+
+    for t in [
+        "session",
+        "assistant_start",
+        "reasoning",
+        "tool_start",
+        "tool_done",
+        "approval_asked",
+        "approval_decided",
+        "tool_failed",
+        "usage",
+        "token",
+        "done",
+        "error",
+    ] {
+        assert!(seen.iter().any(|s| s == t), "no {t} line in {seen:?}");
+    }
+}
+
+#[test]
+fn the_schema_names_every_documented_event_and_catches_a_broken_line() {
+    let schema = schema();
+    let defined: Vec<&String> = schema["$defs"].as_object().unwrap().keys().collect();
+    let readme = include_str!("../../README.md");
+    let table = &readme[readme.find("## `--json` event schema").unwrap()..];
+    let table = &table[..table.find("\n\n`error.kind`").unwrap()];
+    let documented: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+        .collect();
+    assert!(documented.len() > 10, "{documented:?}");
+    for t in &documented {
+        assert!(
+            defined.iter().any(|d| d == t),
+            "{t} is documented, not in the schema"
+        );
+    }
+    for d in &defined {
+        assert!(
+            documented.contains(&d.as_str()),
+            "{d} is in the schema, not documented"
+        );
+    }
+
+    // Field by field: a missing field, a wrong type, an extra field, a
+    // value outside its enum and a wrong version are each caught.
+    let good =
+        json!({"v": 1, "type": "approval_decided", "id": "c1", "approved": true, "by": "user"});
+    assert_eq!(check(&schema, &good), Vec::<String>::new());
+    let broken = [
+        json!({"v": 1, "type": "approval_decided", "id": "c1", "by": "user"}),
+        json!({"v": 1, "type": "approval_decided", "id": "c1", "approved": "yes", "by": "user"}),
+        json!({"v": 1, "type": "approval_decided", "id": "c1", "approved": true, "by": "user", "x": 1}),
+        json!({"v": 1, "type": "approval_decided", "id": "c1", "approved": true, "by": "robot"}),
+        json!({"v": 2, "type": "approval_decided", "id": "c1", "approved": true, "by": "user"}),
+        json!({"v": 1, "type": "usage", "input": -1, "cached_input": 0, "output": 0, "reasoning": 0}),
+        json!({"v": 1, "type": "no_such_event"}),
+    ];
+    for line in broken {
+        assert!(!check(&schema, &line).is_empty(), "{line} passed");
+    }
+}

@@ -1,0 +1,27 @@
+//! koi's window end to end: a real X server (Xvfb), the real `koi` binary,
+//! real keystrokes (xdotool), pixels read back. Shared by the window tests
+//! of `term` and the cross-crate tests in `tests/`.
+//!
+//! The tools it drives are installed by `scripts/deps`; a missing one
+//! fails the test with the package to install.
+
+mod image;
+mod keyboard;
+mod koi;
+pub mod scene;
+mod xvfb;
+
+use std::time::{Duration, Instant};
+
+pub use image::Image;
+pub use koi::Koi;
+pub use xvfb::Xvfb;
+
+/// Poll `f` until it returns true.
+pub fn eventually(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -1,0 +1,171 @@
+//! koi with its assistant pointed at a [`FakeProvider`]: the config, the
+//! panel's live text (`--dump-on-exit`'s PATH.overlay, kept current while
+//! koi runs) and the session logs, so tests wait for what happened instead
+//! of sleeping.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{eventually, Koi, Xvfb};
+use crate::FakeProvider;
+
+/// How long a test waits for the engine, the model or the panel.
+pub const MODEL_WAIT: Duration = Duration::from_secs(30);
+
+/// How long koi gets to exit once its shell has.
+pub const EXIT_WAIT: Duration = Duration::from_secs(30);
+
+/// The config text for a `cols`×`rows` window with no padding whose
+/// assistant talks to `server` (OpenAI chat, model `test-model`).
+pub fn ai_config(server: &FakeProvider, cols: u16, rows: u16) -> String {
+    format!(
+        "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = {cols}\nlines = {rows}\n\
+         [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+        server.base_url()
+    )
+}
+
+/// Writes [`ai_config`] (100×30) where koi and `k` both read it when
+/// started with the harness's environment: `dir/xdg/koi/koi.toml`.
+pub fn write_ai_config(dir: &Path, server: &FakeProvider) -> PathBuf {
+    let path = dir.join("xdg/koi/koi.toml");
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("the config dir");
+    std::fs::write(&path, ai_config(server, 100, 30)).expect("the config");
+    path
+}
+
+/// Where the harness's koi (and a `k` given [`Scene::k_env`]) keep their
+/// session logs.
+pub fn sessions_dir(dir: &Path) -> PathBuf {
+    dir.join("xdg-data/koi/sessions")
+}
+
+/// Every session log's text (not the `.lock` sidecars), by file name.
+pub fn session_logs(dir: &Path) -> Vec<(String, String)> {
+    let mut logs: Vec<(String, String)> = std::fs::read_dir(sessions_dir(dir))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            let stem = e.path().file_stem()?.to_string_lossy().into_owned();
+            Some((stem, text))
+        })
+        .collect();
+    logs.sort();
+    logs
+}
+
+/// How many entries of `kind` (`turn_end`, `approval_asked`, …) all logs hold.
+pub fn log_count(dir: &Path, kind: &str) -> usize {
+    let needle = format!("\"type\":\"{kind}\"");
+    session_logs(dir)
+        .iter()
+        .map(|(_, log)| log.matches(&needle).count())
+        .sum()
+}
+
+/// Every logged entry of `kind`, parsed.
+pub fn log_entries(dir: &Path, kind: &str) -> Vec<serde_json::Value> {
+    session_logs(dir)
+        .iter()
+        .flat_map(|(_, log)| log.lines().map(str::to_owned).collect::<Vec<_>>())
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
+        .filter(|e| e["type"] == kind)
+        .collect()
+}
+
+/// The panel as koi last wrote it: `overlay: open|closed`, then its text.
+pub fn read_overlay(dump: &Path) -> String {
+    let mut path = dump.as_os_str().to_owned();
+    path.push(".overlay");
+    std::fs::read_to_string(Path::new(&path)).unwrap_or_default()
+}
+
+/// Whether the panel is open and idle: no turn running (its title says
+/// "working" while one does).
+pub fn panel_idle(overlay: &str) -> bool {
+    let mut lines = overlay.lines();
+    lines.next() == Some("overlay: open") && lines.next().is_some_and(|t| !t.contains(" working"))
+}
+
+/// koi under Xvfb with a shell, configured to talk to `server`. Fields
+/// drop in order: koi before its X server.
+pub struct Scene {
+    pub koi: Koi,
+    pub x: Xvfb,
+    pub dir: tempfile::TempDir,
+    pub server: FakeProvider,
+}
+
+impl Scene {
+    /// koi with a shell in a fresh directory, talking to `server`; `extra`
+    /// are more koi arguments, `env` more environment for koi and its shell.
+    pub fn start(server: FakeProvider, extra: &[&str], env: &[(&str, String)]) -> Scene {
+        let x = Xvfb::start();
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let config = write_ai_config(dir.path(), &server);
+        let koi = Koi::start_with_env(&x, dir.path(), &config, extra, env);
+        Scene {
+            koi,
+            x,
+            dir,
+            server,
+        }
+    }
+
+    /// The panel's text now.
+    pub fn overlay(&self) -> String {
+        read_overlay(&self.koi.dump)
+    }
+
+    /// Waits until the panel's text satisfies `f`; a failure shows it.
+    pub fn wait_for_panel(&self, what: &str, f: impl Fn(&str) -> bool) {
+        let deadline = std::time::Instant::now() + MODEL_WAIT;
+        loop {
+            let text = self.overlay();
+            if f(&text) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "timed out waiting for {what}; the panel:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Opens the panel and asks `question`; returns once the model has it.
+    pub fn ask(&self, question: &str) {
+        let before = self.server.request_count();
+        self.koi.keys(&self.x, "ctrl+shift+l");
+        self.koi.type_text(&self.x, question);
+        self.koi.keys(&self.x, "Return");
+        assert!(
+            self.server.wait_for_requests(before + 1, MODEL_WAIT),
+            "the engine never asked the model"
+        );
+    }
+
+    /// Waits until `n` turns have ended (the engine logs each end before
+    /// the panel hears of it) and the panel shows it: keys sent after this
+    /// reach an idle panel.
+    pub fn wait_for_turns(&self, n: usize) {
+        eventually(&format!("{n} finished turns"), MODEL_WAIT, || {
+            log_count(self.dir.path(), "turn_end") >= n
+        });
+        self.wait_for_panel("the panel to show the turn ended", panel_idle);
+    }
+
+    /// Closes the panel (the turn has ended) and leaves the shell; returns
+    /// the panel's text as koi last drew it, and the model (for its
+    /// requests).
+    pub fn close_and_exit(self) -> (String, FakeProvider) {
+        self.koi.keys(&self.x, "Escape");
+        self.koi.type_line(&self.x, "exit 0");
+        let (code, stderr, dump) = self.koi.wait(EXIT_WAIT);
+        assert_eq!(code, Some(0), "{stderr}");
+        (read_overlay(&dump), self.server)
+    }
+}
