@@ -413,6 +413,7 @@ impl App {
                 };
                 if !bytes.is_empty() {
                     latency_trace::key();
+                    self.pacer.typed();
                 }
                 t.session().write(bytes);
                 if view_changed {
@@ -426,6 +427,7 @@ impl App {
             }
             Translated::Text(text) => {
                 latency_trace::key();
+                self.pacer.typed();
                 let view_changed = show_live_screen(&mut t.session().terminal().lock(), false);
                 t.session().write(text.into_bytes());
                 if view_changed {

@@ -9,7 +9,8 @@
 //! frame's cost runs from its start until the GPU finished it: a software
 //! rasteriser keeps drawing on its own threads after `present` returns.
 //! kitty spaces frames the same way (its `repaint_delay`), and like its
-//! `input_delay`, a frame after quiet is never delayed.
+//! `input_delay`, a frame after quiet is never delayed, nor is the first
+//! frame after a key press (its echo), even while a flood's spacing holds.
 
 use std::time::{Duration, Instant};
 
@@ -35,8 +36,12 @@ pub(super) const REPORT_ENV: &str = "KOI_REPORT_FRAMES";
 const COST_SMOOTHING: f64 = 0.25;
 
 /// Frames slower than this count as this slow: a frame stalled by the
-/// window system must not stop the screen for long.
-const MAX_COUNTED_COST: Duration = Duration::from_millis(50);
+/// window system must not stop the screen for long. At a quarter share a
+/// flood is still shown every 400 ms at worst. On a loaded 2-core machine
+/// a full-screen frame on a CPU rasteriser takes 100–170 ms of wall time
+/// (lavapipe's threads wait for a core like everything else); a lower cap
+/// drew such frames twice as often and took that CPU from the parser.
+const MAX_COUNTED_COST: Duration = Duration::from_millis(100);
 
 /// The pacing state: when the last frame began and what frames cost.
 #[derive(Debug)]
@@ -46,6 +51,9 @@ pub(super) struct FramePacer {
     last_start: Option<Instant>,
     /// Smoothed wall time of a frame, from its start until the GPU is done.
     cost: Duration,
+    /// A key was sent to the application since the last frame began:
+    /// the frame with its echo starts at once, flood or not.
+    typed: bool,
     /// Frames drawn, and their summed cost, for [`REPORT_ENV`].
     frames: u64,
     total_cost: Duration,
@@ -63,6 +71,7 @@ impl FramePacer {
             share: share.clamp(0.01, 1.0),
             last_start: None,
             cost: Duration::ZERO,
+            typed: false,
             frames: 0,
             total_cost: Duration::ZERO,
         }
@@ -95,12 +104,18 @@ impl FramePacer {
         self.refresh.max(self.cost.div_f64(self.share))
     }
 
+    /// Input went to the application: the next frame shows its answer.
+    pub(super) fn typed(&mut self) {
+        self.typed = true;
+    }
+
     /// When a frame for content that changed at `now` may start: `now`
-    /// after a quiet spell, later while frames come back to back.
+    /// after a quiet spell or a key press, later while frames come back
+    /// to back.
     pub(super) fn earliest_start(&self, now: Instant) -> Instant {
         match self.last_start {
-            Some(last) => (last + self.interval()).max(now),
-            None => now,
+            Some(last) if !self.typed => (last + self.interval()).max(now),
+            _ => now,
         }
     }
 
@@ -115,6 +130,7 @@ impl FramePacer {
             self.cost.mul_f64(1.0 - COST_SMOOTHING) + cost.mul_f64(COST_SMOOTHING)
         };
         self.last_start = Some(start);
+        self.typed = false;
     }
 }
 
@@ -155,6 +171,33 @@ mod tests {
         // 10 ms frames at most a quarter of the time: 40 ms apart.
         let gap = pacer.interval();
         assert!(gap >= 39 * MS && gap <= 41 * MS, "{gap:?}");
+    }
+
+    #[test]
+    fn a_key_typed_during_a_flood_is_echoed_at_once() {
+        let t0 = Instant::now();
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        pacer.frame_done(t0, t0 + 30 * MS);
+        let soon = t0 + 35 * MS;
+        assert!(pacer.earliest_start(soon) > soon);
+        pacer.typed();
+        assert_eq!(pacer.earliest_start(soon), soon);
+        // The echo's frame is drawn; the flood is spaced again after it.
+        pacer.frame_done(soon, soon + 30 * MS);
+        assert!(pacer.earliest_start(soon + 31 * MS) > soon + 31 * MS);
+    }
+
+    #[test]
+    fn frames_slowed_by_a_loaded_machine_are_spaced_by_their_cost() {
+        let t0 = Instant::now();
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut start = t0;
+        for _ in 0..40 {
+            pacer.frame_done(start, start + 150 * MS);
+            start = pacer.earliest_start(start + 150 * MS);
+        }
+        // Counted as 100 ms each, at most a quarter of the time.
+        assert_eq!(pacer.interval(), 4 * MAX_COUNTED_COST);
     }
 
     #[test]
