@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ai_tools::sandbox::{expand_tilde, SandboxConfig, SandboxMode};
+pub use ai_tools::tools::web_search::{SearchProvider, WebSearchConfig};
 use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +91,15 @@ pub struct AiConfig {
     pub prices: Option<Prices>,
     /// `[ai.compaction]`: context windows and thresholds.
     pub compaction: Option<CompactionToml>,
+    /// The memory curator (on by default with a model; never in the demo).
+    pub memory: Option<bool>,
+    /// `[ai.web_search]`: the search service behind the `web_search` tool.
+    pub web_search: Option<WebSearchConfig>,
+    /// Declare the provider's own web search (Anthropic's `web_search`
+    /// server tool, the Responses API's `web_search` tool) instead of
+    /// koi's `web_search` tool. Chat Completions has none; it is ignored
+    /// there.
+    pub native_web_search: Option<bool>,
 }
 
 impl fmt::Debug for AiConfig {
@@ -108,6 +118,9 @@ impl fmt::Debug for AiConfig {
             .field("thinking", &self.thinking)
             .field("prices", &self.prices)
             .field("compaction", &self.compaction)
+            .field("memory", &self.memory)
+            .field("web_search", &self.web_search)
+            .field("native_web_search", &self.native_web_search)
             .finish()
     }
 }
@@ -215,6 +228,9 @@ impl AiConfig {
         }
         if let Some(c) = &self.compaction {
             c.validate().map_err(ConfigError::Invalid)?;
+        }
+        if let Some(w) = &self.web_search {
+            w.validate().map_err(ConfigError::Invalid)?;
         }
         if let Some(url) = &self.base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -365,7 +381,46 @@ impl AiConfig {
             ),
             src(self.compaction.is_some()),
         ));
+        // The demo has no model to curate with; a real one curates unless
+        // the user says `memory = false`.
+        let memory = provider != ProviderKind::Demo && self.memory.unwrap_or(true);
+        sources.push(Provenance::new(
+            "memory",
+            if memory { "on" } else { "off" },
+            src(self.memory.is_some()),
+        ));
+        let web_search = self.web_search.clone();
+        sources.push(Provenance::new(
+            "web_search",
+            &web_search.as_ref().map_or_else(
+                || "(none)".to_string(),
+                |w| match w.key_env() {
+                    Some(var) => format!("{} (key from {var})", w.provider.as_str()),
+                    None => w.provider.as_str().to_string(),
+                },
+            ),
+            src(web_search.is_some()),
+        ));
+        let native_web_search = self.native_web_search.unwrap_or(false)
+            && matches!(
+                provider,
+                ProviderKind::Anthropic | ProviderKind::OpenAiResponses
+            );
+        sources.push(Provenance::new(
+            "native_web_search",
+            if native_web_search { "on" } else { "off" },
+            src(self.native_web_search.is_some()),
+        ));
+        let mut key_env_vars = self.key_env_vars(provider);
+        if let Some(var) = web_search.as_ref().and_then(WebSearchConfig::key_env) {
+            if !key_env_vars.contains(&var) {
+                key_env_vars.push(var);
+            }
+        }
         ResolvedConfig {
+            web_search,
+            native_web_search,
+            memory,
             thinking,
             prices,
             compaction,
@@ -375,7 +430,7 @@ impl AiConfig {
             model,
             fast_model,
             api_key,
-            key_env_vars: self.key_env_vars(provider),
+            key_env_vars,
             approval_mode,
             approval_timeout,
             sources,
@@ -544,6 +599,13 @@ pub struct ResolvedConfig {
     pub prices: Prices,
     /// Context windows and compaction thresholds.
     pub compaction: CompactionSettings,
+    /// Whether the memory curator runs (see [`crate::memory`]).
+    pub memory: bool,
+    /// The `web_search` tool's service; front ends hand it to the registry.
+    pub web_search: Option<WebSearchConfig>,
+    /// Whether the provider's own web search is declared (only ever true
+    /// for Anthropic and the Responses API).
+    pub native_web_search: bool,
     /// Where each value came from, in display order.
     pub sources: Vec<Provenance>,
 }
