@@ -381,46 +381,17 @@ impl AiConfig {
             ),
             src(self.compaction.is_some()),
         ));
-        // The demo has no model to curate with; a real one curates unless
-        // the user says `memory = false`.
-        let memory = provider != ProviderKind::Demo && self.memory.unwrap_or(true);
-        sources.push(Provenance::new(
-            "memory",
-            if memory { "on" } else { "off" },
-            src(self.memory.is_some()),
-        ));
-        let web_search = self.web_search.clone();
-        sources.push(Provenance::new(
-            "web_search",
-            &web_search.as_ref().map_or_else(
-                || "(none)".to_string(),
-                |w| match w.key_env() {
-                    Some(var) => format!("{} (key from {var})", w.provider.as_str()),
-                    None => w.provider.as_str().to_string(),
-                },
-            ),
-            src(web_search.is_some()),
-        ));
-        let native_web_search = self.native_web_search.unwrap_or(false)
-            && matches!(
-                provider,
-                ProviderKind::Anthropic | ProviderKind::OpenAiResponses
-            );
-        sources.push(Provenance::new(
-            "native_web_search",
-            if native_web_search { "on" } else { "off" },
-            src(self.native_web_search.is_some()),
-        ));
+        let features = self.features(provider, &mut sources);
         let mut key_env_vars = self.key_env_vars(provider);
-        if let Some(var) = web_search.as_ref().and_then(WebSearchConfig::key_env) {
+        for var in features.extra_secret_vars {
             if !key_env_vars.contains(&var) {
                 key_env_vars.push(var);
             }
         }
         ResolvedConfig {
-            web_search,
-            native_web_search,
-            memory,
+            web_search: features.web_search,
+            native_web_search: features.native_web_search,
+            memory: features.memory,
             thinking,
             prices,
             compaction,
@@ -609,6 +580,9 @@ pub struct ResolvedConfig {
     /// Where each value came from, in display order.
     pub sources: Vec<Provenance>,
 }
+
+#[path = "config_features.rs"]
+mod features;
 
 #[cfg(test)]
 #[path = "config_tests.rs"]

@@ -18,8 +18,8 @@ use crate::conversation::{locked_error, ConvState, Conversation, Origin, Sink};
 use crate::emitter::Emitter;
 pub use crate::emitter::Waker;
 use crate::goal::{run_goal, GoalSpec, GoalStart};
-use crate::memory::{MemoryPaths, MEMORY_IDLE_DELAY};
-use crate::memory_worker::{Event, MemoryOutcome, MemoryWorker};
+use crate::memory::MEMORY_IDLE_DELAY;
+use crate::memory_worker::{Event, MemoryWorker};
 use crate::message::UserInput;
 use crate::model_client::ModelClient;
 use crate::prompt::system_prompt;
@@ -254,35 +254,6 @@ impl Engine {
     /// cancelled or the conversation is busy).
     pub fn compact(&self, conversation: &Conversation) -> (Receiver<StreamMsg>, CancelHandle) {
         self.start(conversation, Job::Compact)
-    }
-
-    /// Whether the memory curator runs in this engine (`[ai] memory`, a
-    /// configured model, sessions saved).
-    pub fn memory_enabled(&self) -> bool {
-        self.memory.is_some()
-    }
-
-    /// Where the memory for this engine's workspace lives (`None`: memory
-    /// is off), for `/memory` and `/memory edit`.
-    pub fn memory_paths(&self) -> Option<MemoryPaths> {
-        Some(self.memory.as_ref()?.paths(self.workspace()))
-    }
-
-    /// The front end is done with `conversation` (`/new`, switching,
-    /// exit): the curator reads what it has not read yet now, in the
-    /// background. The receiver gets the outcome; `None` when memory is
-    /// off. A conversation with no turn in this engine changes nothing.
-    pub fn close_conversation(
-        &self,
-        conversation: &Conversation,
-    ) -> Option<Receiver<MemoryOutcome>> {
-        Some(self.memory.as_ref()?.close(conversation))
-    }
-
-    /// Every curation's outcome (idle and closed), for a front end that
-    /// shows "memory updated"; `None` when memory is off.
-    pub fn memory_reports(&self) -> Option<Receiver<MemoryOutcome>> {
-        Some(self.memory.as_ref()?.reports())
     }
 
     /// The approval mode in force.
@@ -534,6 +505,9 @@ impl Engine {
         (rx, handle)
     }
 }
+
+#[path = "engine_memory.rs"]
+mod memory;
 
 /// What a turn thread does.
 enum Job {

@@ -12,6 +12,7 @@ mod goal;
 mod images;
 mod markdown;
 mod mcp;
+mod memory;
 mod oneshot;
 mod policy;
 mod repl;
