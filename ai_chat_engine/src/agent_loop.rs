@@ -24,6 +24,9 @@ use crate::transport::StepResult;
 
 #[path = "agent_compaction.rs"]
 mod compaction_hook;
+#[path = "agent_memory.rs"]
+mod memory_hook;
+pub(crate) use memory_hook::Snapshot;
 
 /// Told to the model before round [`WRAP_UP_ROUND`].
 pub const WRAP_UP_NOTICE: &str = "This turn has used 19 of its 25 model rounds; 5 remain. \
@@ -49,6 +52,9 @@ pub(crate) struct LoopSettings {
     pub generate_titles: bool,
     /// When older history is compacted.
     pub compaction: crate::compaction::CompactionPolicy,
+    /// koi's data dir when memory is on: the memory files under it go in
+    /// the environment message.
+    pub memory_dir: Option<PathBuf>,
 }
 
 /// The model, the tools and the static prompt a turn runs with.
@@ -343,6 +349,9 @@ impl Agent {
         let config_dir = self.settings.config_dir.as_deref();
         let cwd = conv.cwd();
         let mut now = EnvironmentFacts::gather(&cwd, config_dir, input.terminal_size);
+        if let Some(data) = &self.settings.memory_dir {
+            now.read_memory(&crate::memory::MemoryPaths::new(data, &cwd));
+        }
         let (is_new, note) = {
             let st = conv.lock();
             if now.terminal.is_none() {
@@ -393,6 +402,7 @@ impl Agent {
             system,
             messages,
             tools: if with_tools { &self.specs } else { &[] },
+            native_search: with_tools && self.client.config().native_web_search,
         }
     }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ai_tools::sandbox::{expand_tilde, SandboxConfig, SandboxMode};
+pub use ai_tools::tools::web_search::{SearchProvider, WebSearchConfig};
 use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +91,15 @@ pub struct AiConfig {
     pub prices: Option<Prices>,
     /// `[ai.compaction]`: context windows and thresholds.
     pub compaction: Option<CompactionToml>,
+    /// The memory curator (on by default with a model; never in the demo).
+    pub memory: Option<bool>,
+    /// `[ai.web_search]`: the search service behind the `web_search` tool.
+    pub web_search: Option<WebSearchConfig>,
+    /// Declare the provider's own web search (Anthropic's `web_search`
+    /// server tool, the Responses API's `web_search` tool) instead of
+    /// koi's `web_search` tool. Chat Completions has none; it is ignored
+    /// there.
+    pub native_web_search: Option<bool>,
 }
 
 impl fmt::Debug for AiConfig {
@@ -108,6 +118,9 @@ impl fmt::Debug for AiConfig {
             .field("thinking", &self.thinking)
             .field("prices", &self.prices)
             .field("compaction", &self.compaction)
+            .field("memory", &self.memory)
+            .field("web_search", &self.web_search)
+            .field("native_web_search", &self.native_web_search)
             .finish()
     }
 }
@@ -215,6 +228,9 @@ impl AiConfig {
         }
         if let Some(c) = &self.compaction {
             c.validate().map_err(ConfigError::Invalid)?;
+        }
+        if let Some(w) = &self.web_search {
+            w.validate().map_err(ConfigError::Invalid)?;
         }
         if let Some(url) = &self.base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -365,7 +381,17 @@ impl AiConfig {
             ),
             src(self.compaction.is_some()),
         ));
+        let features = self.features(provider, &mut sources);
+        let mut key_env_vars = self.key_env_vars(provider);
+        for var in features.extra_secret_vars {
+            if !key_env_vars.contains(&var) {
+                key_env_vars.push(var);
+            }
+        }
         ResolvedConfig {
+            web_search: features.web_search,
+            native_web_search: features.native_web_search,
+            memory: features.memory,
             thinking,
             prices,
             compaction,
@@ -375,7 +401,7 @@ impl AiConfig {
             model,
             fast_model,
             api_key,
-            key_env_vars: self.key_env_vars(provider),
+            key_env_vars,
             approval_mode,
             approval_timeout,
             sources,
@@ -544,9 +570,19 @@ pub struct ResolvedConfig {
     pub prices: Prices,
     /// Context windows and compaction thresholds.
     pub compaction: CompactionSettings,
+    /// Whether the memory curator runs (see [`crate::memory`]).
+    pub memory: bool,
+    /// The `web_search` tool's service; front ends hand it to the registry.
+    pub web_search: Option<WebSearchConfig>,
+    /// Whether the provider's own web search is declared (only ever true
+    /// for Anthropic and the Responses API).
+    pub native_web_search: bool,
     /// Where each value came from, in display order.
     pub sources: Vec<Provenance>,
 }
+
+#[path = "config_features.rs"]
+mod features;
 
 #[cfg(test)]
 #[path = "config_tests.rs"]

@@ -171,3 +171,52 @@ fn the_compaction_table_parses_validates_and_resolves() {
         assert!(e.to_string().contains(key), "{bad}: {e}");
     }
 }
+
+#[test]
+fn memory_is_on_with_a_model_off_in_the_demo_and_when_turned_off() {
+    let parse = |t: &str| AiConfig::from_toml_str(t, Path::new("k.toml")).unwrap();
+    let on = parse("[ai]\nprovider = \"anthropic\"\n").resolve_with(&no_env, false);
+    assert!(on.memory);
+    let off =
+        parse("[ai]\nprovider = \"anthropic\"\nmemory = false\n").resolve_with(&no_env, false);
+    assert!(!off.memory);
+    let demo = parse("[ai]\nprovider = \"demo\"\nmemory = true\n").resolve_with(&no_env, false);
+    assert!(!demo.memory);
+    let shown = off.sources.iter().find(|p| p.key == "memory").unwrap();
+    assert_eq!(
+        (shown.value.as_str(), &shown.source),
+        ("off", &Source::Config)
+    );
+}
+
+#[test]
+fn web_search_is_checked_and_its_key_variable_is_a_secret() {
+    let text = "[ai]\nprovider = \"openai-responses\"\nnative_web_search = true\n\
+                [ai.web_search]\nprovider = \"tavily\"\napi_key_env = \"MY_SEARCH\"\n";
+    let r = AiConfig::from_toml_str(text, Path::new("k.toml"))
+        .unwrap()
+        .resolve_with(&no_env, false);
+    assert!(r.native_web_search);
+    assert!(
+        r.key_env_vars.iter().any(|v| v == "MY_SEARCH"),
+        "{:?}",
+        r.key_env_vars
+    );
+    let shown = r.sources.iter().find(|p| p.key == "web_search").unwrap();
+    assert_eq!(shown.value, "tavily (key from MY_SEARCH)");
+    for (bad, want) in [
+        ("[ai.web_search]\nprovider = \"searxng\"\n", "needs url"),
+        ("[ai.web_search]\nprovider = \"bing\"\n", "unknown variant"),
+        (
+            "[ai.web_search]\nprovider = \"brave\"\nkey = \"x\"\n",
+            "unknown field",
+        ),
+        (
+            "[ai.web_search]\nprovider = \"brave\"\nurl = \"file:///x\"\n",
+            "http or https",
+        ),
+    ] {
+        let e = AiConfig::from_toml_str(bad, Path::new("k.toml")).unwrap_err();
+        assert!(e.to_string().contains(want), "{bad}: {e}");
+    }
+}

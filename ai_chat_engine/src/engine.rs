@@ -18,6 +18,8 @@ use crate::conversation::{locked_error, ConvState, Conversation, Origin, Sink};
 use crate::emitter::Emitter;
 pub use crate::emitter::Waker;
 use crate::goal::{run_goal, GoalSpec, GoalStart};
+use crate::memory::MEMORY_IDLE_DELAY;
+use crate::memory_worker::{Event, MemoryWorker};
 use crate::message::UserInput;
 use crate::model_client::ModelClient;
 use crate::prompt::system_prompt;
@@ -25,6 +27,9 @@ use crate::session_log::{self, ConversationContext, ConversationLock, SessionInf
 use crate::stream_msg::{EngineError, StreamMsg};
 use crate::thinking::{ModeMemory, MODES_FILE};
 use crate::tool_exec::ToolRunner;
+
+/// The name both koi's search tool and the providers' own search go by.
+const NATIVE_SEARCH_NAME: &str = "web_search";
 
 /// Front-end choices that are not part of the user's config file.
 #[derive(Clone)]
@@ -54,6 +59,9 @@ pub struct EngineOptions {
     /// started in the background here, declared and announced per
     /// conversation.
     pub mcp: Option<Arc<ai_mcp::Hub>>,
+    /// How long after a turn, with no new one, a conversation counts as
+    /// idle and the memory curator reads it (see [`crate::memory`]).
+    pub memory_idle_delay: Duration,
 }
 
 impl Default for EngineOptions {
@@ -71,6 +79,7 @@ impl Default for EngineOptions {
             // A visible but quick typing effect for the scripted demo.
             demo_word_delay: Duration::from_millis(12),
             mcp: None,
+            memory_idle_delay: MEMORY_IDLE_DELAY,
         }
     }
 }
@@ -112,6 +121,8 @@ pub struct Engine {
     /// Where sessions live (`None`: not saved).
     sessions_dir: Option<PathBuf>,
     waker: Option<Waker>,
+    /// The memory curator (`None`: memory is off).
+    memory: Option<MemoryWorker>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -154,7 +165,12 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
         let system_prompt = system_prompt(options.config_dir.as_deref());
-        let specs = crate::mcp_tools::base_specs(registry.specs(), options.mcp.as_ref());
+        let mut specs = crate::mcp_tools::base_specs(registry.specs(), options.mcp.as_ref());
+        if cfg.native_web_search {
+            // The provider's own `web_search` takes the name; one tool
+            // per name.
+            specs.retain(|s| s.name != NATIVE_SEARCH_NAME);
+        }
         if let Some(hub) = &options.mcp {
             hub.start_all();
         }
@@ -173,6 +189,12 @@ impl Engine {
             .as_ref()
             .and_then(|_| options.data_dir.clone().or_else(crate::config::data_dir))
             .map(|d| d.join(MODES_FILE));
+        // Memory lives beside the sessions, and only where sessions are
+        // saved; never in the demo (the config says so).
+        let memory_dir = sessions_dir
+            .as_ref()
+            .filter(|_| cfg.memory)
+            .and_then(|_| options.data_dir.clone().or_else(crate::config::data_dir));
         let agent = Agent {
             client: ModelClient::new(cfg, options.demo_word_delay, ModeMemory::load(modes_file))?,
             runner: ToolRunner::new(registry, mode, approval_timeout),
@@ -183,12 +205,18 @@ impl Engine {
                 config_dir: options.config_dir,
                 generate_titles: options.generate_titles,
                 compaction: options.compaction,
+                memory_dir: memory_dir.clone(),
             },
         };
+        let agent = Arc::new(agent);
+        let memory = memory_dir.and_then(|dir| {
+            MemoryWorker::start(Arc::clone(&agent), dir, options.memory_idle_delay)
+        });
         Ok(Engine {
-            agent: Arc::new(agent),
+            agent,
             sessions_dir,
             waker: options.waker,
+            memory,
         })
     }
 
@@ -451,9 +479,21 @@ impl Engine {
         let emitter = Emitter::new(tx, self.waker.clone(), token.clone());
         let agent = Arc::clone(&self.agent);
         let conv = conversation.clone();
+        let memory = match job {
+            Job::Turn(_) | Job::Goal(_) => self.memory.as_ref().map(MemoryWorker::events),
+            Job::Compact => None,
+        };
         let spawned = std::thread::Builder::new()
             .name("koi-turn".into())
-            .spawn(move || turn_thread(&agent, &conv, job, emitter, &token));
+            .spawn(move || {
+                if let Some(m) = &memory {
+                    let _ = m.send(Event::TurnStarted(conv.id()));
+                }
+                turn_thread(&agent, &conv, job, emitter, &token);
+                if let Some(m) = &memory {
+                    let _ = m.send(Event::TurnEnded(crate::agent_loop::Snapshot::of(&conv)));
+                }
+            });
         if let Err(e) = spawned {
             // The closure (and its emitter) is gone; report through a fresh channel.
             let (tx, rx) = crossbeam_channel::bounded(1);
@@ -465,6 +505,9 @@ impl Engine {
         (rx, handle)
     }
 }
+
+#[path = "engine_memory.rs"]
+mod memory;
 
 /// What a turn thread does.
 enum Job {

@@ -109,8 +109,11 @@ pub struct EnvironmentFacts {
     pub shell: Option<String>,
     /// Columns × rows, when the front end knows.
     pub terminal: Option<(u16, u16)>,
-    /// MEMORY.md, if present.
+    /// MEMORY.md in the config dir (the user's own notes), if present.
     pub memory: Option<String>,
+    /// The curated memory files with something in them (global first),
+    /// see [`crate::memory`].
+    pub curated: Vec<(crate::memory::MemoryScope, String)>,
 }
 
 impl EnvironmentFacts {
@@ -128,6 +131,18 @@ impl EnvironmentFacts {
             shell: env("SHELL"),
             terminal,
             memory: config_dir.and_then(|d| read_user_file(&d.join(MEMORY_FILE))),
+            curated: Vec::new(),
+        }
+    }
+
+    /// Adds the curated memory of `paths` (empty or unreadable files are
+    /// left out).
+    pub fn read_memory(&mut self, paths: &crate::memory::MemoryPaths) {
+        use crate::memory::MemoryScope;
+        for scope in [MemoryScope::Global, MemoryScope::Project] {
+            if let Some(text) = read_user_file(paths.file(scope)) {
+                self.curated.push((scope, text));
+            }
         }
     }
 
@@ -152,6 +167,11 @@ impl EnvironmentFacts {
             out.push_str("\n\n<memory source=\"MEMORY.md\">\n");
             out.push_str(memory);
             out.push_str("\n</memory>");
+        }
+        for (scope, text) in &self.curated {
+            out.push_str(&format!(
+                "\n\n<memory scope=\"{scope}\" kept-by=\"koi's memory curator\">\n{text}\n</memory>"
+            ));
         }
         out
     }
@@ -190,6 +210,7 @@ impl EnvironmentFacts {
             shell: None,
             terminal,
             memory: None,
+            curated: Vec::new(),
         }
     }
 }

@@ -40,6 +40,34 @@ impl GoalCommand {
     }
 }
 
+/// What `/memory` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemoryCommand {
+    /// `/memory`: the files, what they hold and the latest changes.
+    Show,
+    /// `/memory edit [global|project]`: open a memory file in `$EDITOR`
+    /// (the project's unless `global` is named).
+    Edit(crate::memory::MemoryScope),
+    /// Anything else after `/memory`, as typed.
+    Usage(String),
+}
+
+impl MemoryCommand {
+    fn parse(arg: Option<String>) -> MemoryCommand {
+        use crate::memory::MemoryScope;
+        let Some(arg) = arg else {
+            return MemoryCommand::Show;
+        };
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        match words.as_slice() {
+            ["edit"] => MemoryCommand::Edit(MemoryScope::Project),
+            ["edit", scope] => MemoryScope::parse(scope)
+                .map_or_else(|| MemoryCommand::Usage(arg.clone()), MemoryCommand::Edit),
+            _ => MemoryCommand::Usage(arg.clone()),
+        }
+    }
+}
+
 /// A line typed as `/command [argument]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlashCommand {
@@ -76,6 +104,8 @@ pub enum SlashCommand {
     /// `/image FILE`: attach an image to the next message (without a
     /// file: say what is attached).
     Image(Option<String>),
+    /// `/memory [edit [global|project]]`: the assistant's memory.
+    Memory(MemoryCommand),
     /// `/help` (or `/?`).
     Help,
     /// `/exit` (or `/quit`).
@@ -109,6 +139,7 @@ impl SlashCommand {
             "/compact" => SlashCommand::Compact,
             "/goal" => SlashCommand::Goal(GoalCommand::parse(arg)),
             "/image" => SlashCommand::Image(arg),
+            "/memory" => SlashCommand::Memory(MemoryCommand::parse(arg)),
             "/help" | "/?" => SlashCommand::Help,
             "/exit" | "/quit" => SlashCommand::Exit,
             other => SlashCommand::Unknown(other.to_string()),
@@ -118,8 +149,9 @@ impl SlashCommand {
 
 #[cfg(test)]
 mod tests {
-    use super::GoalCommand;
     use super::SlashCommand::{self, *};
+    use super::{GoalCommand, MemoryCommand};
+    use crate::memory::MemoryScope;
 
     #[test]
     fn parses_commands_and_arguments() {
@@ -159,6 +191,23 @@ mod tests {
             ),
             ("/image shot one.png", Image(Some("shot one.png".into()))),
             ("/image", Image(None)),
+            ("/memory", Memory(MemoryCommand::Show)),
+            (
+                "/memory edit",
+                Memory(MemoryCommand::Edit(MemoryScope::Project)),
+            ),
+            (
+                "/memory  edit global",
+                Memory(MemoryCommand::Edit(MemoryScope::Global)),
+            ),
+            (
+                "/memory forget all",
+                Memory(MemoryCommand::Usage("forget all".into())),
+            ),
+            (
+                "/memory edit team",
+                Memory(MemoryCommand::Usage("edit team".into())),
+            ),
             ("/?", Help),
             ("/quit", Exit),
             ("/frobnicate now", Unknown("/frobnicate".into())),

@@ -29,6 +29,9 @@ pub struct RegistryConfig {
     pub memory_path: Option<PathBuf>,
     /// How shell commands are sandboxed (`[ai] sandbox`, `sandbox_writable`).
     pub sandbox: SandboxConfig,
+    /// The search service behind `web_search` (`[ai.web_search]`); no
+    /// such tool without one.
+    pub web_search: Option<crate::tools::web_search::WebSearchConfig>,
 }
 
 impl RegistryConfig {
@@ -39,6 +42,7 @@ impl RegistryConfig {
             secret_env_vars: Vec::new(),
             memory_path: None,
             sandbox: SandboxConfig::default(),
+            web_search: None,
         }
     }
 }
@@ -74,7 +78,13 @@ impl std::fmt::Debug for Registry {
 impl Registry {
     /// Every standard tool for this workspace.
     pub fn standard(config: RegistryConfig) -> Self {
-        Self::with_tools(config, crate::tools::standard())
+        let mut tools = crate::tools::standard();
+        if let Some(search) = &config.web_search {
+            tools.push(Box::new(crate::tools::web_search::WebSearch::new(
+                search.clone(),
+            )));
+        }
+        Self::with_tools(config, tools)
     }
 
     /// A registry with exactly these tools (tests, restricted front ends).
@@ -346,7 +356,7 @@ pub fn footprint_of(effect: &Effect, ws: &Workspace) -> Footprint {
                 Footprint::Exclusive
             }
         }
-        Effect::NetworkRead { .. } => {
+        Effect::NetworkRead { .. } | Effect::WebSearch { .. } => {
             Footprint::Accesses(vec![Access::Network { mutating: false }])
         }
         Effect::NetworkWrite { .. } => {

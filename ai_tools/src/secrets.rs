@@ -137,6 +137,115 @@ pub fn redact(text: &str, values: &[String]) -> String {
     out
 }
 
+/// Prefixes that providers and services put on their keys and tokens.
+const KEY_PREFIXES: &[&str] = &[
+    "sk-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xapp-",
+    "AKIA",
+    "ASIA",
+    "AIza",
+    "ya29.",
+    "hf_",
+    "npm_",
+    "pypi-",
+    "eyJ",
+];
+
+/// Characters a key-shaped word is made of besides its prefix.
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '/' | '=')
+}
+
+/// Characters after a known prefix before a word counts as a key: short
+/// enough for every real key, long enough that `sk-learn` is not one.
+const MIN_KEY_BODY: usize = 12;
+
+/// Length from which an unprefixed word of mixed-case letters and digits
+/// reads as a generated secret (a 40-character git hash is lower-case
+/// hex and stays).
+const MIN_GENERIC_KEY_LEN: usize = 24;
+
+/// Whether one word (no spaces) looks like a key or token.
+fn is_key_shaped(word: &str) -> bool {
+    if !word.chars().all(is_key_char) {
+        return false;
+    }
+    if KEY_PREFIXES
+        .iter()
+        .any(|p| word.starts_with(p) && word.len() >= p.len() + MIN_KEY_BODY)
+    {
+        return true;
+    }
+    word.len() >= MIN_GENERIC_KEY_LEN
+        && !word.contains('/')
+        && word.chars().any(|c| c.is_ascii_uppercase())
+        && word.chars().any(|c| c.is_ascii_lowercase())
+        && word.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Words of `text` split at whitespace, quotes and the separators keys are
+/// written after (`KEY=…`, `token: …`, `Bearer …`), with their byte ranges.
+fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let separator = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')' | '<' | '>' | '[' | ']' | '{' | '}'
+            )
+    };
+    // Each piece is a subslice of `text`, so its offset is the distance
+    // between the two pointers.
+    text.split(separator)
+        .filter(|w| !w.is_empty())
+        .map(move |w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+}
+
+/// Whether `text` holds anything shaped like a key or token (a provider
+/// prefix such as `sk-` or `ghp_`, or a long mixed-case, digit-bearing
+/// word), or `NAME=value` with a secret-named variable.
+pub fn contains_key_like(text: &str) -> bool {
+    words(text).any(|(_, w)| {
+        let value = w.split_once('=').map_or(w, |(name, value)| {
+            if is_secret_var(name, &[]) && value.len() >= MIN_REDACT_LEN {
+                "sk-assigned-secret-value"
+            } else {
+                value
+            }
+        });
+        is_key_shaped(w) || is_key_shaped(value)
+    })
+}
+
+/// `text` with every key-shaped word (see [`contains_key_like`]) replaced
+/// by `[redacted]`: for text that has no environment to compare with,
+/// such as a key pasted into a chat.
+pub fn redact_key_like(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, w) in words(text) {
+        if contains_key_like(w) {
+            out.push_str(&text[at..start]);
+            out.push_str("[redacted]");
+            at = start + w.len();
+        }
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +281,33 @@ mod tests {
         .unwrap();
         let cleaned = clean_path(&path, &ws);
         assert_eq!(cleaned, OsString::from("/usr/bin:/bin"));
+    }
+
+    #[test]
+    fn key_shaped_words_are_found_and_ordinary_ones_are_not() {
+        for text in [
+            "my key is sk-ant-api03-AbCdEf0123456789xyz",
+            "export OPENAI_API_KEY=abcdefgh12345678",
+            "token: ghp_0123456789abcdefABCDEF0123",
+            "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload",
+            "use 'Zx9kQ2mN7pL4vB8cR1tY6wE3' as the password",
+        ] {
+            assert!(contains_key_like(text), "{text}");
+            let scrubbed = redact_key_like(text);
+            assert!(scrubbed.contains("[redacted]"), "{scrubbed}");
+            assert!(!contains_key_like(&scrubbed), "{scrubbed}");
+        }
+        for text in [
+            "the project uses cargo nextest and sk-learn",
+            "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 fixed it",
+            "paths like /usr/lib/x86_64-linux-gnu/libFoo2Bar.so.1",
+            "PATH=/usr/bin and HOME=/root",
+            "id 123e4567-e89b-12d3-a456-426614174000",
+        ] {
+            assert!(!contains_key_like(text), "{text}");
+            assert_eq!(redact_key_like(text), text);
+        }
+        assert_eq!(redact_key_like("a sk-abcdefghijklmnop b"), "a [redacted] b");
     }
 
     #[test]

@@ -63,6 +63,14 @@ pub enum Effect {
         /// Target URL.
         url: String,
     },
+    /// Asks the search service the user configured (a read: the service
+    /// and its key are the user's choice, the query is all that varies).
+    WebSearch {
+        /// The service's name (`brave`, `tavily`, `searxng`).
+        provider: String,
+        /// What is searched for.
+        query: String,
+    },
     /// Polls or stops a background process this registry started.
     OwnProcess,
     /// Calls a tool of an MCP server.

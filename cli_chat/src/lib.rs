@@ -31,6 +31,7 @@ pub mod goal_cmd;
 pub mod interrupt;
 pub mod json_events;
 pub mod mcp_cmd;
+pub mod memory_cmd;
 pub mod oneshot;
 pub mod overlay;
 pub mod piped;

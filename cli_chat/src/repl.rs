@@ -23,6 +23,7 @@ use crate::conversation::{self, Start};
 use crate::exit::Exit;
 use crate::goal_cmd;
 use crate::interrupt::Interrupts;
+use crate::memory_cmd;
 use crate::render::{Style, TextOutput};
 use crate::sessions_cmd;
 use crate::setup::{self, Front, Settings};
@@ -53,6 +54,9 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
                    work on TEXT over turns until COMMAND exits 0
   /goal            show the goal · /goal resume goes on · /goal clear ends it
   /image FILE      attach an image (PNG, JPEG, GIF, WebP) to the next message
+  /memory          what the assistant remembers, and its latest changes
+  /memory edit [global]
+                   open this project's (or the global) memory in $EDITOR
   /exit            leave";
 
 struct Repl {
@@ -143,6 +147,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
             repl.ask(text);
         }
     }
+    repl.close_for_memory(true);
     Ok(Exit::Done)
 }
 
@@ -298,6 +303,7 @@ impl Repl {
                 Err(e) => say!("k: {e}"),
             },
             SlashCommand::Image(None) => say!("{}", self.pending_images()),
+            SlashCommand::Memory(cmd) => say!("{}", memory_cmd::run(&self.engine, &cmd)),
             SlashCommand::Unknown(c) => say!("k: unknown command {c}; /help lists them"),
         }
         false
@@ -340,6 +346,7 @@ impl Repl {
     /// Continues another conversation (its interrupted calls decided
     /// first).
     fn switch(&mut self, start: &Start) {
+        self.close_for_memory(false);
         // This chat's own hold on it must not count as someone else's.
         if matches!(start, Start::Resume(id) if *id == self.conv.id()) {
             self.conv = self.engine.new_conversation();
@@ -375,7 +382,16 @@ impl Repl {
         );
     }
 
+    /// Hands the conversation being left to the memory curator; at exit
+    /// (`wait`), waits a bounded time for it and says what it kept.
+    fn close_for_memory(&self, wait: bool) {
+        if let Some(line) = memory_cmd::close(&self.engine, &self.conv, wait) {
+            say!("{}", self.style.dim(&line));
+        }
+    }
+
     fn fresh(&mut self, what: &str) {
+        self.close_for_memory(false);
         self.conv = self.engine.new_conversation();
         self.tokens = Tokens::default();
         say!("{}", self.style.dim(what));

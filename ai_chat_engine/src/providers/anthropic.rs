@@ -35,9 +35,29 @@ struct Body<'a> {
     output_config: Option<OutputConfig>,
     system: Vec<Block<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<ToolJson<'a>>,
+    tools: Vec<AnyTool<'a>>,
     messages: Vec<Msg<'a>>,
 }
+
+/// A tool koi runs, or one Anthropic runs itself.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AnyTool<'a> {
+    Client(ToolJson<'a>),
+    Server(ServerTool),
+}
+
+/// Anthropic's web search server tool.
+#[derive(Serialize)]
+struct ServerTool {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'static str,
+    max_uses: u32,
+}
+
+/// The server tool's versioned type, as Anthropic documents it.
+const WEB_SEARCH_TOOL_TYPE: &str = "web_search_20250305";
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -299,16 +319,24 @@ pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
             text: req.system.to_string(),
             cache_control: Some(EPHEMERAL),
         }],
+        // The server tool goes first, so the breakpoint on the last client
+        // tool still covers every tool.
         tools: req
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| ToolJson {
-                name: &t.name,
-                description: &t.description,
-                input_schema: &t.input_schema,
-                cache_control: (i == last_tool).then_some(EPHEMERAL),
-            })
+            .native_search
+            .then_some(AnyTool::Server(ServerTool {
+                kind: WEB_SEARCH_TOOL_TYPE,
+                name: "web_search",
+                max_uses: super::NATIVE_SEARCH_MAX_USES,
+            }))
+            .into_iter()
+            .chain(req.tools.iter().enumerate().map(|(i, t)| {
+                AnyTool::Client(ToolJson {
+                    name: &t.name,
+                    description: &t.description,
+                    input_schema: &t.input_schema,
+                    cache_control: (i == last_tool).then_some(EPHEMERAL),
+                })
+            }))
             .collect(),
         messages,
     };

@@ -21,7 +21,14 @@ pub(crate) struct Request<'a> {
     pub system: &'a str,
     pub messages: &'a [Message],
     pub tools: &'a [ToolSpec],
+    /// Declare the provider's own web search tool beside `tools`
+    /// (Anthropic and the Responses API; Chat Completions has none).
+    pub native_search: bool,
 }
+
+/// Searches one Anthropic response may run with its server tool: enough
+/// to refine a query twice, few enough to bound the cost of a round.
+pub(crate) const NATIVE_SEARCH_MAX_USES: u32 = 5;
 
 /// A ready-to-send HTTP request.
 #[derive(Debug, Clone)]

@@ -28,8 +28,20 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     include: Vec<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<ToolJson<'a>>,
+    tools: Vec<AnyTool<'a>>,
     input: Vec<Item<'a>>,
+}
+
+/// A function koi runs, or the provider's own web search.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AnyTool<'a> {
+    Function(ToolJson<'a>),
+    /// `{"type":"web_search"}`.
+    Search {
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
 }
 
 #[derive(Serialize)]
@@ -176,15 +188,18 @@ pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
             Vec::new()
         },
         tools: req
-            .tools
-            .iter()
-            .map(|t| ToolJson {
-                kind: "function",
-                name: &t.name,
-                description: &t.description,
-                parameters: &t.input_schema,
-                strict: false,
-            })
+            .native_search
+            .then_some(AnyTool::Search { kind: "web_search" })
+            .into_iter()
+            .chain(req.tools.iter().map(|t| {
+                AnyTool::Function(ToolJson {
+                    kind: "function",
+                    name: &t.name,
+                    description: &t.description,
+                    parameters: &t.input_schema,
+                    strict: false,
+                })
+            }))
             .collect(),
         input,
     };

@@ -17,6 +17,7 @@ mod failures;
 mod goal;
 mod images;
 mod mcp;
+mod memory;
 mod panics;
 mod recovery;
 mod robustness;

@@ -152,6 +152,12 @@ fn summarize(effect: &Effect, ws: &Workspace) -> String {
         Effect::Shell { command, .. } => unicode::visible(command),
         Effect::NetworkRead { url } => format!("GET {}", unicode::visible(url)),
         Effect::NetworkWrite { method, url } => format!("{method} {}", unicode::visible(url)),
+        Effect::WebSearch { provider, query } => {
+            format!(
+                "search the web ({provider}) for {}",
+                unicode::visible(query)
+            )
+        }
         Effect::OwnProcess => "manage a background process".into(),
         Effect::Mcp(call) => call.summary(),
     }
@@ -206,7 +212,7 @@ fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
             Floor::Clear,
             Class::SideEffect(format!("an HTTP {method} request may change remote state")),
         ),
-        Effect::OwnProcess => (Floor::Clear, Class::ReadOnly),
+        Effect::WebSearch { .. } | Effect::OwnProcess => (Floor::Clear, Class::ReadOnly),
         Effect::Mcp(call) if call.trusted_read_only() => (Floor::Clear, Class::ReadOnly),
         Effect::Mcp(call) => (Floor::Clear, Class::SideEffect(call.why())),
     }

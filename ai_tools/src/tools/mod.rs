@@ -12,6 +12,7 @@ pub mod project;
 pub mod shell;
 pub mod walk;
 pub mod web;
+pub mod web_search;
 
 use crate::tool::Tool;
 

@@ -56,12 +56,12 @@ struct RequestArgs {
 
 /// What came back.
 #[derive(Debug)]
-struct Response {
-    status: reqwest::StatusCode,
-    headers: Vec<(String, String)>,
-    content_type: String,
-    body: Vec<u8>,
-    truncated: bool,
+pub(crate) struct Response {
+    pub status: reqwest::StatusCode,
+    pub headers: Vec<(String, String)>,
+    pub content_type: String,
+    pub body: Vec<u8>,
+    pub truncated: bool,
 }
 
 /// Headers many servers and frameworks obey to run a GET as another method.
@@ -125,7 +125,7 @@ async fn cancelled(cancel: CancelToken) {
 /// Called from inside a tokio runtime by mistake, it moves to a plain
 /// thread rather than panicking on a nested `block_on`.
 /// It may reach what [`Reach::of`] the URL allows.
-fn send(
+pub(crate) fn send(
     method: reqwest::Method,
     url: reqwest::Url,
     headers: &BTreeMap<String, String>,

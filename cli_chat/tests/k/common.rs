@@ -27,8 +27,10 @@ impl Home {
         std::fs::create_dir_all(h.ws()).unwrap();
         std::fs::create_dir_all(h.config_dir()).unwrap();
         if let Some(s) = server {
+            // The memory curator is off here: its request at exit is
+            // memory.rs's subject, not every test's.
             h.write_config(&format!(
-                "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\n",
+                "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"fake-model\"\nmemory = false\n",
                 s.base_url()
             ));
         }

@@ -13,6 +13,7 @@ mod images;
 mod json_schema;
 mod markdown;
 mod mcp;
+mod memory;
 mod oneshot;
 mod policy;
 mod repl;

@@ -60,6 +60,14 @@ pub struct Assistant {
 
 /// A directory too broad to let the assistant write in or run unproven
 /// commands from: the home directory or the root. Reads still work there.
+/// What `/memory` comes to in the panel.
+pub enum MemoryAnswer {
+    /// Text to show.
+    Show(String),
+    /// A memory file to open in the user's editor.
+    Edit(PathBuf),
+}
+
 pub fn is_broad(dir: &Path) -> bool {
     dir.parent().is_none() || dirs::home_dir().is_some_and(|home| home == dir)
 }
@@ -228,6 +236,7 @@ impl Assistant {
             let mut tools = RegistryConfig::new(workspace);
             tools.secret_env_vars = resolved.key_env_vars.clone();
             tools.sandbox = resolved.sandbox.clone();
+            tools.web_search = resolved.web_search.clone();
             let mut registry = Registry::standard(tools);
             if let Some(hub) = &hub {
                 registry = registry.with_source(hub.clone());
@@ -396,6 +405,29 @@ impl Assistant {
         }
     }
 
+    /// `/memory` and `/memory edit`: what to show, or the file to open.
+    pub fn memory(
+        &mut self,
+        cmd: &ai_chat_engine::MemoryCommand,
+        workspace: &Path,
+    ) -> Result<MemoryAnswer, String> {
+        use ai_chat_engine::memory::{self, store};
+        use ai_chat_engine::MemoryCommand;
+        let engine = self.engine(workspace)?;
+        let Some(paths) = engine.memory_paths() else {
+            return Ok(MemoryAnswer::Show(memory::MEMORY_OFF.to_owned()));
+        };
+        match cmd {
+            MemoryCommand::Show => Ok(MemoryAnswer::Show(memory::show(&paths, 20))),
+            MemoryCommand::Edit(scope) => store::edit_target(&paths, *scope)
+                .map(MemoryAnswer::Edit)
+                .map_err(|e| e.to_string()),
+            MemoryCommand::Usage(arg) => Err(format!(
+                "/memory {arg}? use /memory, /memory edit or /memory edit global"
+            )),
+        }
+    }
+
     /// The conversation changes: an "allow edits" granted to the old one
     /// does not carry over.
     fn end_grant(&mut self) {
@@ -404,12 +436,15 @@ impl Assistant {
         }
     }
 
-    /// Start a fresh conversation.
+    /// Start a fresh conversation; the memory curator reads the old one.
     pub fn new_conversation(&mut self) {
         self.interrupt();
         self.end_grant();
         self.named_dir = None;
-        self.conversation = None;
+        if let (Some(engine), Some(old)) = (&self.engine, self.conversation.take()) {
+            // The outcome shows in `/memory`; nothing here waits for it.
+            let _ = engine.close_conversation(&old);
+        }
         self.uncertain = None;
     }
 

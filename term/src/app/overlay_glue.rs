@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use ai_chat_engine::{Attachment, AttachmentKind, GoalCommand, GoalSpec, StreamMsg};
 use ai_tools::Mode;
 
-use super::assistant::{Assistant, Job};
+use super::assistant::{Assistant, Job, MemoryAnswer};
 use super::clipboard::{Clipboard, Kind};
 use crate::input::{encode_paste, KeyEvent};
 use crate::overlay::{Attachment as Chip, Overlay, OverlayAction, SlashCommand};
@@ -115,23 +115,26 @@ impl Ctx<'_> {
             OverlayAction::Approve => self.decide(true, false),
             OverlayAction::ApproveForConversation => self.decide(true, true),
             OverlayAction::Deny => self.decide(false, false),
-            OverlayAction::InsertIntoTerminal(command) => {
-                let bracketed = self
-                    .session
-                    .terminal()
-                    .lock()
-                    .mode()
-                    .contains(alacritty_terminal::term::TermMode::BRACKETED_PASTE);
-                // Typed at the prompt, never run: no trailing newline.
-                self.session.write(encode_paste(
-                    command.trim_end_matches(['\n', '\r']),
-                    bracketed,
-                ));
-                self.overlay.close();
-            }
+            OverlayAction::InsertIntoTerminal(command) => self.insert_at_prompt(&command),
             OverlayAction::Copy(text) => self.clipboard.store(Kind::Clipboard, text),
             OverlayAction::Slash(command) => self.slash(command),
         }
+    }
+
+    /// Types `command` at the shell's prompt (never run: no trailing
+    /// newline) and closes the panel.
+    fn insert_at_prompt(&mut self, command: &str) {
+        let bracketed = self
+            .session
+            .terminal()
+            .lock()
+            .mode()
+            .contains(alacritty_terminal::term::TermMode::BRACKETED_PASTE);
+        self.session.write(encode_paste(
+            command.trim_end_matches(['\n', '\r']),
+            bracketed,
+        ));
+        self.overlay.close();
     }
 
     fn slash(&mut self, command: SlashCommand) {
@@ -249,6 +252,15 @@ impl Ctx<'_> {
                 }
             }
             SlashCommand::Image(None) => self.overlay.notice(self.assistant.pending_images()),
+            SlashCommand::Memory(cmd) => match self.assistant.memory(&cmd, &self.workspace) {
+                Ok(MemoryAnswer::Show(text)) => self.overlay.notice(text),
+                // Typed at the prompt like an inserted command: Enter opens it.
+                Ok(MemoryAnswer::Edit(path)) => {
+                    let line = ai_chat_engine::memory::editor_shell_line(&path);
+                    self.insert_at_prompt(&line);
+                }
+                Err(e) => self.overlay.error(e),
+            },
             SlashCommand::Exit => self.overlay.close(),
             SlashCommand::Help | SlashCommand::Init | SlashCommand::Unknown(_) => {}
         }

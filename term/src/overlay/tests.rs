@@ -219,6 +219,13 @@ fn slash_commands() {
         o.handle_key(&key(Key::Enter), None),
         OverlayAction::Slash(SlashCommand::Resume(None))
     );
+    type_text(&mut o, "/memory edit global");
+    assert_eq!(
+        o.handle_key(&key(Key::Enter), None),
+        OverlayAction::Slash(SlashCommand::Memory(ai_chat_engine::MemoryCommand::Edit(
+            ai_chat_engine::MemoryScope::Global
+        )))
+    );
     type_text(&mut o, "/bogus");
     assert_eq!(o.handle_key(&key(Key::Enter), None), OverlayAction::Redraw);
     assert!(matches!(

@@ -9,6 +9,8 @@ use crate::wire::{self, Dialect, Part, Role, View};
 pub const TITLE_MARKER: &str = "title";
 /// How the engine's summary request begins its final instruction.
 pub const SUMMARY_MARKER: &str = "Context budget reached";
+/// Text the engine's memory-curator request carries in its system prompt.
+pub const MEMORY_MARKER: &str = "memory curator";
 
 /// Shortest auth value treated as a secret: a shorter one would match
 /// ordinary text by chance.
@@ -23,6 +25,8 @@ pub enum RequestKind {
     Title,
     /// A summary of older history (compaction).
     Summary,
+    /// The memory curator reading a finished conversation (no tools).
+    Memory,
     /// `GET …/models`: a client looking for a server and its models.
     ModelList,
 }
@@ -42,7 +46,10 @@ impl RequestKind {
                 (Role::User, Part::Text(t)) => Some(t.as_str()),
                 _ => None,
             });
-        if last_user.is_some_and(|t| t.contains(SUMMARY_MARKER)) {
+        let no_tools = view.tools_raw.is_empty();
+        if no_tools && view.system_text.contains(MEMORY_MARKER) {
+            RequestKind::Memory
+        } else if last_user.is_some_and(|t| t.contains(SUMMARY_MARKER)) {
             RequestKind::Summary
         } else if view.tools_raw.is_empty()
             && view.system_text.to_ascii_lowercase().contains(TITLE_MARKER)
@@ -195,7 +202,7 @@ impl Checker {
             check_anthropic_roles(&view, &mut flag);
         }
         let kind = RequestKind::of(&view);
-        if kind != RequestKind::Title {
+        if !matches!(kind, RequestKind::Title | RequestKind::Memory) {
             self.check_same_prompt(&view, &mut flag);
         }
         if kind == RequestKind::Turn {

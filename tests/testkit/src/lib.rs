@@ -18,7 +18,7 @@
 //!
 //! Replies are chosen by what a request asks ([`RequestKind`]): unmarked
 //! replies answer turns in order; [`Reply::for_title`] and
-//! [`Reply::for_summary`] answer those requests wherever they fall, and
+//! [`Reply::for_summary`] and [`Reply::for_memory`] answer those requests wherever they fall, and
 //! [`Builder::always`] answers every one of a kind.
 //!
 //! ```no_run
@@ -56,7 +56,9 @@ mod server;
 pub mod window;
 mod wire;
 
-pub use checks::{RequestKind, Violation, ViolationKind, SUMMARY_MARKER, TITLE_MARKER};
+pub use checks::{
+    RequestKind, Violation, ViolationKind, MEMORY_MARKER, SUMMARY_MARKER, TITLE_MARKER,
+};
 pub use dialects::{anthropic, openai_chat, openai_responses};
 pub use reply::Reply;
 pub use server::{Builder, FakeProvider, RecordedRequest};

@@ -148,6 +148,11 @@ impl Reply {
         self.for_kind(RequestKind::Summary)
     }
 
+    /// `for_kind(RequestKind::Memory)`.
+    pub fn for_memory(self) -> Reply {
+        self.for_kind(RequestKind::Memory)
+    }
+
     /// `for_kind(RequestKind::Turn)`: the default, spelt out.
     pub fn for_turn(self) -> Reply {
         self.for_kind(RequestKind::Turn)
