@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ai_tools::registry::panic_message;
-use ai_tools::{CancelToken, Mode, Registry};
+use ai_tools::{CancelToken, Mode, Registry, Tool};
 use crossbeam_channel::Receiver;
 
 use crate::agent_loop::{Agent, LoopSettings};
@@ -17,6 +17,7 @@ use crate::config::{AiConfig, ProviderKind, ResolvedConfig};
 use crate::conversation::{locked_error, ConvState, Conversation, Origin, Sink};
 use crate::emitter::Emitter;
 pub use crate::emitter::Waker;
+use crate::explore::ExploreTool;
 use crate::goal::{run_goal, GoalSpec, GoalStart};
 use crate::message::UserInput;
 use crate::model_client::ModelClient;
@@ -54,6 +55,9 @@ pub struct EngineOptions {
     /// started in the background here, declared and announced per
     /// conversation.
     pub mcp: Option<Arc<ai_mcp::Hub>>,
+    /// Offer the `explore` tool (a read-only subagent; see
+    /// [`crate::explore`]).
+    pub explore: bool,
 }
 
 impl Default for EngineOptions {
@@ -71,6 +75,7 @@ impl Default for EngineOptions {
             // A visible but quick typing effect for the scripted demo.
             demo_word_delay: Duration::from_millis(12),
             mcp: None,
+            explore: true,
         }
     }
 }
@@ -154,7 +159,6 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
         let system_prompt = system_prompt(options.config_dir.as_deref());
-        let specs = crate::mcp_tools::base_specs(registry.specs(), options.mcp.as_ref());
         if let Some(hub) = &options.mcp {
             hub.start_all();
         }
@@ -173,9 +177,25 @@ impl Engine {
             .as_ref()
             .and_then(|_| options.data_dir.clone().or_else(crate::config::data_dir))
             .map(|d| d.join(MODES_FILE));
+        let client = Arc::new(ModelClient::new(
+            cfg,
+            options.demo_word_delay,
+            ModeMemory::load(modes_file),
+        )?);
+        let explore = options.explore.then(|| {
+            Arc::new(ExploreTool::new(
+                Arc::clone(&client),
+                Arc::clone(&registry),
+                &system_prompt,
+            ))
+        });
+        // The engine's own tool follows the registry's, before `mcp_call`.
+        let mut native = registry.specs();
+        native.extend(explore.iter().map(|e| e.spec()));
+        let specs = crate::mcp_tools::base_specs(native, options.mcp.as_ref());
         let agent = Agent {
-            client: ModelClient::new(cfg, options.demo_word_delay, ModeMemory::load(modes_file))?,
-            runner: ToolRunner::new(registry, mode, approval_timeout),
+            client,
+            runner: ToolRunner::new(registry, explore, mode, approval_timeout),
             system_prompt,
             specs,
             mcp: options.mcp,
