@@ -400,6 +400,70 @@ mod tests {
         );
     }
 
+    fn explore_events() -> Vec<Event> {
+        let nested = |step| Event::Subagent {
+            parent: "e1".into(),
+            step,
+        };
+        vec![
+            Event::ToolStart {
+                id: "e1".into(),
+                name: "explore".into(),
+                args_preview: String::new(),
+                summary: "how?".into(),
+            },
+            nested(SubagentEvent::Round { round: 1 }),
+            nested(SubagentEvent::ToolStart {
+                id: "r1".into(),
+                name: "fs_read".into(),
+                summary: "a.rs".into(),
+            }),
+            nested(SubagentEvent::ToolFailed {
+                id: "w1".into(),
+                error: "denied".into(),
+            }),
+            nested(SubagentEvent::Finished {
+                summary: "explore: 2 rounds".into(),
+            }),
+            Event::ToolDone {
+                id: "e1".into(),
+                preview: "explore: 2 rounds".into(),
+            },
+        ]
+    }
+
+    fn stderr_of(style: Style) -> String {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        {
+            let mut t = TextOutput::new(&mut out, &mut err, style);
+            for ev in explore_events() {
+                t.event(&ev).unwrap();
+            }
+        }
+        assert!(out.is_empty());
+        String::from_utf8(err).unwrap()
+    }
+
+    #[test]
+    fn subagent_steps_nest_under_the_tool_line() {
+        // A log: one nested line per step.
+        assert_eq!(
+            stderr_of(Style::plain()),
+            "→ explore how?\n  │ fs_read a.rs\n  │ ✗ denied\n← explore: 2 rounds\n"
+        );
+        // A terminal: one live line, replaced by each step and erased at
+        // the end, so the call collapses to its summary.
+        let err = stderr_of(Style { on: true });
+        assert!(
+            err.contains("\r\x1b[2K\x1b[2m  │ fs_read a.rs\x1b[0m\r\x1b[2K"),
+            "{err:?}"
+        );
+        assert!(
+            err.ends_with("denied\x1b[0m\r\x1b[2K\x1b[2m← explore: 2 rounds\x1b[0m\n"),
+            "{err:?}"
+        );
+    }
+
     #[test]
     fn one_line_is_short_and_clean() {
         assert_eq!(one_line("a\x1bb\nsecond"), "a␛b…");

@@ -5,11 +5,12 @@
 //!
 //! Choices, and why:
 //! - The child talks to the same provider and model as the parent, with
-//!   the same static system prompt, so its requests share the provider's
-//!   cached system prefix; its own brief (what it may do, what to answer)
-//!   is its first user message. Its tool list is fixed when the engine is
-//!   built (the registry's tools offered to read-only agents), so every
-//!   child request carries the same bytes too.
+//!   the same static system prompt; its own brief (what it may do, what
+//!   to answer) is its first user message. Its tool list is fixed when
+//!   the engine is built (the registry's tools offered to read-only
+//!   agents), so every child request is the same bytes up to its task and
+//!   the children share one cached prefix (and the parent's system
+//!   prompt, where the dialect sends it before the tools).
 //! - Every child call is judged by the same policy in plan mode and must
 //!   also be proven read-only; a shell command then runs in the read-only
 //!   sandbox, as `shell_exec` runs any proven command. A write, an

@@ -417,3 +417,41 @@ fn three_explores_run_in_parallel() {
         );
     }
 }
+
+#[test]
+fn a_child_that_never_answers_stops_at_its_round_limit() {
+    use ai_chat_engine::budgets::EXPLORE_MAX_ROUNDS;
+    let server = FakeProvider::start_with(|req, i| {
+        let results = tool_results(req);
+        match (is_child(req), results.len()) {
+            (false, 0) => parent_calls(&[explore_call("e1", "read forever")]),
+            (false, _) => text_reply("it gave up"),
+            // A fresh call id every round: ids answer one call each.
+            (true, _) => ChatStream::new()
+                .tool_call(&format!("r{i}"), "fs_list", "{}")
+                .tool_calls()
+                .reply(),
+        }
+    });
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let msgs = run(&h.engine, &conv, "read forever");
+    assert!(is_done(&msgs), "{msgs:?}");
+    let requests = server.requests();
+    let children: Vec<_> = requests.iter().filter(|r| is_child(r)).collect();
+    assert_eq!(children.len(), EXPLORE_MAX_ROUNDS);
+    // The last round was told to answer; only it was.
+    let told = |r: &RecordedRequest| r.body_str().contains("Your budget for this task is spent");
+    assert!(told(children.last().unwrap()));
+    assert_eq!(children.iter().filter(|r| told(r)).count(), 1);
+    let history = conv.messages();
+    let content = history
+        .iter()
+        .find_map(|m| match m {
+            Message::ToolResult { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(content.contains("stopped at its round limit"), "{content}");
+    assert_eq!(tool_result_count(&conv), 1);
+}
