@@ -378,3 +378,43 @@ impl Drop for Watch {
         self.done.store(true, Ordering::SeqCst);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Waits (bounded) for `token` to trip.
+    fn trips(token: &CancelToken) -> bool {
+        let give_up = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < give_up {
+            if token.is_cancelled() {
+                return true;
+            }
+            std::thread::sleep(CANCEL_POLL);
+        }
+        false
+    }
+
+    #[test]
+    fn the_childs_token_trips_at_its_deadline_or_with_the_parent() {
+        let parent = CancelToken::new();
+        let timed = Watch::start(&parent, Instant::now() + Duration::from_millis(30));
+        assert!(trips(&timed.token));
+        assert!(!parent.is_cancelled(), "the deadline is the child's alone");
+
+        let far = Instant::now() + Duration::from_secs(3600);
+        let watched = Watch::start(&parent, far);
+        assert!(!watched.token.is_cancelled());
+        parent.cancel();
+        assert!(trips(&watched.token));
+    }
+
+    #[test]
+    fn arguments_must_be_an_object() {
+        assert!(parse_object("").is_ok());
+        assert!(parse_object(r#"{"path":"a"}"#).is_ok());
+        assert!(parse_object("[1]").unwrap_err().contains("JSON object"));
+        assert!(parse_object("{").unwrap_err().contains("not valid JSON"));
+    }
+}
