@@ -59,7 +59,8 @@ pub(crate) struct LoopSettings {
 
 /// The model, the tools and the static prompt a turn runs with.
 pub(crate) struct Agent {
-    pub client: ModelClient,
+    /// Shared with the explore tool, whose children ask the same model.
+    pub client: std::sync::Arc<ModelClient>,
     pub runner: ToolRunner,
     pub system_prompt: String,
     pub specs: Vec<ToolSpec>,

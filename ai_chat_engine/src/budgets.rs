@@ -86,3 +86,33 @@ pub const LOCAL_PROBE_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// Output tokens requested from providers that require a limit (Anthropic).
 pub const MAX_OUTPUT_TOKENS: u32 = 16_384;
+
+/// Model rounds of one `explore` subagent. Listing, searching and reading
+/// a dozen files in batches takes a handful; a task that needs more is
+/// the parent's to split, and the last round is told to answer.
+pub const EXPLORE_MAX_ROUNDS: usize = 12;
+
+/// Tool-result bytes an `explore` subagent may gather into its own
+/// history (~64k tokens): room for a few dozen files, while its requests
+/// stay well inside any model's window. Past it the child is told to
+/// answer with what it has.
+pub const EXPLORE_MAX_HISTORY_BYTES: usize = 256 * 1024;
+
+/// Text and reasoning one `explore` subagent may stream (never shown,
+/// only its final answer is): as for a turn, past it the model is looping.
+pub const EXPLORE_MAX_STREAMED_BYTES: usize = 128 * 1024;
+
+/// Wall time of one `explore` subagent. Reading and searching a project
+/// takes seconds to a minute on a responsive model; five minutes bounds a
+/// stuck one without cutting off a slow local model mid-thought too often.
+pub const EXPLORE_MAX_WALL: Duration = Duration::from_secs(5 * 60);
+
+/// Characters of an `explore` answer the parent sees (~4,000 tokens): a
+/// summary with paths and line numbers, not the files themselves, which
+/// is the point of exploring in a child.
+pub const EXPLORE_ANSWER_CHARS: usize = 16_000;
+
+/// How long a cancelled turn waits for its `explore` children to stop
+/// and report: they look at the cancel flag every [`CANCEL_POLL`], so
+/// this only bounds a bug, and a cancel still ends within a second.
+pub const EXPLORE_CANCEL_GRACE: Duration = Duration::from_millis(500);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ai_tools::registry::panic_message;
-use ai_tools::{CancelToken, Mode, Registry};
+use ai_tools::{CancelToken, Mode, Registry, Tool};
 use crossbeam_channel::Receiver;
 
 use crate::agent_loop::{Agent, LoopSettings};
@@ -17,6 +17,7 @@ use crate::config::{AiConfig, ProviderKind, ResolvedConfig};
 use crate::conversation::{locked_error, ConvState, Conversation, Origin, Sink};
 use crate::emitter::Emitter;
 pub use crate::emitter::Waker;
+use crate::explore::ExploreTool;
 use crate::goal::{run_goal, GoalSpec, GoalStart};
 use crate::memory::MEMORY_IDLE_DELAY;
 use crate::memory_worker::{Event, MemoryWorker};
@@ -62,6 +63,9 @@ pub struct EngineOptions {
     /// How long after a turn, with no new one, a conversation counts as
     /// idle and the memory curator reads it (see [`crate::memory`]).
     pub memory_idle_delay: Duration,
+    /// Offer the `explore` tool (a read-only subagent; see
+    /// [`crate::explore`]).
+    pub explore: bool,
 }
 
 impl Default for EngineOptions {
@@ -80,6 +84,7 @@ impl Default for EngineOptions {
             demo_word_delay: Duration::from_millis(12),
             mcp: None,
             memory_idle_delay: MEMORY_IDLE_DELAY,
+            explore: true,
         }
     }
 }
@@ -165,12 +170,6 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
         let system_prompt = system_prompt(options.config_dir.as_deref());
-        let mut specs = crate::mcp_tools::base_specs(registry.specs(), options.mcp.as_ref());
-        if cfg.native_web_search {
-            // The provider's own `web_search` takes the name; one tool
-            // per name.
-            specs.retain(|s| s.name != NATIVE_SEARCH_NAME);
-        }
         if let Some(hub) = &options.mcp {
             hub.start_all();
         }
@@ -195,9 +194,31 @@ impl Engine {
             .as_ref()
             .filter(|_| cfg.memory)
             .and_then(|_| options.data_dir.clone().or_else(crate::config::data_dir));
+        let native_web_search = cfg.native_web_search;
+        let client = Arc::new(ModelClient::new(
+            cfg,
+            options.demo_word_delay,
+            ModeMemory::load(modes_file),
+        )?);
+        let explore = options.explore.then(|| {
+            Arc::new(ExploreTool::new(
+                Arc::clone(&client),
+                Arc::clone(&registry),
+                &system_prompt,
+            ))
+        });
+        // The engine's own tool follows the registry's, before `mcp_call`.
+        let mut native = registry.specs();
+        native.extend(explore.iter().map(|e| e.spec()));
+        let mut specs = crate::mcp_tools::base_specs(native, options.mcp.as_ref());
+        if native_web_search {
+            // The provider's own `web_search` takes the name; one tool
+            // per name.
+            specs.retain(|s| s.name != NATIVE_SEARCH_NAME);
+        }
         let agent = Agent {
-            client: ModelClient::new(cfg, options.demo_word_delay, ModeMemory::load(modes_file))?,
-            runner: ToolRunner::new(registry, mode, approval_timeout),
+            client,
+            runner: ToolRunner::new(registry, explore, mode, approval_timeout),
             system_prompt,
             specs,
             mcp: options.mcp,

@@ -56,6 +56,7 @@ mod agent_loop;
 mod conversation;
 mod emitter;
 mod engine;
+pub mod explore;
 pub mod fork;
 pub mod masking;
 mod mcp_tools;
@@ -75,6 +76,7 @@ pub use config::{AiConfig, ApiKey, ConfigError, Provenance, ProviderKind, Resolv
 pub use conversation::{Conversation, ABANDONED_RESULT};
 pub use cost::{ModelPrice, Prices, UsageReport};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
+pub use explore::{SubagentEnd, SubagentReport, SubagentStep};
 pub use goal::{Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
 pub use image::{Image, ImageError, ImageFormat, MediaLevel};
 pub use memory::{MemoryError, MemoryPaths, MemoryReport, MemoryScope};

@@ -75,6 +75,9 @@ pub(crate) fn call_summary(arguments: &str) -> String {
             Some(method) => format!("{method} {url}"),
             None => url.to_string(),
         }
+    } else if let Some(task) = text("task") {
+        // A subagent's brief: its first line says what it is about.
+        task.lines().next().unwrap_or("").to_string()
     } else if let Some(id) = map.get("id").filter(|v| v.is_u64() || v.is_string()) {
         format!(
             "#{}",
@@ -116,6 +119,7 @@ mod tests {
             (r#"{"pattern":"TODO","path":"src"}"#, "TODO in src"),
             (r#"{"url":"http://x/","method":"POST"}"#, "POST http://x/"),
             (r#"{"id":3}"#, "#3"),
+            (r#"{"task":"where is main?\nthen more"}"#, "where is main?"),
             ("{}", ""),
             (r#"{"query":"weather"}"#, r#"{"query":"weather"}"#),
             ("not json\u{1b}", "not json "),

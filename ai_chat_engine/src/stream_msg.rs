@@ -55,6 +55,16 @@ pub enum StreamMsg {
         /// What went wrong.
         error: String,
     },
+    /// A step of the subagent working for the tool call `parent` (an
+    /// `explore` call): front ends show it nested under that call's line
+    /// and collapse the steps to the [`SubagentStep::Finished`] line.
+    /// The parent model never sees these.
+    Subagent {
+        /// The parent's call id (as in its `ToolStart`).
+        parent: String,
+        /// What the child did.
+        step: crate::explore::SubagentStep,
+    },
     /// A call needs the user's consent. The engine blocks until `reply`
     /// answers, the approval timeout passes, or the turn is cancelled;
     /// anything but [`ApprovalReply::Approve`] denies.

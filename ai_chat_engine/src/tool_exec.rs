@@ -6,16 +6,19 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ai_tools::registry::footprint_of;
 use ai_tools::run_tag::RunTag;
 use ai_tools::{
     policy, CancelToken, Decision, Mode, ProgressSink, Proof, Registry, ToolError, ToolOutput,
+    ToolRef,
 };
 use crossbeam_channel::RecvTimeoutError;
 
-use crate::budgets::CANCEL_POLL;
+use crate::budgets::{CANCEL_POLL, EXPLORE_CANCEL_GRACE};
 use crate::context::{tool_error_view, tool_result_view};
 use crate::conversation::{Conversation, ABANDONED_RESULT};
 use crate::emitter::Emitter;
+use crate::explore::{ExploreTool, SubagentStep, EXPLORE};
 use crate::message::ToolCall;
 use crate::preview::{call_summary, preview};
 use crate::recovery::{CloseReason, PendingCall};
@@ -65,17 +68,25 @@ enum Gate {
     },
 }
 
-/// The registry, the approval mode and how long an approval may wait.
+/// The registry, the engine's own tool (`explore`), the approval mode
+/// and how long an approval may wait.
 pub(crate) struct ToolRunner {
     registry: Arc<Registry>,
+    explore: Option<Arc<ExploreTool>>,
     mode: Mutex<Mode>,
     approval_timeout: Duration,
 }
 
 impl ToolRunner {
-    pub fn new(registry: Arc<Registry>, mode: Mode, approval_timeout: Duration) -> ToolRunner {
+    pub fn new(
+        registry: Arc<Registry>,
+        explore: Option<Arc<ExploreTool>>,
+        mode: Mode,
+        approval_timeout: Duration,
+    ) -> ToolRunner {
         ToolRunner {
             registry,
+            explore,
             mode: Mutex::new(mode),
             approval_timeout,
         }
@@ -83,6 +94,27 @@ impl ToolRunner {
 
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The tool behind `name`: the engine's `explore`, or the registry's.
+    fn tool(&self, name: &str) -> Option<ToolRef<'_>> {
+        match &self.explore {
+            Some(explore) if name == EXPLORE => Some(ToolRef::Own(explore.as_ref())),
+            _ => self.registry.get(name),
+        }
+    }
+
+    /// The explore tool, when `name` is it.
+    fn explore_for(&self, name: &str) -> Option<&Arc<ExploreTool>> {
+        self.explore.as_ref().filter(|_| name == EXPLORE)
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names = self.registry.names();
+        if self.explore.is_some() {
+            names.push(EXPLORE.to_string());
+        }
+        names
     }
 
     pub fn mode(&self) -> Mode {
@@ -169,13 +201,13 @@ impl ToolRunner {
     fn gate(&self, conv: &Conversation, p: &PendingCall) -> Gate {
         let registry = &self.registry;
         let call = &p.call;
-        if registry.get(&call.name).is_none() {
+        let Some(tool) = self.tool(&call.name) else {
             return Gate::Refuse(format!(
                 "error: there is no tool named `{}`. Available tools: {}. Nothing was run.",
                 call.name,
-                registry.names().join(", ")
+                self.names().join(", ")
             ));
-        }
+        };
         let raw = if call.arguments.trim().is_empty() {
             "{}"
         } else {
@@ -195,15 +227,16 @@ impl ToolRunner {
                 ))
             }
         };
-        if let Err(e) = registry.effect(&call.name, &args) {
+        let effect = match tool.effect(&args, registry.workspace()) {
+            Ok(effect) => effect,
             // Arguments that do not fit the tool's schema: the model's
             // mistake to fix, not a policy decision.
-            return Gate::Refuse(format!("error: {e}. Nothing was run."));
-        }
+            Err(e) => return Gate::Refuse(format!("error: {e}. Nothing was run.")),
+        };
         if !p.rerun && conv.repeats_uncertain(call).is_some() {
             return Gate::Refuse(REPEAT_UNCERTAIN_RESULT.to_string());
         }
-        match registry.decide(&call.name, &args, self.mode()) {
+        match registry.decide_for(&*tool, &args, self.mode()) {
             Decision::Deny { reason } => {
                 Gate::Refuse(format!("denied: {reason}. Nothing was run."))
             }
@@ -218,7 +251,7 @@ impl ToolRunner {
                 ask: Some((summary, detail)),
             },
             Decision::Allow => {
-                let parallel = registry.footprint(&call.name, &args).is_read_only();
+                let parallel = footprint_of(&effect, registry.workspace()).is_read_only();
                 Gate::Run {
                     args,
                     parallel,
@@ -230,8 +263,10 @@ impl ToolRunner {
 
     /// What the policy proves about a call, for its start record.
     fn proof(&self, call: &ToolCall, args: &serde_json::Value) -> StartProof {
-        match self.registry.effect(&call.name, args) {
-            Ok(effect) if policy::proof(&effect, self.registry.workspace()) == Proof::ReadOnly => {
+        let ws = self.registry.workspace();
+        let effect = self.tool(&call.name).map(|t| t.effect(args, ws));
+        match effect {
+            Some(Ok(effect)) if policy::proof(&effect, ws) == Proof::ReadOnly => {
                 StartProof::ReadOnly
             }
             _ => StartProof::Unproven,
@@ -336,10 +371,13 @@ impl Step<'_> {
             return Ok(());
         }
         let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<ToolOutput, ToolError>)>();
-        // Progress from the tool threads, sent on from this thread so the
-        // emitter stays here.
+        // Progress and subagent steps from the tool threads, sent on from
+        // this thread so the emitter stays here.
         let (ptx, prx) = crossbeam_channel::unbounded::<(usize, String)>();
+        let (stx, srx) = crossbeam_channel::unbounded::<(usize, SubagentStep)>();
         let mut waiting = 0usize;
+        // Explore calls still running: a cancel waits for them to stop.
+        let mut children: Vec<usize> = Vec::new();
         let mut failure = None;
         let pending = self.pending;
         for (i, args) in batch {
@@ -362,20 +400,30 @@ impl Step<'_> {
             pause(Point::Started);
             self.announce(i);
             let registry = Arc::clone(&self.runner.registry);
+            let explore = self.runner.explore_for(&call.name).cloned();
+            let is_child = explore.is_some();
             let name = call.name.clone();
             let token = self.cancel.clone();
-            let tx = tx.clone();
-            let ptx = ptx.clone();
+            let (tx, ptx, stx) = (tx.clone(), ptx.clone(), stx.clone());
             let progress = ProgressSink::new(move |text| {
                 let _ = ptx.send((i, text));
             });
             let spawned = std::thread::Builder::new()
                 .name(format!("koi-tool-{name}"))
                 .spawn(move || {
-                    let r = registry.run_reporting(&name, &args, &token, tag, progress);
+                    let r = match explore {
+                        Some(explore) => explore.run_with(&args, &token, &|step| {
+                            let _ = stx.send((i, step));
+                        }),
+                        None => registry.run_reporting(&name, &args, &token, tag, progress),
+                    };
                     let _ = tx.send((i, r));
                 });
             match spawned {
+                Ok(_) if is_child => {
+                    waiting += 1;
+                    children.push(i);
+                }
                 Ok(_) => waiting += 1,
                 Err(e) => self.settle(i, Err(ToolError::Failed(format!("could not start: {e}")))),
             }
@@ -387,26 +435,35 @@ impl Step<'_> {
                     text: preview(&text),
                 });
             }
+            for (i, step) in srx.try_iter() {
+                em.send(StreamMsg::Subagent {
+                    parent: pending[i].call.id.clone(),
+                    step,
+                });
+            }
         };
         while waiting > 0 {
             forward(self.em);
-            match rx.recv_timeout(CANCEL_POLL) {
+            let cancelled = match rx.recv_timeout(CANCEL_POLL) {
                 Ok((i, r)) => {
                     // Progress sent before the result is shown before it.
                     forward(self.em);
                     waiting -= 1;
+                    children.retain(|&c| c != i);
                     pause(Point::Ran);
-                    if matches!(r, Err(ToolError::Cancelled)) {
-                        return Err(EngineError::Cancelled);
+                    let cancelled = matches!(r, Err(ToolError::Cancelled));
+                    if !cancelled {
+                        self.settle(i, r);
                     }
-                    self.settle(i, r);
+                    cancelled
                 }
-                Err(RecvTimeoutError::Timeout) if self.cancel.is_cancelled() => {
-                    // The tools saw the same token; stop waiting for them.
-                    return Err(EngineError::Cancelled);
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+                // The tools saw the same token; stop waiting for them.
+                Err(RecvTimeoutError::Timeout) => self.cancel.is_cancelled(),
                 Err(RecvTimeoutError::Disconnected) => break,
+            };
+            if cancelled {
+                stop_children(&rx, &mut children, || forward(self.em));
+                return Err(EngineError::Cancelled);
             }
         }
         failure.map_or(Ok(()), Err)
@@ -501,4 +558,28 @@ impl Step<'_> {
             }
         }
     }
+}
+
+/// After a cancel, waits (within [`EXPLORE_CANCEL_GRACE`]) for the
+/// explore calls still running to stop, forwarding their last steps, so
+/// the front ends see each subagent end before the turn does. Other
+/// tools are not waited for: they saw the same token.
+fn stop_children(
+    rx: &crossbeam_channel::Receiver<(usize, Result<ToolOutput, ToolError>)>,
+    children: &mut Vec<usize>,
+    forward: impl Fn(),
+) {
+    let deadline = Instant::now() + EXPLORE_CANCEL_GRACE;
+    while !children.is_empty() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        match rx.recv_timeout(left.min(CANCEL_POLL)) {
+            Ok((i, _)) => children.retain(|&c| c != i),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    forward();
 }

@@ -127,6 +127,16 @@ impl Registry {
         self.tools.iter().map(|t| t.spec()).collect()
     }
 
+    /// Specs of the built-in tools a read-only agent is offered
+    /// ([`Tool::offered_read_only`]), in the same order.
+    pub fn read_only_specs(&self) -> Vec<ToolSpec> {
+        self.tools
+            .iter()
+            .filter(|t| t.offered_read_only())
+            .map(|t| t.spec())
+            .collect()
+    }
+
     /// Names of every tool, a source's included.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.tools.iter().map(|t| t.name().to_string()).collect();
@@ -157,7 +167,18 @@ impl Registry {
     /// can read. With `sandbox = "require"` on a kernel that cannot
     /// sandbox, a shell command the policy would allow asks instead.
     pub fn decide(&self, name: &str, args: &serde_json::Value, mode: Mode) -> Decision {
-        let decision = match self.effect(name, args) {
+        match self.get(name) {
+            Some(tool) => self.decide_for(&*tool, args, mode),
+            None => Decision::Deny {
+                reason: ToolError::UnknownTool(name.to_string()).to_string(),
+            },
+        }
+    }
+
+    /// [`Registry::decide`] for a tool that is not the registry's (one the
+    /// engine owns, such as `explore`): the same policy, in this workspace.
+    pub fn decide_for(&self, tool: &dyn Tool, args: &serde_json::Value, mode: Mode) -> Decision {
+        let decision = match tool.effect(args, &self.workspace) {
             Ok(effect) => {
                 let d = policy::decide(&effect, mode, &self.workspace);
                 self.require_sandbox(&effect, d, mode)
@@ -168,9 +189,7 @@ impl Registry {
         };
         match decision {
             Decision::Ask { summary, detail } => {
-                let preview = self
-                    .get(name)
-                    .and_then(|t| t.approval_preview(args, &self.workspace));
+                let preview = tool.approval_preview(args, &self.workspace);
                 let detail = match preview {
                     Some(p) => format!("{detail}\n{p}"),
                     None => detail,

@@ -181,6 +181,14 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Whether a read-only agent (the `explore` subagent) is offered this
+    /// tool: true when its calls only read, or when the policy can prove
+    /// some of them read-only (`shell_exec`). Each call is still judged in
+    /// plan mode. Leaving it out means the tool is not offered.
+    fn offered_read_only(&self) -> bool {
+        false
+    }
+
     /// The advertised spec.
     fn spec(&self) -> ToolSpec {
         ToolSpec {

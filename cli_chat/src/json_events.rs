@@ -4,7 +4,7 @@
 //! is documented in `cli_chat/README.md`; adding a field or an event type
 //! keeps the version, renaming or removing one bumps it.
 
-use ai_chat_engine::{CompactionReport, EngineError, GoalReport, GoalState};
+use ai_chat_engine::{CompactionReport, EngineError, GoalReport, GoalState, SubagentStep};
 use serde::Serialize;
 
 /// Version of the event schema; bumped only for incompatible changes.
@@ -82,6 +82,14 @@ pub enum Event {
         id: String,
         /// Why.
         error: String,
+    },
+    /// A step of the subagent working for the call `parent` (an
+    /// `explore` call).
+    Subagent {
+        /// The parent's call id.
+        parent: String,
+        /// What the child did.
+        step: SubagentEvent,
     },
     /// A call needs consent.
     ApprovalAsked {
@@ -164,6 +172,70 @@ pub enum Event {
         /// One line for people.
         message: String,
     },
+}
+
+/// One step of a subagent, `{"kind": …, …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SubagentEvent {
+    /// The child asks the model.
+    Round {
+        /// Its round number, from 1.
+        round: usize,
+    },
+    /// A child call starts.
+    ToolStart {
+        /// The child's call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// The arguments summarised for people.
+        summary: String,
+    },
+    /// A child call finished.
+    ToolDone {
+        /// The child's call id.
+        id: String,
+        /// One line saying what it did.
+        preview: String,
+    },
+    /// A child call failed or was refused.
+    ToolFailed {
+        /// The child's call id.
+        id: String,
+        /// Why.
+        error: String,
+    },
+    /// The child ended.
+    Finished {
+        /// Its totals in one line (`explore: 2 rounds, …`).
+        summary: String,
+    },
+}
+
+impl SubagentEvent {
+    /// The event for an engine step.
+    pub fn from_step(step: &SubagentStep) -> SubagentEvent {
+        match step {
+            SubagentStep::Round { round } => SubagentEvent::Round { round: *round },
+            SubagentStep::ToolStart { id, name, summary } => SubagentEvent::ToolStart {
+                id: id.clone(),
+                name: name.clone(),
+                summary: summary.clone(),
+            },
+            SubagentStep::ToolDone { id, result_preview } => SubagentEvent::ToolDone {
+                id: id.clone(),
+                preview: result_preview.clone(),
+            },
+            SubagentStep::ToolFailed { id, error } => SubagentEvent::ToolFailed {
+                id: id.clone(),
+                error: error.clone(),
+            },
+            SubagentStep::Finished(report) => SubagentEvent::Finished {
+                summary: report.line(),
+            },
+        }
+    }
 }
 
 /// `json` with DEL and the C1 controls written as `\u` escapes. JSON

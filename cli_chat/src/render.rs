@@ -7,7 +7,7 @@ use std::io::{self, IsTerminal, Write};
 use ai_tools::terminal_text::escape_controls;
 
 use crate::answer_view::AnswerView;
-use crate::json_events::{DecidedBy, Event};
+use crate::json_events::{DecidedBy, Event, SubagentEvent};
 
 /// Longest tool error shown on one stderr line; the model sees all of it.
 const MAX_ERROR_LINE_CHARS: usize = 200;
@@ -110,6 +110,9 @@ pub struct TextOutput<O: Write, E: Write> {
     err_mid_line: bool,
     /// Answers rendered as markdown (a terminal, unless raw text was asked).
     view: Option<AnswerView>,
+    /// A subagent's latest step stands on `err` as a live line (a
+    /// terminal), erased before anything else is written.
+    err_live: bool,
 }
 
 impl<O: Write, E: Write> TextOutput<O, E> {
@@ -124,6 +127,7 @@ impl<O: Write, E: Write> TextOutput<O, E> {
             wrote_answer: false,
             err_mid_line: false,
             view: None,
+            err_live: false,
         }
     }
 
@@ -160,6 +164,31 @@ impl<O: Write, E: Write> TextOutput<O, E> {
         }
     }
 
+    /// Erases the live subagent line, if one stands.
+    fn clear_live(&mut self) {
+        if self.err_live {
+            let _ = write!(self.err, "\r\x1b[2K");
+            let _ = self.err.flush();
+            self.err_live = false;
+        }
+    }
+
+    /// A subagent's step, nested under its tool line: on a terminal one
+    /// live line that the next step replaces and the end erases (the
+    /// parent's `←` line is the collapsed summary); elsewhere a line each.
+    fn nested(&mut self, text: &str) -> io::Result<()> {
+        let line = format!("  │ {}", one_line(text));
+        if !self.style.on {
+            return self.note(&line);
+        }
+        self.end_answer_line()?;
+        self.end_reasoning_line();
+        let _ = write!(self.err, "\r\x1b[2K{}", self.style.dim(&line));
+        let _ = self.err.flush();
+        self.err_live = true;
+        Ok(())
+    }
+
     /// A line on stderr (failures to write there are not worth dying for).
     fn note(&mut self, line: &str) -> io::Result<()> {
         self.end_answer_line()?;
@@ -179,8 +208,22 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
     }
 
     fn event(&mut self, ev: &Event) -> io::Result<()> {
+        if !matches!(ev, Event::Subagent { .. }) {
+            self.clear_live();
+        }
         match ev {
             Event::Session { .. } | Event::Usage { .. } => Ok(()),
+            Event::Subagent { step, .. } => match step {
+                SubagentEvent::ToolStart { name, summary, .. } => {
+                    self.nested(&format!("{name} {summary}"))
+                }
+                SubagentEvent::ToolFailed { error, .. } => self.nested(&format!("✗ {error}")),
+                SubagentEvent::Finished { .. } => {
+                    self.clear_live();
+                    Ok(())
+                }
+                SubagentEvent::Round { .. } | SubagentEvent::ToolDone { .. } => Ok(()),
+            },
             Event::ApprovalAsked { .. } | Event::Uncertain { .. } => {
                 // The question is asked below the answer, which must not
                 // be repainted under it.
@@ -354,6 +397,70 @@ mod tests {
         assert_eq!(
             String::from_utf8(err).unwrap(),
             "→ fs_read src/main.rs\n← read src/main.rs → 3 lines\n"
+        );
+    }
+
+    fn explore_events() -> Vec<Event> {
+        let nested = |step| Event::Subagent {
+            parent: "e1".into(),
+            step,
+        };
+        vec![
+            Event::ToolStart {
+                id: "e1".into(),
+                name: "explore".into(),
+                args_preview: String::new(),
+                summary: "how?".into(),
+            },
+            nested(SubagentEvent::Round { round: 1 }),
+            nested(SubagentEvent::ToolStart {
+                id: "r1".into(),
+                name: "fs_read".into(),
+                summary: "a.rs".into(),
+            }),
+            nested(SubagentEvent::ToolFailed {
+                id: "w1".into(),
+                error: "denied".into(),
+            }),
+            nested(SubagentEvent::Finished {
+                summary: "explore: 2 rounds".into(),
+            }),
+            Event::ToolDone {
+                id: "e1".into(),
+                preview: "explore: 2 rounds".into(),
+            },
+        ]
+    }
+
+    fn stderr_of(style: Style) -> String {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        {
+            let mut t = TextOutput::new(&mut out, &mut err, style);
+            for ev in explore_events() {
+                t.event(&ev).unwrap();
+            }
+        }
+        assert!(out.is_empty());
+        String::from_utf8(err).unwrap()
+    }
+
+    #[test]
+    fn subagent_steps_nest_under_the_tool_line() {
+        // A log: one nested line per step.
+        assert_eq!(
+            stderr_of(Style::plain()),
+            "→ explore how?\n  │ fs_read a.rs\n  │ ✗ denied\n← explore: 2 rounds\n"
+        );
+        // A terminal: one live line, replaced by each step and erased at
+        // the end, so the call collapses to its summary.
+        let err = stderr_of(Style { on: true });
+        assert!(
+            err.contains("\r\x1b[2K\x1b[2m  │ fs_read a.rs\x1b[0m\r\x1b[2K"),
+            "{err:?}"
+        );
+        assert!(
+            err.ends_with("denied\x1b[0m\r\x1b[2K\x1b[2m← explore: 2 rounds\x1b[0m\n"),
+            "{err:?}"
         );
     }
 

@@ -9,7 +9,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::approval::Approver;
 use crate::interrupt::Interrupts;
-use crate::json_events::{DecidedBy, Event};
+use crate::json_events::{DecidedBy, Event, SubagentEvent};
 use crate::render::Output;
 
 /// How often the loop looks at the Ctrl+C flag while waiting for the
@@ -249,6 +249,10 @@ fn plain_event(msg: StreamMsg) -> Option<Event> {
             preview: result_preview,
         },
         StreamMsg::ToolFailed { id, error } => Event::ToolFailed { id, error },
+        StreamMsg::Subagent { parent, step } => Event::Subagent {
+            parent,
+            step: SubagentEvent::from_step(&step),
+        },
         StreamMsg::Notice(text) => Event::Notice { text },
         StreamMsg::Usage {
             input,

@@ -13,6 +13,7 @@ mod common;
 mod compaction;
 mod dialects;
 mod errors;
+mod explore;
 mod failures;
 mod goal;
 mod images;

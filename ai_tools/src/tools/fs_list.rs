@@ -65,6 +65,10 @@ impl Tool for FsList {
         })
     }
 
+    fn offered_read_only(&self) -> bool {
+        true
+    }
+
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         let a: ListArgs = parse_args(self.name(), args)?;
         Ok(Effect::Read(vec![ws.resolve(path_or_root(&a.path))]))
@@ -136,6 +140,10 @@ impl Tool for FileTree {
                 "depth": {"type": "integer", "minimum": 1, "maximum": MAX_TREE_DEPTH}
             }
         })
+    }
+
+    fn offered_read_only(&self) -> bool {
+        true
     }
 
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {

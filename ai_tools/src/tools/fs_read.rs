@@ -56,6 +56,10 @@ impl Tool for FsRead {
         })
     }
 
+    fn offered_read_only(&self) -> bool {
+        true
+    }
+
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         let a: Args = parse_args(self.name(), args)?;
         Ok(Effect::Read(vec![ws.resolve(&a.path)]))

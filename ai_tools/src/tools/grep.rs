@@ -69,6 +69,10 @@ impl Tool for GrepSearch {
         })
     }
 
+    fn offered_read_only(&self) -> bool {
+        true
+    }
+
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         let a: Args = parse_args(self.name(), args)?;
         Ok(Effect::Read(vec![

@@ -34,6 +34,10 @@ impl Tool for MemoryRead {
         json!({"type": "object", "properties": {}})
     }
 
+    fn offered_read_only(&self) -> bool {
+        true
+    }
+
     fn effect(&self, _args: &serde_json::Value, _ws: &Workspace) -> Result<Effect, ToolError> {
         Ok(Effect::Read(Vec::new()))
     }

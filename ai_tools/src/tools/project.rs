@@ -96,6 +96,10 @@ impl Tool for ProjectSummary {
         json!({"type": "object", "properties": {}})
     }
 
+    fn offered_read_only(&self) -> bool {
+        true
+    }
+
     fn effect(&self, _args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         Ok(Effect::Read(vec![ws.root().to_path_buf()]))
     }

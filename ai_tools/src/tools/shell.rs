@@ -160,6 +160,11 @@ impl Tool for ShellExec {
         })
     }
 
+    fn offered_read_only(&self) -> bool {
+        // Only the calls the policy proves read-only run for such an agent.
+        true
+    }
+
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         let a: ExecArgs = parse_args(self.name(), args)?;
         Ok(Effect::Shell {

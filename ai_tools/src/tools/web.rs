@@ -304,6 +304,10 @@ impl Tool for WebFetch {
         json!({"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]})
     }
 
+    fn offered_read_only(&self) -> bool {
+        true
+    }
+
     fn effect(&self, args: &serde_json::Value, _ws: &Workspace) -> Result<Effect, ToolError> {
         let a: FetchArgs = parse_args(self.name(), args)?;
         check_url(&a.url)?;

@@ -7,6 +7,7 @@ use render::{Span, StyledLine};
 
 use super::markdown;
 use super::style::Palette;
+use super::subagent::Steps;
 use super::wrap::{wrap, WrapOpts};
 
 /// Braille spinner frames, the same look most CLIs use.
@@ -74,6 +75,8 @@ pub struct Conversation {
     usage: Option<(u64, u64, u64)>,
     /// The latest progress line of each running call, by call id.
     progress: std::collections::HashMap<String, String>,
+    /// The steps of each running subagent, by its parent call id.
+    children: std::collections::HashMap<String, Steps>,
     /// Lays out answers, keeping the blocks of the one laid out last so a
     /// streaming answer re-lays only the block a token lands in.
     markdown: std::cell::RefCell<koi_markdown::Renderer>,
@@ -186,11 +189,25 @@ impl Conversation {
                     None => return false,
                 }
             }
+            StreamMsg::Subagent { parent, step } => {
+                self.children.entry(parent.clone()).or_default().apply(step);
+                let at = self.blocks.iter().rposition(
+                    |b| matches!(b, Block::Tool { id: i, state: ToolState::Running, .. } if i == parent),
+                );
+                match at {
+                    Some(i) => self.cache[i] = None,
+                    None => return false,
+                }
+            }
+            // A finished call collapses to its line: the subagent's
+            // steps go, its summary is the result.
             StreamMsg::ToolDone { id, result_preview } => {
                 self.progress.remove(id);
+                self.children.remove(id);
                 self.finish_tool(id, ToolState::Done(result_preview.clone()));
             }
             StreamMsg::ToolFailed { id, error } => {
+                self.children.remove(id);
                 self.finish_tool(id, ToolState::Failed(error.clone()));
             }
             StreamMsg::ApprovalRequired { .. } => return false,
@@ -267,6 +284,7 @@ impl Conversation {
 
     /// Marks tools still running as interrupted (the turn ended under them).
     fn interrupt_tools(&mut self) {
+        self.children.clear();
         for (i, b) in self.blocks.iter_mut().enumerate() {
             if let Block::Tool { state, .. } = b {
                 if *state == ToolState::Running {
@@ -429,7 +447,11 @@ impl Conversation {
                     cont_prefix: &hang,
                     ..WrapOpts::default()
                 };
-                wrap(&spans, width, &opts)
+                let mut out = wrap(&spans, width, &opts);
+                if let (ToolState::Running, Some(steps)) = (state, self.children.get(id)) {
+                    out.extend(nested_lines(steps, width, pal));
+                }
+                out
             }
             Block::Error(text) => text
                 .split('\n')
@@ -533,3 +555,22 @@ impl Conversation {
 #[cfg(test)]
 #[path = "conversation_tests.rs"]
 mod tests;
+
+/// A running subagent's latest steps, one line each under its tool line.
+fn nested_lines(steps: &Steps, width: usize, pal: &Palette) -> Vec<StyledLine> {
+    let (hidden, shown) = steps.shown();
+    let mut out = Vec::new();
+    let opts = WrapOpts::default();
+    if hidden > 0 {
+        let more = format!("  │ … {hidden} earlier");
+        out.extend(wrap(&[Span::new(more, pal.dim)], width, &opts));
+    }
+    for (mark, text) in shown {
+        let spans = [
+            Span::new(format!("  │ {} ", mark.glyph()), pal.dim),
+            Span::new(text.to_string(), pal.dim),
+        ];
+        out.extend(wrap(&spans, width, &opts));
+    }
+    out
+}

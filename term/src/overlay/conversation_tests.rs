@@ -173,3 +173,43 @@ fn scroll_is_clamped_to_content() {
     c.scroll(-1000);
     assert_eq!(c.scroll_offset(), 0);
 }
+
+#[test]
+fn a_subagent_nests_under_its_call_and_collapses_when_done() {
+    use ai_chat_engine::SubagentStep;
+    let mut c = Conversation::new();
+    c.apply(&StreamMsg::ToolStart {
+        id: "e1".into(),
+        name: "explore".into(),
+        args_preview: String::new(),
+        summary: "how is config loaded?".into(),
+    });
+    let step = |step| StreamMsg::Subagent {
+        parent: "e1".into(),
+        step,
+    };
+    assert!(c.apply(&step(SubagentStep::ToolStart {
+        id: "r1".into(),
+        name: "fs_read".into(),
+        summary: "src/config.rs".into(),
+    })));
+    c.apply(&step(SubagentStep::ToolStart {
+        id: "w1".into(),
+        name: "fs_write".into(),
+        summary: "x".into(),
+    }));
+    c.apply(&step(SubagentStep::ToolFailed {
+        id: "w1".into(),
+        error: "refused".into(),
+    }));
+    let lines = dump(&mut c, 60);
+    let at = lines.iter().position(|l| l.contains("explore")).unwrap();
+    assert_eq!(lines[at + 1], "  │ · fs_read src/config.rs");
+    assert_eq!(lines[at + 2], "  │ ✗ fs_write x");
+    c.apply(&StreamMsg::ToolDone {
+        id: "e1".into(),
+        result_preview: "explore: 2 rounds, 2 tool calls".into(),
+    });
+    let lines = dump(&mut c, 60);
+    assert_eq!(lines, ["✓ explore → explore: 2 rounds, 2 tool calls"]);
+}

@@ -27,6 +27,7 @@ mod mouse;
 pub mod panel;
 pub mod selection;
 pub mod style;
+pub mod subagent;
 pub mod wrap;
 
 pub use ai_chat_engine::SlashCommand;
