@@ -34,6 +34,7 @@ pub mod compaction;
 pub mod config;
 pub mod context;
 pub mod cost;
+pub mod failed_command;
 pub mod goal;
 pub mod image;
 pub mod message;
@@ -72,6 +73,7 @@ pub use config::{AiConfig, ApiKey, ConfigError, Provenance, ProviderKind, Resolv
 pub use conversation::{Conversation, ABANDONED_RESULT};
 pub use cost::{ModelPrice, Prices, UsageReport};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
+pub use failed_command::FailedCommand;
 pub use goal::{Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
 pub use image::{Image, ImageError, ImageFormat, MediaLevel};
 pub use message::{Attachment, AttachmentKind, Message, ReasoningBlock, ToolCall, UserInput};
