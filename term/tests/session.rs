@@ -411,23 +411,29 @@ fn shell_integration_reports_the_last_command_and_cwd() {
     s.wait_exit(Some(WAIT)).unwrap();
 }
 
+/// An rc file that sets a plain prompt (the system's bash.bashrc may set
+/// its own) and loads koi's integration.
+fn koi_rc(dir: &std::path::Path) -> String {
+    let koi = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    let rc = dir.join("rc.bash");
+    std::fs::write(&rc, format!("PS1='$ '\nsource '{koi}'\n")).unwrap();
+    rc.display().to_string()
+}
+
 /// bash with koi's integration sourced from its rc file, with a marker
 /// file touched at every prompt.
 fn integrated_bash(dir: &std::path::Path, token: Option<String>) -> term::Session {
-    let rc = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    let rc = koi_rc(dir);
     let options = term::SessionOptions {
         command: Some(
-            ["bash", "--rcfile", rc, "--noprofile", "-i"]
+            ["bash", "--rcfile", &rc, "--noprofile", "-i"]
                 .map(String::from)
                 .to_vec(),
         ),
-        env: vec![
-            ("PS1".into(), "$ ".into()),
-            (
-                "PROMPT_COMMAND".into(),
-                format!(": > '{}'", dir.join("ready").display()),
-            ),
-        ],
+        env: vec![(
+            "PROMPT_COMMAND".into(),
+            format!(": > '{}'", dir.join("ready").display()),
+        )],
         working_directory: Some(dir.to_path_buf()),
         size: GridSize::new(200, 40),
         overlay_token: token,

@@ -94,14 +94,18 @@ fn wait_until(s: &term::Session, what: &str, f: impl Fn(&str) -> bool) -> String
 fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
     let server = FakeProvider::start([fix_answer()]);
     let home = Home::new(Some(&server));
-    let rc = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    // A plain prompt (the system's bash.bashrc may set its own), then
+    // koi's integration.
+    let koi = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    let rc = home.root().join("rc.bash");
+    std::fs::write(&rc, format!("PS1='$ '\nsource '{koi}'\n")).unwrap();
+    let rc = rc.display().to_string();
     let k_dir = std::path::Path::new(K)
         .parent()
         .unwrap()
         .display()
         .to_string();
     let mut env = home.env();
-    env.push(("PS1".into(), "$ ".into()));
     for (key, value) in env.iter_mut() {
         if key == "PATH" {
             *value = format!("{k_dir}:{value}");
@@ -109,7 +113,7 @@ fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
     }
     let options = term::SessionOptions {
         command: Some(
-            ["bash", "--rcfile", rc, "--noprofile", "-i"]
+            ["bash", "--rcfile", &rc, "--noprofile", "-i"]
                 .map(String::from)
                 .to_vec(),
         ),

@@ -108,13 +108,53 @@ pub struct ShellState {
     pub cwd: Option<String>,
     pub last_command: Option<LastCommand>,
     /// Where the current command line / output began, as lines counted from
-    /// the top of the scrollback, with the column.
-    command_start: Option<(i64, usize)>,
-    output_start: Option<(i64, usize)>,
+    /// the top of the scrollback, with the column, and the text to find
+    /// them again by (see [`Anchor`]).
+    command_start: Option<Anchor>,
+    output_start: Option<Anchor>,
     command: String,
     /// Set when a block ends; cleared by the next `C` or `D` and by
     /// [`ShellState::dismiss`].
     fresh: Option<BlockEnd>,
+}
+
+/// A grid position with the text before it (on its row, or the whole row
+/// above when it is at column 0). Once the scrollback is full, output
+/// moves text up without growing the history, so a line number taken
+/// earlier points too low by the lines scrolled since; the text finds the
+/// position again.
+#[derive(Clone, Debug)]
+struct Anchor {
+    at: (i64, usize),
+    text: String,
+}
+
+impl Anchor {
+    fn here<T>(term: &Term<T>) -> Self {
+        let at = absolute_cursor(term);
+        Self {
+            at,
+            text: Self::text_at(term, at),
+        }
+    }
+
+    fn text_at<T>(term: &Term<T>, (line, col): (i64, usize)) -> String {
+        if col == 0 {
+            return line_text(term, line - 1);
+        }
+        let text: String = line_text(term, line).chars().take(col).collect();
+        text.trim_end().to_owned()
+    }
+
+    /// Where the position is now: the first place at or above where it
+    /// was whose text still reads the same; where it was when none does.
+    fn now<T>(&self, term: &Term<T>) -> (i64, usize) {
+        let (line, col) = self.at;
+        (0..=line.max(0))
+            .map(|up| (line - up, col))
+            .find(|&at| Self::text_at(term, at) == self.text)
+            .unwrap_or(self.at)
+    }
 }
 
 fn absolute_cursor<T>(term: &Term<T>) -> (i64, usize) {
@@ -160,21 +200,27 @@ impl ShellState {
                 self.command_start = None;
                 self.output_start = None;
             }
-            ShellMark::CommandStart => self.command_start = Some(absolute_cursor(term)),
+            ShellMark::CommandStart => self.command_start = Some(Anchor::here(term)),
             ShellMark::OutputStart => {
                 self.fresh = None;
                 let here = absolute_cursor(term);
-                self.command = self
-                    .command_start
+                let start = self.command_start.as_ref().map(|a| a.now(term));
+                if let (Some(anchor), Some(start)) = (&mut self.command_start, start) {
+                    anchor.at = start;
+                }
+                self.command = start
                     .map(|start| text_between(term, start, here).trim().to_owned())
                     .unwrap_or_default();
-                self.output_start = Some(here);
+                self.output_start = Some(Anchor::here(term));
             }
             ShellMark::CommandEnd(exit_code) => {
                 self.fresh = None;
-                let Some(start) = self.output_start.take() else {
+                let Some(anchor) = self.output_start.take() else {
                     return;
                 };
+                let start = anchor.now(term);
+                // The command line sits just above the output.
+                let shift = anchor.at.0 - start.0;
                 let end = absolute_cursor(term);
                 let mut output = text_between(term, start, end);
                 if output.len() > MAX_OUTPUT_BYTES {
@@ -187,7 +233,10 @@ impl ShellState {
                 // The cursor at column 0 sits below the output's last line;
                 // no output at all leaves the command line as the last.
                 // Blank lines at the end are skipped, down to the command line.
-                let first = self.command_start.map_or(start.0, |(line, _)| line);
+                let first = self
+                    .command_start
+                    .as_ref()
+                    .map_or(start.0, |a| (a.at.0 - shift).min(start.0));
                 let mut last = if end.1 == 0 { end.0 - 1 } else { end.0 };
                 while last > first && line_text(term, last).is_empty() {
                     last -= 1;

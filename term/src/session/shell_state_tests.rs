@@ -180,3 +180,26 @@ fn the_ignore_list_matches_leading_words() {
     };
     assert!(!unknown.wants_fix(&[]), "no status: nothing to say");
 }
+
+#[test]
+fn a_full_scrollback_still_yields_the_command_and_its_output() {
+    let mut sh = Shell::new(4);
+    sh.term = Term::new(
+        Config {
+            scrolling_history: 3,
+            ..Config::default()
+        },
+        &GridSize::new(40, 4),
+        VoidListener,
+    );
+    for i in 0..10 {
+        sh.feed(format!("filler {i}\r\n").as_bytes());
+    }
+    sh.prompt(0);
+    sh.run("cat notes", "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\n", 1);
+    let last = sh.state.last_command.clone().unwrap();
+    assert_eq!(last.command, "cat notes");
+    // What is still in the grid (3 lines of history, 4 on screen).
+    assert!(last.output.ends_with("three\nfour\nfive"), "{last:?}");
+    assert!(sh.fresh().unwrap().row.is_some());
+}
