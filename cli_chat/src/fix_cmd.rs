@@ -125,14 +125,14 @@ fn read_reply(tty: &mut File, timeout: Duration) -> Result<String, RecordError> 
 }
 
 /// The terminal without echo or line editing while koi's reply comes in;
-/// restored on drop.
-struct RawMode<'a> {
-    tty: &'a File,
+/// restored on drop (before the file it was entered on closes).
+struct RawMode {
+    fd: std::os::fd::RawFd,
     saved: libc::termios,
 }
 
-impl<'a> RawMode<'a> {
-    fn enter(tty: &'a File) -> std::io::Result<Self> {
+impl RawMode {
+    fn enter(tty: &File) -> std::io::Result<Self> {
         let fd = tty.as_raw_fd();
         // SAFETY: termios is plain old data; tcgetattr fills it whole or fails.
         let mut saved: libc::termios = unsafe { std::mem::zeroed() };
@@ -149,14 +149,15 @@ impl<'a> RawMode<'a> {
         if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &raw) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        Ok(Self { tty, saved })
+        Ok(Self { fd, saved })
     }
 }
 
-impl Drop for RawMode<'_> {
+impl Drop for RawMode {
     fn drop(&mut self) {
-        // SAFETY: restoring the settings read in `enter` on the same fd.
-        unsafe { libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSANOW, &self.saved) };
+        // SAFETY: restoring the settings read in `enter` on the same fd,
+        // which the caller keeps open for as long as this guard lives.
+        unsafe { libc::tcsetattr(self.fd, libc::TCSANOW, &self.saved) };
     }
 }
 

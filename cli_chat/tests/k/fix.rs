@@ -124,7 +124,7 @@ fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
         ..Default::default()
     };
     let s = term::Session::spawn(options, || {}).unwrap();
-    wait_until(&s, "prompt", |t| t.starts_with("$ "));
+    wait_until(&s, "prompt", |t| t.starts_with('$'));
     s.write("ls /nonexistent\n");
     let deadline = Instant::now() + WAIT;
     while s
