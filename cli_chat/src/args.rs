@@ -26,6 +26,8 @@ Examples:
   k mcp add NAME -- CMD ARGS…           add a stdio MCP server (or --url URL)
   k --overlay                           inside koi: open the Cmd+L overlay
   k --suggest \"big files this week\" print one command for the words (runs nothing)
+  k fix                                 inside koi: why did the last command fail?
+  make 2>&1 | k fix                     anywhere: why does this output show a failure?
 
 By default `k` continues the latest conversation started in the current
 directory (or starts a new one when that one is open in another koi or k).
@@ -193,6 +195,10 @@ pub enum Command {
         #[command(subcommand)]
         action: McpAction,
     },
+    /// Ask why the last command failed and how to fix it: inside koi, koi
+    /// hands over the command, its output and exit status; elsewhere pipe
+    /// the output in (`cmd 2>&1 | k fix`). Nothing runs again.
+    Fix,
 }
 
 /// `k mcp …`.

@@ -27,6 +27,7 @@ pub mod args;
 pub mod config_cmd;
 pub mod conversation;
 pub mod exit;
+pub mod fix_cmd;
 pub mod goal_cmd;
 pub mod interrupt;
 pub mod json_events;
@@ -71,6 +72,7 @@ pub fn run(cli: Cli) -> Result<Exit> {
             action: PolicyAction::Check(check),
         }) => policy_check(&cli, check),
         Some(Command::Mcp { action }) => mcp(&cli, action),
+        Some(Command::Fix) => fix_cmd::run(&cli),
         None => {
             let question = cli.question_text();
             let piped = oneshot::read_piped_stdin(&cli)?;

@@ -2,7 +2,7 @@
 
 use std::io::{self, IsTerminal, Read};
 
-use ai_chat_engine::{GoalState, Step};
+use ai_chat_engine::{GoalState, Step, UserInput};
 use ai_tools::terminal_text::escape_controls;
 use anyhow::{bail, Context, Result};
 
@@ -36,6 +36,12 @@ pub fn read_piped_stdin(cli: &Cli) -> Result<Option<Piped>> {
 /// Runs one turn for `question` and/or `piped`; with neither, continues
 /// what a crash left unfinished in the resumed conversation.
 pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<Exit> {
+    run_input(cli, piped::user_input(question, piped))
+}
+
+/// Runs one turn for `input`; with none, continues what a crash left
+/// unfinished in the resumed conversation.
+pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
     let goal = match &cli.goal.goal {
         Some(text) => Some(
             goal_cmd::spec(text, cli.goal.check.as_deref(), &cli.goal)
@@ -44,7 +50,6 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
         None => None,
     };
     let images = cli.images()?;
-    let mut input = piped::user_input(question, piped);
     if input.is_none() && !images.is_empty() {
         bail!("--image needs a question to go with it (`k --image FILE \"what is this?\"`)");
     }

@@ -12,8 +12,10 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::{bail, Context, Result};
 
-/// koi's private OSC number (unassigned by xterm and friends).
-pub const OSC_NUMBER: u32 = 7717;
+pub use ai_chat_engine::failed_command::OSC_NUMBER;
+
+/// The environment variable koi puts the session's token in.
+pub const TOKEN_ENV: &str = "KOI_SESSION_TOKEN";
 
 /// Longest token accepted; koi's are 32–64 hex digits.
 pub const MAX_TOKEN_LEN: usize = 128;
@@ -44,6 +46,13 @@ impl std::error::Error for TokenError {}
 /// The bytes that ask koi to open the overlay: `ESC ] 7717 ; open-overlay ;
 /// TOKEN BEL`.
 pub fn open_sequence(token: &str) -> Result<Vec<u8>, TokenError> {
+    check_token(token)?;
+    Ok(format!("\x1b]{OSC_NUMBER};open-overlay;{token}\x07").into_bytes())
+}
+
+/// Whether `token` may go into a sequence: nothing in it can end or
+/// extend the sequence.
+pub fn check_token(token: &str) -> Result<(), TokenError> {
     if token.is_empty() {
         return Err(TokenError::Empty);
     }
@@ -53,15 +62,20 @@ pub fn open_sequence(token: &str) -> Result<Vec<u8>, TokenError> {
     if !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(TokenError::NotHex);
     }
-    Ok(format!("\x1b]{OSC_NUMBER};open-overlay;{token}\x07").into_bytes())
+    Ok(())
+}
+
+/// Whether `k` runs in a koi terminal (`TERM_PROGRAM=koi`).
+pub fn in_koi(env: &dyn Fn(&str) -> Option<String>) -> bool {
+    env("TERM_PROGRAM").as_deref() == Some("koi")
 }
 
 /// Sends the request; errors say why `k` cannot (e.g. not inside koi).
 pub fn run(env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    if env("TERM_PROGRAM").as_deref() != Some("koi") {
+    if !in_koi(env) {
         bail!("--overlay works only inside the koi terminal (TERM_PROGRAM is not koi)");
     }
-    let Some(token) = env("KOI_SESSION_TOKEN") else {
+    let Some(token) = env(TOKEN_ENV) else {
         bail!("--overlay: KOI_SESSION_TOKEN is not set; is this shell running inside koi?");
     };
     let seq = open_sequence(&token).context("--overlay")?;

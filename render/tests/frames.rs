@@ -346,3 +346,34 @@ fn renderer_and_gpu_can_move_to_a_render_thread() {
     assert_send::<render::Gpu>();
     assert_send::<render::Frame>();
 }
+
+#[test]
+fn an_overlay_that_goes_away_leaves_no_pixels_behind() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let mut frame = Frame::blank(20, 6);
+    frame.write_str(0, 0, "$ false", &Cell::new(' '));
+    let with_hint = {
+        let mut f = frame.clone();
+        f.overlays.push(OverlayLayer {
+            rect: OverlayRect::Cells {
+                col: 9,
+                row: 0,
+                cols: 6,
+                rows: 1,
+            },
+            background: Color::Rgb(Rgb::new(0x5c, 0x2b, 0x2b)),
+            border: None,
+            padding_px: 0,
+            lines: vec![StyledLine::new(vec![Span::new("fix", Color::Rgb(WHITE))])],
+        });
+        f
+    };
+    let (w, h) = image_size(&r, &frame);
+    r.render_to_image(&with_hint, w, h)
+        .expect("with the overlay");
+    // The next frame changes another row only, and the overlay is gone.
+    frame.write_str(0, 1, "$", &Cell::new(' '));
+    let img = r.render_to_image(&frame, w, h).expect("without it");
+    assert_matches_fresh(&gpu, &frame, &img);
+}

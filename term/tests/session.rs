@@ -411,6 +411,148 @@ fn shell_integration_reports_the_last_command_and_cwd() {
     s.wait_exit(Some(WAIT)).unwrap();
 }
 
+/// An rc file that sets a plain prompt (the system's bash.bashrc may set
+/// its own) and loads koi's integration.
+fn koi_rc(dir: &std::path::Path) -> String {
+    let koi = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    let rc = dir.join("rc.bash");
+    std::fs::write(&rc, format!("PS1='$ '\nsource '{koi}'\n")).unwrap();
+    rc.display().to_string()
+}
+
+/// bash with koi's integration sourced from its rc file, with a marker
+/// file touched at every prompt.
+fn integrated_bash(dir: &std::path::Path, token: Option<String>) -> term::Session {
+    let rc = koi_rc(dir);
+    let options = term::SessionOptions {
+        command: Some(
+            ["bash", "--rcfile", &rc, "--noprofile", "-i"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        env: vec![(
+            "PROMPT_COMMAND".into(),
+            format!(": > '{}'", dir.join("ready").display()),
+        )],
+        working_directory: Some(dir.to_path_buf()),
+        size: GridSize::new(200, 40),
+        overlay_token: token,
+        ..Default::default()
+    };
+    term::Session::spawn(options, || {}).unwrap()
+}
+
+/// Waits for the next prompt: the marker file bash touches, then one
+/// more `$` line on the screen (koi has parsed up to it). `seen` counts
+/// the prompts so far.
+fn wait_prompt(s: &term::Session, dir: &std::path::Path, seen: &mut usize) {
+    let ready = dir.join("ready");
+    let deadline = std::time::Instant::now() + WAIT;
+    while !ready.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no prompt:\n{}",
+            snapshot(s).text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::remove_file(&ready).unwrap();
+    *seen += 1;
+    let want = *seen;
+    wait_for(s, "the prompt drawn", |snap| {
+        snap.lines.iter().filter(|l| l.starts_with('$')).count() >= want
+    });
+}
+
+#[test]
+fn a_failed_command_is_a_fresh_block_until_the_next_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = integrated_bash(dir.path(), None);
+    let mut seen = 0;
+    wait_prompt(&s, dir.path(), &mut seen);
+    assert!(s.fresh_block().is_none(), "the first prompt ran nothing");
+
+    s.write("ls /nonexistent\n");
+    wait_prompt(&s, dir.path(), &mut seen);
+    let fresh = s.fresh_block().expect("a block");
+    assert_eq!(fresh.command, "ls /nonexistent");
+    assert_eq!(fresh.exit_code, Some(2));
+    assert_eq!(fresh.row, Some(1), "the error line, under the command");
+    assert!(fresh.wants_fix(&[]));
+    let last = s.last_command().unwrap();
+    assert!(
+        last.output.contains("No such file or directory"),
+        "{last:?}"
+    );
+
+    // An empty line: no C mark, nothing ran, and the block is no longer fresh.
+    s.write("\n");
+    wait_prompt(&s, dir.path(), &mut seen);
+    assert!(s.fresh_block().is_none());
+    assert_eq!(s.last_command().unwrap().command, "ls /nonexistent");
+
+    // Ctrl+C: a block with status 130, never a failure to fix.
+    s.write("sleep 10\n");
+    wait_text(&s, "sleep 10");
+    std::thread::sleep(Duration::from_millis(300));
+    s.write("\x03");
+    wait_prompt(&s, dir.path(), &mut seen);
+    let fresh = s.fresh_block().expect("the interrupted block");
+    assert_eq!(fresh.exit_code, Some(130));
+    assert!(!fresh.wants_fix(&[]));
+
+    // Dismissed: gone until the next command.
+    s.write("false\n");
+    wait_prompt(&s, dir.path(), &mut seen);
+    assert!(s.fresh_block().is_some_and(|f| f.wants_fix(&[])));
+    s.dismiss_fresh_block();
+    assert!(s.fresh_block().is_none());
+    s.write("exit\n");
+    s.wait_exit(Some(WAIT)).unwrap();
+}
+
+#[test]
+fn koi_answers_the_last_command_request_only_with_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = term::overlay_token::new_token();
+    let s = integrated_bash(dir.path(), Some(token));
+    let mut seen = 0;
+    wait_prompt(&s, dir.path(), &mut seen);
+    s.write("ls /nonexistent\n");
+    wait_prompt(&s, dir.path(), &mut seen);
+    // The shell asks as `k fix` does and prints the reply's fields.
+    let ask = |tok: &str| {
+        format!(
+            "printf '\\e]7717;last-command;%s\\a' {tok}; \
+             IFS= read -rs -d $'\\a' -t 3 r; echo \"got:${{r#*last-command;}}:end\"\n"
+        )
+    };
+    // While a command runs, the last block is the one before it.
+    s.write(ask("\"$KOI_SESSION_TOKEN\""));
+    wait_prompt(&s, dir.path(), &mut seen);
+    s.write(ask("0123abcd"));
+    wait_prompt(&s, dir.path(), &mut seen);
+    let text = snapshot(&s).text();
+    let replies: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("got:"))
+        .collect();
+    assert_eq!(replies.len(), 2, "{text}");
+    assert_eq!(replies[1], ":end", "a wrong token gets no answer");
+    let payload = replies[0].strip_suffix(":end").unwrap();
+    let block = ai_chat_engine::FailedCommand::parse_reply(&format!("7717;last-command;{payload}"))
+        .unwrap()
+        .expect("a block");
+    assert_eq!(block.command.as_deref(), Some("ls /nonexistent"));
+    assert_eq!(block.exit_code, Some(2));
+    assert!(
+        block.output.contains("No such file or directory"),
+        "{block:?}"
+    );
+    s.write("exit\n");
+    s.wait_exit(Some(WAIT)).unwrap();
+}
+
 #[test]
 fn overlay_requests_need_the_session_token() {
     let token = term::overlay_token::new_token();

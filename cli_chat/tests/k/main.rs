@@ -8,6 +8,7 @@ mod bench;
 mod common;
 mod crash;
 mod escapes;
+mod fix;
 mod goal;
 mod images;
 mod json_schema;

@@ -111,11 +111,13 @@ impl Renderer {
             self.damage.add(top.min(h), (top + m.height).min(h));
         }
 
-        let overlays_prepared = self.prepare_overlays(frame, full)?;
-        if overlays_prepared > 0 {
+        // Overlays that changed, or went away, leave pixels anywhere.
+        let overlays = self.prepare_overlays(frame, full)?;
+        if overlays.is_some() {
             self.damage = PixelDamage::Full;
         }
-        if prepared > 0 || overlays_prepared > 0 || full {
+        let overlays_prepared = overlays.unwrap_or(0);
+        if prepared > 0 || overlays.is_some() || full {
             self.rects_dirty = true;
         }
         self.invalid = false;

@@ -7,13 +7,17 @@ use crate::frame::Frame;
 use crate::rects::RectInstance;
 
 impl Renderer {
+    /// Lays out the frame's overlays when they differ from the last
+    /// frame's (or on a full redraw): how many there are now, or `None`
+    /// when nothing changed. Zero means the last ones went away, which
+    /// damages the pixels they covered.
     pub(super) fn prepare_overlays(
         &mut self,
         frame: &Frame,
         full: bool,
-    ) -> Result<usize, RenderError> {
+    ) -> Result<Option<usize>, RenderError> {
         if !full && frame.overlays == self.last_overlays {
-            return Ok(0);
+            return Ok(None);
         }
         self.overlays.truncate(frame.overlays.len());
         while self.overlays.len() < frame.overlays.len() {
@@ -48,7 +52,7 @@ impl Renderer {
                 .prepare(&mut state.text, &mut self.fonts.system, metrics, areas)?;
         }
         self.last_overlays.clone_from(&frame.overlays);
-        Ok(frame.overlays.len())
+        Ok(Some(frame.overlays.len()))
     }
 
     /// Collects rectangles: row backgrounds under the text, then the cursor

@@ -10,6 +10,7 @@ mod clipboard;
 mod clipboard_image;
 mod display;
 mod dump;
+mod fix_glue;
 mod handler;
 mod keyboard;
 mod layout;
@@ -266,7 +267,8 @@ impl App {
             let _ = self.proxy.send_event(UserEvent::Wakeup);
         }
         latency_trace::hop(Hop::Snapshot);
-        let hints = self.hint_layers();
+        let mut hints = self.hint_layers();
+        hints.extend(self.fix_hint_layer());
         let Some(t) = &mut self.terminal else { return };
         t.display.hints = hints;
         t.display.assistant = if self.overlay.is_open() {
@@ -367,6 +369,7 @@ impl App {
             Action::ToggleAssistant => self.toggle_overlay(),
             Action::Search => self.open_search(),
             Action::Hints => self.open_hints(),
+            Action::FixLastCommand => self.fix_last_command(),
             // Tabs and panes were handled above.
             _ => {}
         }
@@ -389,7 +392,10 @@ impl App {
                 }
             }
         }
-        if self.hints_key(&translated) || self.search_key(&translated) {
+        if self.hints_key(&translated)
+            || self.search_key(&translated)
+            || self.fix_hint_key(&translated)
+        {
             return;
         }
         if !self.overlay.is_open() && self.suggest_key(&translated) {

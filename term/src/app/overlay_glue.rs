@@ -49,6 +49,15 @@ impl Captured {
         }
     }
 
+    /// Exactly `attachments`, for a question koi asks itself.
+    pub fn of(attachments: Vec<Attachment>, cwd: Option<PathBuf>) -> Self {
+        let items = attachments
+            .into_iter()
+            .map(|a| (a.kind, a.label, a.content))
+            .collect();
+        Self { items, cwd }
+    }
+
     pub fn chips(&self) -> Vec<Chip> {
         self.items
             .iter()

@@ -51,6 +51,8 @@ pub enum Action {
     Search,
     /// Label URLs, paths, hashes and addresses to copy or open.
     Hints,
+    /// Ask the assistant why the last command failed and how to fix it.
+    FixLastCommand,
     /// Explicitly unbound: the key goes to the terminal.
     None,
 }
@@ -99,6 +101,7 @@ const ACTION_NAMES: &[(&str, Action)] = &[
     ("zoom_pane", Action::ZoomPane),
     ("search", Action::Search),
     ("hints", Action::Hints),
+    ("fix_last_command", Action::FixLastCommand),
     ("none", Action::None),
 ];
 
@@ -211,6 +214,35 @@ impl std::str::FromStr for Chord {
     }
 }
 
+impl std::fmt::Display for Chord {
+    /// As the config spells it, for hints: `Ctrl+Shift+E`, `Cmd+L`, `F5`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Mods {
+            shift,
+            alt,
+            ctrl,
+            logo,
+        } = self.mods;
+        let cmd = if cfg!(target_os = "macos") {
+            "Cmd"
+        } else {
+            "Super"
+        };
+        for (held, name) in [(ctrl, "Ctrl"), (alt, "Alt"), (shift, "Shift"), (logo, cmd)] {
+            if held {
+                write!(f, "{name}+")?;
+            }
+        }
+        match &self.key {
+            Key::Char(' ') => f.write_str("Space"),
+            Key::Char(c) => write!(f, "{}", c.to_uppercase()),
+            Key::F(n) => write!(f, "F{n}"),
+            Key::Keypad(k) => write!(f, "Keypad{k:?}"),
+            key => write!(f, "{key:?}"),
+        }
+    }
+}
+
 /// One chord bound to one action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
@@ -254,6 +286,7 @@ impl Default for Bindings {
             bind(APP_MODS, Key::Char('v'), Action::Paste),
             bind(Mods::SHIFT, Key::Insert, Action::PasteSelection),
             bind(APP_MODS, Key::Char('l'), Action::ToggleAssistant),
+            bind(APP_MODS, Key::Char('e'), Action::FixLastCommand),
             bind(ZOOM_MODS, Key::Char('='), Action::IncreaseFontSize),
             bind(ZOOM_MODS, Key::Char('+'), Action::IncreaseFontSize),
             bind(
@@ -282,7 +315,6 @@ impl Default for Bindings {
 
 /// Tabs and splits, in the conventions of each platform's terminals
 /// (iTerm2 and Terminal on macOS; WezTerm, GNOME Terminal on Linux).
-/// Ctrl+Shift+E stays free: the fix-a-failed-command shortcut takes it.
 fn pane_bindings() -> Vec<Binding> {
     let bind = |mods, key, action| Binding {
         chord: Chord::new(mods, key),

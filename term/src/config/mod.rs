@@ -43,6 +43,7 @@ pub struct Config {
     pub terminal: TerminalConfig,
     pub tabs: TabsConfig,
     pub links: LinksConfig,
+    pub fix: FixConfig,
     /// Chord → action, e.g. `"Ctrl+Shift+C" = "copy"`; `"none"` unbinds.
     pub keybindings: BTreeMap<String, String>,
     /// The assistant's settings, validated by the engine, not here.
@@ -167,6 +168,32 @@ impl Default for LinksConfig {
             } else {
                 "xdg-open".into()
             },
+        }
+    }
+}
+
+/// Commands whose non-zero exit status is an answer (no match, files
+/// differ, false), not a failure to fix.
+const DEFAULT_FIX_IGNORE: &[&str] = &[
+    "grep", "egrep", "fgrep", "rg", "diff", "cmp", "test", "[", "[[",
+];
+
+/// The hint a failed command gets, and which commands never get it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct FixConfig {
+    /// Draw "⏎ fix (Ctrl+Shift+E)" on a failed command's last line.
+    pub hint: bool,
+    /// Commands never offered a fix: an entry matches a command line that
+    /// starts with its words (see [`crate::session::is_ignored`]).
+    pub ignore: Vec<String>,
+}
+
+impl Default for FixConfig {
+    fn default() -> Self {
+        Self {
+            hint: true,
+            ignore: DEFAULT_FIX_IGNORE.iter().map(|s| s.to_string()).collect(),
         }
     }
 }

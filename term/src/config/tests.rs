@@ -204,7 +204,7 @@ fn watcher_reports_changes_and_errors() {
 
 #[test]
 #[cfg(not(target_os = "macos"))]
-fn tab_and_pane_defaults_leave_ctrl_shift_e_free() {
+fn tab_and_pane_defaults_and_ctrl_shift_e_fixes() {
     let b = Bindings::default();
     let cs = Mods::CTRL.with(Mods::SHIFT);
     assert_eq!(b.action_for(cs, &Key::Char('T')), Some(Action::NewTab));
@@ -223,7 +223,10 @@ fn tab_and_pane_defaults_leave_ctrl_shift_e_free() {
         Some(Action::SelectTab(3))
     );
     assert_eq!(b.action_for(Mods::CTRL, &Key::Tab), Some(Action::NextTab));
-    assert_eq!(b.action_for(cs, &Key::Char('E')), None, "kept free");
+    assert_eq!(
+        b.action_for(cs, &Key::Char('E')),
+        Some(Action::FixLastCommand)
+    );
     let loaded =
         parse("[keybindings]\n\"Ctrl+Shift+T\" = \"split_down\"\n\"F7\" = \"tab_9\"\n").unwrap();
     assert_eq!(
@@ -237,4 +240,41 @@ fn tab_and_pane_defaults_leave_ctrl_shift_e_free() {
     let tabs = parse("[tabs]\nbar = \"always\"\n").unwrap();
     assert_eq!(tabs.config.tabs.bar, crate::config::TabBarMode::Always);
     assert!(parse("[tabs]\nbar = \"sometimes\"\n").is_err());
+}
+
+#[test]
+#[cfg(not(target_os = "macos"))]
+fn fix_table_and_its_rebindable_key() {
+    let defaults = parse("").unwrap().config.fix;
+    assert!(defaults.hint);
+    assert!(defaults.ignore.iter().any(|c| c == "grep"));
+    let loaded = parse(
+        "[fix]\nhint = false\nignore = [\"make\", \"git diff\"]\n\
+         [keybindings]\n\"Ctrl+Shift+E\" = \"none\"\n\"F9\" = \"fix_last_command\"\n",
+    )
+    .unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert!(!loaded.config.fix.hint);
+    assert_eq!(loaded.config.fix.ignore, vec!["make", "git diff"]);
+    let cs = Mods::CTRL.with(Mods::SHIFT);
+    assert_eq!(loaded.bindings.action_for(cs, &Key::Char('e')), None);
+    assert_eq!(
+        loaded.bindings.action_for(Mods::NONE, &Key::F(9)),
+        Some(Action::FixLastCommand)
+    );
+    assert!(parse("[fix]\nignore = \"grep\"\n").is_err());
+}
+
+#[test]
+fn chords_print_as_the_config_spells_them() {
+    for text in [
+        "Ctrl+Shift+E",
+        "Alt+PageUp",
+        "F5",
+        "Ctrl+Space",
+        "Shift+Insert",
+    ] {
+        let chord: Chord = text.parse().unwrap();
+        assert_eq!(chord.to_string(), text);
+    }
 }

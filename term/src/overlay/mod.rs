@@ -393,6 +393,12 @@ impl Overlay {
         }
     }
 
+    /// Sends `text` as if the user had typed it and pressed Enter (koi's
+    /// own questions, such as "why did this command fail?").
+    pub fn ask(&mut self, text: String) -> OverlayAction {
+        self.submit(text)
+    }
+
     fn submit(&mut self, text: String) -> OverlayAction {
         self.conversation.scroll_to_bottom();
         if text.trim_start().starts_with('/') {

@@ -31,7 +31,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use portable_pty::{ChildKiller, CommandBuilder, MasterPty};
 
 pub use events::{EventProxy, SessionEvent};
-pub use shell_state::LastCommand;
+pub use shell_state::{is_ignored, FreshBlock, LastCommand};
 pub use size::GridSize;
 
 use crate::palette::Palette;
@@ -413,6 +413,20 @@ impl Session {
     /// The last command and its output, when the shell reports them (OSC 133).
     pub fn last_command(&self) -> Option<LastCommand> {
         self.shell.lock().last_command.clone()
+    }
+
+    /// The command block that just finished, while nothing but a new
+    /// prompt has come since and the user has not dismissed it, with
+    /// where its last line is shown now.
+    pub fn fresh_block(&self) -> Option<FreshBlock> {
+        // The reader thread locks the terminal before the shell state.
+        let term = self.terminal.lock();
+        self.shell.lock().fresh_block(&*term)
+    }
+
+    /// Forget the fresh block: its hint goes away.
+    pub fn dismiss_fresh_block(&self) {
+        self.shell.lock().dismiss();
     }
 
     /// The exit status of the last command the shell reported (OSC 133),

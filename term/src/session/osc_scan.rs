@@ -1,6 +1,7 @@
 //! The OSC sequences koi acts on that alacritty_terminal does not: shell
 //! integration marks (OSC 133), the working directory (OSC 7) and the
-//! token-guarded request to open the assistant (OSC 7717). The bytes are
+//! token-guarded requests of `k` (OSC 7717: open the assistant, send the
+//! last command block). The bytes are
 //! found by [`super::seq_scan`]; this module reads their payloads.
 
 /// A shell-integration mark (FinalTerm / OSC 133).
@@ -29,6 +30,8 @@ pub enum Marker {
         token: String,
         request: crate::prompt_suggest::SuggestRequest,
     },
+    /// OSC 7717 `last-command;TOKEN`: `k fix` asks for the last block.
+    LastCommand(String),
 }
 
 /// The marker an OSC payload (raw, `;` kept) carries, if it is one of koi's.
@@ -57,8 +60,14 @@ pub(crate) fn parse(payload: &[u8]) -> Option<Marker> {
                 let (token, request) = crate::prompt_suggest::parse(rest)?;
                 return Some(Marker::Suggest { token, request });
             }
-            let token = rest.strip_prefix("open-overlay;")?;
-            Some(Marker::OpenOverlay(token.to_owned()))
+            let (request, token) = rest.split_once(';')?;
+            match request {
+                "open-overlay" => Some(Marker::OpenOverlay(token.to_owned())),
+                ai_chat_engine::failed_command::REPLY_TAG => {
+                    Some(Marker::LastCommand(token.to_owned()))
+                }
+                _ => None,
+            }
         }
         _ => None,
     }
@@ -132,10 +141,11 @@ mod tests {
 
     #[test]
     fn survives_chunk_boundaries_anywhere() {
-        let stream = b"x\x1b]7;file://host/tmp/a%20b\x07y\x1b]7717;open-overlay;abc123\x1b\\z";
+        let stream = b"x\x1b]7;file://host/tmp/a%20b\x07y\x1b]7717;open-overlay;abc123\x1b\\z\x1b]7717;last-command;ff\x07";
         let want = vec![
             Marker::Cwd("/tmp/a b".into()),
             Marker::OpenOverlay("abc123".into()),
+            Marker::LastCommand("ff".into()),
         ];
         for split in 0..stream.len() {
             let (a, b) = stream.split_at(split);

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ai_chat_engine::FailedCommand;
 use alacritty_terminal::sync::FairMutex;
 use alacritty_terminal::term::Term;
 use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
@@ -186,28 +187,38 @@ impl Reader {
             Marker::Shell(mark) => self.shell.lock().mark(term, &mark),
             Marker::Cwd(dir) => self.shell.lock().cwd = Some(dir),
             Marker::OpenOverlay(token) => {
-                if self
-                    .overlay_token
-                    .as_deref()
-                    .is_some_and(|want| tokens_match(want, &token))
-                {
+                if self.has_token(&token) {
                     self.proxy.emit(super::SessionEvent::OpenOverlay);
                 } else {
                     log::warn!("ignored a request to open the assistant without the session token");
                 }
             }
             Marker::Suggest { token, request } => {
-                if self
-                    .overlay_token
-                    .as_deref()
-                    .is_some_and(|want| tokens_match(want, &token))
-                {
+                if self.has_token(&token) {
                     self.proxy.emit(super::SessionEvent::Suggest(request));
                 } else {
                     log::warn!("ignored a request for a suggestion without the session token");
                 }
             }
+            Marker::LastCommand(token) => {
+                if self.has_token(&token) {
+                    // The answer goes to the asking program's input,
+                    // behind any reply the parser queued before.
+                    let block = self.shell.lock().last_command.as_ref().map(|last| {
+                        FailedCommand::new(&last.command, &last.output, last.exit_code)
+                    });
+                    self.proxy.queue_reply(FailedCommand::reply(block.as_ref()));
+                } else {
+                    log::warn!("ignored a request for the last command without the session token");
+                }
+            }
         }
+    }
+
+    fn has_token(&self, token: &str) -> bool {
+        self.overlay_token
+            .as_deref()
+            .is_some_and(|want| tokens_match(want, token))
     }
 
     fn flush_replies(&self, term: &Term<EventProxy>) {

@@ -32,6 +32,26 @@ impl Koi {
         extra: &[&str],
         env: &[(&str, String)],
     ) -> Self {
+        Self::start_bash(
+            x,
+            dir,
+            config,
+            extra,
+            &["bash", "--norc", "--noprofile"],
+            env,
+        )
+    }
+
+    /// [`Koi::start_with_env`] with `bash` started as `argv` (another rc
+    /// file, say); `PROMPT_COMMAND` from the environment must still run.
+    pub fn start_bash(
+        x: &Xvfb,
+        dir: &Path,
+        config: &Path,
+        extra: &[&str],
+        argv: &[&str],
+        env: &[(&str, String)],
+    ) -> Self {
         // bash touches this before each prompt: typing before the first
         // one could race koi's start-up on a loaded machine.
         let ready = dir.join("prompt-ready");
@@ -39,14 +59,7 @@ impl Koi {
         let mut env = env.to_vec();
         env.push(("PS1", "$ ".to_string()));
         env.push(("PROMPT_COMMAND", format!(": > '{}'", ready.display())));
-        let mut koi = Self::spawn(
-            x,
-            dir,
-            config,
-            extra,
-            &["bash", "--norc", "--noprofile"],
-            &env,
-        );
+        let mut koi = Self::spawn(x, dir, config, extra, argv, &env);
         koi.prompt_marker = Some(ready.clone());
         koi.find_window(x);
         x.xdotool(&["windowfocus", "--sync", &koi.window]);

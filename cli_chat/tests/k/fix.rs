@@ -1,0 +1,160 @@
+//! `k fix`: inside a real koi session (koi's `term::Session`: a PTY, its
+//! reader thread, the shell integration, the per-session token) it gets
+//! the last command block from koi; outside it says there is no record;
+//! piped, it asks about the pipe. Nothing is run again.
+
+use std::time::{Duration, Instant};
+
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::{FakeProvider, Reply};
+
+use crate::common::{message_texts, Home, PtyRun, K};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn fix_answer() -> Reply {
+    ChatStream::new()
+        .text(
+            "The path does not exist. Create it first:\n\n```sh\nmkdir -p /tmp/made-by-fix\n```\n",
+        )
+        .stop()
+        .reply()
+}
+
+/// The user message of the one request, which must be the fix question.
+fn fix_request(server: &FakeProvider) -> String {
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1, "one request");
+    let users = message_texts(&reqs[0].json(), "user");
+    let last = users.last().unwrap().clone();
+    assert!(
+        last.starts_with("<untrusted-data kind=\"command-output\" label=\"failed command\">"),
+        "{last}"
+    );
+    assert!(last.contains("What is the cause"), "{last}");
+    last
+}
+
+#[test]
+fn outside_koi_k_fix_says_there_is_no_record_and_how_to_pipe() {
+    let home = Home::new(None);
+    let mut run = PtyRun::start(&home, &["fix"], &[]);
+    assert_eq!(run.wait_exit(WAIT), 2);
+    let text = run.text();
+    assert!(text.contains("no record of the last command"), "{text}");
+    assert!(text.contains("cmd 2>&1 | k fix"), "{text}");
+}
+
+#[test]
+fn piped_output_is_what_k_fix_asks_about() {
+    let server = FakeProvider::start([fix_answer()]);
+    let home = Home::new(Some(&server));
+    let output = "mkdir: cannot create directory '/x/y': No such file or directory\n";
+    let run = home.run(&["fix"], Some(output));
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert!(
+        run.stdout.contains("mkdir -p /tmp/made-by-fix"),
+        "{}",
+        run.stdout
+    );
+    let user = fix_request(&server);
+    assert!(
+        user.contains("[exit status unknown]\nmkdir: cannot create directory"),
+        "{user}"
+    );
+    assert!(!user.contains("\n$ "), "no command line was piped: {user}");
+
+    let home = Home::new(None);
+    let run = home.run(&["fix"], Some(""));
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("piped input is empty"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn screen(s: &term::Session) -> String {
+    term::snapshot::Snapshot::capture(&*s.terminal().lock()).text()
+}
+
+fn wait_until(s: &term::Session, what: &str, f: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let text = screen(s);
+        if f(&text) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "no {what}; screen:\n{text}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
+    let server = FakeProvider::start([fix_answer()]);
+    let home = Home::new(Some(&server));
+    // A plain prompt (the system's bash.bashrc may set its own), then
+    // koi's integration.
+    let koi = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    let rc = home.root().join("rc.bash");
+    std::fs::write(&rc, format!("PS1='$ '\nsource '{koi}'\n")).unwrap();
+    let rc = rc.display().to_string();
+    let k_dir = std::path::Path::new(K)
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    let mut env = home.env();
+    for (key, value) in env.iter_mut() {
+        if key == "PATH" {
+            *value = format!("{k_dir}:{value}");
+        }
+    }
+    let options = term::SessionOptions {
+        command: Some(
+            ["bash", "--rcfile", &rc, "--noprofile", "-i"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        env,
+        working_directory: Some(home.ws()),
+        size: term::GridSize::new(120, 40),
+        overlay_token: Some(term::overlay_token::new_token()),
+        ..Default::default()
+    };
+    let s = term::Session::spawn(options, || {}).unwrap();
+    wait_until(&s, "prompt", |t| t.starts_with('$'));
+    s.write("ls /nonexistent\n");
+    let deadline = Instant::now() + WAIT;
+    while s
+        .last_command()
+        .is_none_or(|l| l.command != "ls /nonexistent")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no block; screen:\n{}",
+            screen(&s)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.write("k fix; echo k-exit=$?\n");
+    let text = wait_until(&s, "k's exit", |t| t.contains("k-exit="));
+    assert!(text.contains("k-exit=0"), "{text}");
+    assert!(text.contains("mkdir -p /tmp/made-by-fix"), "{text}");
+    assert_eq!(
+        text.matches("cannot access").count(),
+        1,
+        "the command ran once, never again: {text}"
+    );
+    let user = fix_request(&server);
+    assert!(
+        user.contains("$ ls /nonexistent\n[exit status 2]\n"),
+        "{user}"
+    );
+    assert!(user.contains("No such file or directory"), "{user}");
+    // koi's reply was read by k, never typed at the prompt.
+    assert!(!text.contains("7717"), "{text}");
+    s.write("exit\n");
+    s.wait_exit(Some(WAIT)).unwrap();
+}

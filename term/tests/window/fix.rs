@@ -1,0 +1,221 @@
+//! Fixing a failed command end to end: a real bash with koi's shell
+//! integration (OSC 133), real keys under Xvfb, the hint as drawn pixels,
+//! the real engine and a scripted model on loopback (koi_testkit).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::{FakeProvider, Reply};
+
+use crate::harness::{eventually, Koi, Xvfb};
+
+const EXIT_WAIT: Duration = Duration::from_secs(30);
+const MODEL_WAIT: Duration = Duration::from_secs(20);
+/// How long the hint may take to be drawn after the prompt is up.
+const HINT_WAIT: Duration = Duration::from_secs(10);
+/// How long the hint must stay away where there should be none: longer
+/// than the hint takes to show where there should be one.
+const NO_HINT_WATCH: Duration = Duration::from_millis(1500);
+
+/// The hint's background (term/src/app/fix_glue.rs): no other pixel of
+/// this test's window has it.
+const HINT_BACKGROUND: [u8; 3] = [0x5c, 0x2b, 0x2b];
+
+/// An rc file that sets a plain prompt (the system's bash.bashrc may set
+/// its own) and loads koi's integration.
+fn bash_rc(dir: &Path) -> String {
+    let koi = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
+    let rc = dir.join("rc.bash");
+    std::fs::write(&rc, format!("PS1='$ '\nsource '{koi}'\n")).unwrap();
+    rc.display().to_string()
+}
+
+fn config_for(dir: &Path, server: Option<&FakeProvider>) -> PathBuf {
+    std::fs::create_dir_all(dir.join("cfg")).unwrap();
+    let path = dir.join("cfg/koi.toml");
+    let mut text =
+        "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n"
+            .to_string();
+    if let Some(server) = server {
+        text.push_str(&format!(
+            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+            server.base_url()
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// koi running bash with the integration loaded from its rc file.
+fn start(x: &Xvfb, dir: &Path, config: &Path) -> Koi {
+    let rc = bash_rc(dir);
+    Koi::start_bash(
+        x,
+        dir,
+        config,
+        &[],
+        &["bash", "--rcfile", &rc, "--noprofile", "-i"],
+        &[],
+    )
+}
+
+fn hint_pixels(x: &Xvfb, koi: &Koi) -> usize {
+    let shot = x.screenshot(&koi.window);
+    let mut n = 0;
+    for py in 0..shot.height {
+        for px in 0..shot.width {
+            if shot.rgb(px, py) == HINT_BACKGROUND {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+fn wait_for_hint(x: &Xvfb, koi: &Koi, what: &str) {
+    eventually(what, HINT_WAIT, || hint_pixels(x, koi) > 0);
+}
+
+/// The hint that was there goes away (the frame after the event is drawn
+/// a moment later) and stays away.
+fn assert_hint_goes(x: &Xvfb, koi: &Koi, what: &str) {
+    eventually(&format!("the hint to go after {what}"), HINT_WAIT, || {
+        hint_pixels(x, koi) == 0
+    });
+    assert_no_hint(x, koi, what);
+}
+
+fn assert_no_hint(x: &Xvfb, koi: &Koi, what: &str) {
+    let deadline = std::time::Instant::now() + NO_HINT_WATCH;
+    while std::time::Instant::now() < deadline {
+        assert_eq!(hint_pixels(x, koi), 0, "a hint after {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn title() -> Reply {
+    ChatStream::new().text("A title").stop().reply().for_title()
+}
+
+fn read_overlay(dump: &Path) -> String {
+    let mut path = dump.as_os_str().to_owned();
+    path.push(".overlay");
+    std::fs::read_to_string(Path::new(&path)).unwrap_or_default()
+}
+
+/// Waits until the engine has logged `n` finished turns, then gives the
+/// panel a moment to show it.
+fn wait_for_turns(dir: &Path, n: usize) {
+    let sessions = dir.join("xdg-data/koi/sessions");
+    eventually(&format!("{n} finished turns"), MODEL_WAIT, || {
+        let ended: usize = std::fs::read_dir(&sessions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .map(|log| log.matches("\"type\":\"turn_end\"").count())
+            .sum();
+        ended >= n
+    });
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+#[test]
+fn a_failed_command_gets_a_hint_and_ctrl_shift_e_asks_for_its_fix() {
+    let server = FakeProvider::builder().always(title()).start(vec![ChatStream::new()
+        .text("`/nonexistent` does not exist. List a directory that does:\n\n```sh\necho fixed-by-koi\n```\n")
+        .stop()
+        .reply()]);
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), Some(&server));
+    let koi = start(&x, dir.path(), &config);
+
+    koi.run_command(&x, "ls /nonexistent");
+    wait_for_hint(&x, &koi, "the fix hint under `ls /nonexistent`");
+
+    koi.keys(&x, "ctrl+shift+e");
+    assert!(
+        server.wait_for_requests(1, MODEL_WAIT),
+        "the engine never asked the model"
+    );
+    wait_for_turns(dir.path(), 1);
+    let requests = server.requests();
+    let body = requests
+        .iter()
+        .map(|r| r.body_str())
+        .find(|b| b.contains("failed command"))
+        .unwrap_or_else(|| panic!("no fix request among {} requests", requests.len()));
+    let open = body
+        .find("<untrusted-data kind=\\\"command-output\\\"")
+        .expect("wrapper");
+    let close = body[open..].find("</untrusted-data>").expect("wrapper end") + open;
+    let inside = &body[open..close];
+    for want in [
+        "$ ls /nonexistent",
+        "No such file or directory",
+        "[exit status 2]",
+    ] {
+        assert!(inside.contains(want), "{want:?} not fenced in: {body}");
+    }
+    assert!(body.contains("What is the cause"), "{body}");
+    assert!(!body.contains("sk-test-not-secret"));
+
+    // Ctrl+Y types the answer's command at the prompt without running it;
+    // the rest of the line is typed by hand.
+    koi.keys(&x, "ctrl+y");
+    std::thread::sleep(Duration::from_millis(300));
+    koi.type_line(&x, "; exit 0");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    let screen = std::fs::read_to_string(&dump).unwrap();
+    assert!(
+        screen.contains("$ echo fixed-by-koi; exit 0"),
+        "the fix was not put at the prompt:\n{screen}"
+    );
+    let overlay = read_overlay(&dump);
+    assert!(overlay.contains("does not exist"), "{overlay}");
+    drop(server);
+}
+
+#[test]
+fn no_hint_for_interrupts_empty_lines_ignored_commands_or_after_esc() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), None);
+    let koi = start(&x, dir.path(), &config);
+
+    // The hint shows here, so its absence below means something.
+    koi.run_command(&x, "false");
+    wait_for_hint(&x, &koi, "the hint under `false`");
+    // An empty line ran nothing, and the hint is gone.
+    koi.run_command(&x, "");
+    assert_hint_goes(&x, &koi, "an empty line");
+
+    // Ctrl+C: exit status 130 is no failure.
+    koi.type_line(&x, "sleep 10");
+    std::thread::sleep(Duration::from_millis(500));
+    let marker = dir.path().join("prompt-ready");
+    let _ = std::fs::remove_file(&marker);
+    koi.keys(&x, "ctrl+c");
+    eventually("the prompt after Ctrl+C", EXIT_WAIT, || marker.exists());
+    assert_no_hint(&x, &koi, "Ctrl+C");
+
+    // grep's "no match" is in the default ignore list.
+    koi.run_command(&x, "grep no-such-text /dev/null");
+    assert_no_hint(&x, &koi, "an ignored command");
+
+    // Esc dismisses it.
+    koi.run_command(&x, "false");
+    wait_for_hint(&x, &koi, "the hint under the second `false`");
+    koi.keys(&x, "Escape");
+    assert_hint_goes(&x, &koi, "Esc");
+    // …and the Esc did not reach the shell (as a Meta prefix it would
+    // have eaten the next key).
+    koi.type_line(&x, "echo after-esc; exit 0");
+    let (code, stderr, dump) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+    let screen = std::fs::read_to_string(&dump).unwrap();
+    assert!(screen.contains("\nafter-esc"), "{screen}");
+}
