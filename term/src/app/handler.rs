@@ -103,7 +103,16 @@ impl ApplicationHandler<UserEvent> for App {
                     focus.left();
                 }
             }
-            WindowEvent::KeyboardInput { event, .. } => self.key(event),
+            // winit makes up a press for every key already down when the
+            // window gains focus. Those keys were pressed for another window
+            // (or, on a loaded machine, are the very press still queued
+            // behind the focus event): typing them would send them twice.
+            WindowEvent::KeyboardInput {
+                event,
+                is_synthetic,
+                ..
+            } if !(is_synthetic && event.state.is_pressed()) => self.key(event),
+            WindowEvent::KeyboardInput { .. } => {}
             WindowEvent::Ime(ime) => {
                 let Some(t) = &mut self.terminal else { return };
                 if self.overlay.is_open() {
