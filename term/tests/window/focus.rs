@@ -7,8 +7,9 @@ use std::time::Duration;
 use crate::harness::{eventually, Koi, Xvfb};
 use crate::write_config;
 
-#[test]
-fn keys_reach_the_window_under_the_pointer_with_no_window_manager() {
+/// koi running a shell that reads one line into `typed.txt` in the
+/// returned directory, its window found but never focused by the test.
+fn line_reader() -> (Xvfb, tempfile::TempDir, Koi) {
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("koi.toml");
@@ -22,6 +23,13 @@ fn keys_reach_the_window_under_the_pointer_with_no_window_manager() {
         &["bash", "--norc", "--noprofile", "-c", &script],
     );
     koi.find_window(&x);
+    (x, dir, koi)
+}
+
+#[test]
+fn keys_reach_the_window_under_the_pointer_with_no_window_manager() {
+    let (x, dir, koi) = line_reader();
+    let typed = dir.path().join("typed.txt");
     let focused = || x.xdotool(&["getwindowfocus"]) == koi.window;
 
     // Pointer outside the window (the screen is 1280×900, koi's window
@@ -59,19 +67,8 @@ fn keys_reach_the_window_under_the_pointer_with_no_window_manager() {
 /// window: winit reports it as a synthetic press, and koi must not type it.
 #[test]
 fn a_key_held_while_the_focus_arrives_is_not_typed() {
-    let x = Xvfb::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("koi.toml");
-    write_config(&config, "#101418", "");
+    let (x, dir, koi) = line_reader();
     let typed = dir.path().join("typed.txt");
-    let script = format!("read -r line; printf %s \"$line\" > '{}'", typed.display());
-    let mut koi = Koi::run(
-        &x,
-        dir.path(),
-        &config,
-        &["bash", "--norc", "--noprofile", "-c", &script],
-    );
-    koi.find_window(&x);
     let focused = || x.xdotool(&["getwindowfocus"]) == koi.window;
 
     x.xdotool(&["mousemove", "1275", "895"]);
