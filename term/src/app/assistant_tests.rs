@@ -34,7 +34,7 @@ impl Fixture {
         std::fs::write(
             root.path().join("koi.toml"),
             format!(
-                "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\napproval_mode = \"bypass\"\n",
+                "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\napproval_mode = \"bypass\"\n",
                 server.base_url()
             ),
         )
@@ -279,7 +279,7 @@ fn allow_edits_for_this_conversation_ends_with_the_conversation() {
     std::fs::write(
         root.path().join("koi.toml"),
         format!(
-            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\napproval_mode = \"default\"\n",
+            "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\napproval_mode = \"default\"\n",
             server.base_url()
         ),
     )
@@ -376,7 +376,7 @@ fn cost_shows_the_conversations_tokens_cache_hits_and_money() {
     std::fs::write(
         root.path().join("koi.toml"),
         format!(
-            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m-large-2026\"\n\
+            "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m-large-2026\"\n\
              [ai.prices]\n\"m-large\" = {{ input = 2.0, cached_input = 0.5, output = 8.0 }}\n",
             server.base_url()
         ),
@@ -444,7 +444,7 @@ fn an_image_attached_with_slash_image_goes_with_the_next_message_only() {
     std::fs::write(
         root.path().join("koi.toml"),
         format!(
-            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n",
+            "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n",
             server.base_url()
         ),
     )

@@ -39,7 +39,7 @@ fn config_for(dir: &Path, server: Option<&FakeProvider>) -> PathBuf {
             .to_string();
     if let Some(server) = server {
         text.push_str(&format!(
-            "[ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+            "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
             server.base_url()
         ));
     }

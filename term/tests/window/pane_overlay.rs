@@ -35,7 +35,7 @@ fn the_overlay_over_the_right_split_sees_and_works_in_that_pane() {
         format!(
             "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
              [shell]\nprogram = \"bash\"\nargs = [\"--norc\", \"--noprofile\"]\n\
-             [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+             [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
             server.base_url()
         ),
     )
@@ -113,7 +113,7 @@ fn each_tab_keeps_its_own_conversation() {
         format!(
             "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
              [shell]\nprogram = \"bash\"\nargs = [\"--norc\", \"--noprofile\"]\n\
-             [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+             [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
             server.base_url()
         ),
     )

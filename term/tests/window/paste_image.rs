@@ -56,7 +56,7 @@ fn paste_and_ask(png_bytes: &[u8]) -> String {
         format!(
             "[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
              [shell]\nprogram = \"bash\"\nargs = [\"--norc\", \"--noprofile\"]\n\
-             [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+             [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
             server.base_url()
         ),
     )

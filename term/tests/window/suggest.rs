@@ -99,7 +99,7 @@ impl Scene {
             format!(
                 "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 80\nlines = {ROWS}\n\
                  [shell]\nprogram = \"{}\"\n\
-                 [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+                 [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
                 shell.program(),
                 server.base_url()
             ),

@@ -16,11 +16,12 @@ pub const MODEL_WAIT: Duration = Duration::from_secs(30);
 pub const EXIT_WAIT: Duration = Duration::from_secs(30);
 
 /// The config text for a `cols`×`rows` window with no padding whose
-/// assistant talks to `server` (OpenAI chat, model `test-model`).
+/// assistant talks to `server` (OpenAI chat, model `test-model`; no memory
+/// curator, whose side requests only its own tests expect).
 pub fn ai_config(server: &FakeProvider, cols: u16, rows: u16) -> String {
     format!(
         "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = {cols}\nlines = {rows}\n\
-         [ai]\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+         [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
         server.base_url()
     )
 }
