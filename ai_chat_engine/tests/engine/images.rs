@@ -249,7 +249,7 @@ fn images_and_the_media_level_survive_a_resume() {
     assert_eq!(notices(&two), [MediaLevel::Degraded.notice().to_string()]);
     let id = conv.id();
     drop(conv);
-    let reopened = h.engine.load_conversation(&id).unwrap();
+    let reopened = load_when_free(&h.engine, &id);
     let users: Vec<_> = reopened
         .messages()
         .into_iter()

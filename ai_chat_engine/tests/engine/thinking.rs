@@ -206,7 +206,7 @@ fn thinking_blocks_survive_the_session_log_and_a_resume() {
     );
     let (id, live) = (conv.id(), conv.messages());
     drop(conv);
-    let loaded = h.engine.load_conversation(&id).unwrap();
+    let loaded = load_when_free(&h.engine, &id);
     assert_eq!(loaded.messages(), live, "replay rebuilds the blocks");
     assert!(loaded.messages().iter().any(|m| matches!(
         m,

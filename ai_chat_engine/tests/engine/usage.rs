@@ -46,7 +46,7 @@ fn cost_counts_every_round_of_the_conversation_across_a_resume() {
     assert!(is_done(&run(&h.engine, &conv, "list")));
     let id = conv.id();
     drop(conv);
-    let conv = h.engine.load_conversation(&id).unwrap();
+    let conv = load_when_free(&h.engine, &id);
     assert!(is_done(&run(&h.engine, &conv, "again")));
     let r = conv.usage_report(&prices);
     assert_eq!((r.rounds, r.input, r.cached_input), (3, 3_500, 2_200));
