@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use koi_testkit::FakeProvider;
+use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::{FakeProvider, Reply};
 
 /// A dummy key: it must never appear in anything `k` prints or stores.
 pub const SECRET: &str = "sk-koi-test-SECRET-7f3a9c";
@@ -334,4 +335,36 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
     }
+}
+
+/// A turn that lists the workspace and asks to create `new.txt` (refused
+/// without a terminal), then answers "Done looking.": one run shows every
+/// kind of tool and approval event.
+pub fn look_around_server() -> FakeProvider {
+    FakeProvider::start([
+        ChatStream::new()
+            .reasoning("Look first.")
+            .tool_call("call_1", "fs_list", r#"{"path":"."}"#)
+            .tool_call(
+                "call_2",
+                "fs_write",
+                r#"{"path":"new.txt","content":"x","expected_revision":"absent"}"#,
+            )
+            .tool_calls()
+            .usage(50, 0, 5)
+            .reply(),
+        ChatStream::new()
+            .text("Done looking.")
+            .stop()
+            .usage(80, 50, 4)
+            .reply(),
+    ])
+}
+
+/// A stream cut after its second event, mid-answer.
+pub fn cut_stream() -> Reply {
+    ChatStream::new()
+        .text("partial answer that goes on")
+        .reply()
+        .cut_after(2)
 }

@@ -4,11 +4,10 @@
 //! and a line that breaks it must be caught.
 
 use koi_testkit::json_schema::check;
-use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 use serde_json::{json, Value};
 
-use crate::common::{Home, Run};
+use crate::common::{cut_stream, look_around_server, Home, Run};
 
 fn schema() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/k-json.schema.json");
@@ -34,24 +33,7 @@ fn validate(run: &Run) -> Vec<String> {
 
 #[test]
 fn every_line_of_a_tool_turn_and_a_failed_turn_follows_the_schema() {
-    let server = FakeProvider::start([
-        ChatStream::new()
-            .reasoning("Look first.")
-            .tool_call("call_1", "fs_list", r#"{"path":"."}"#)
-            .tool_call(
-                "call_2",
-                "fs_write",
-                r#"{"path":"new.txt","content":"x","expected_revision":"absent"}"#,
-            )
-            .tool_calls()
-            .usage(50, 0, 5)
-            .reply(),
-        ChatStream::new()
-            .text("Done looking.")
-            .stop()
-            .usage(80, 50, 4)
-            .reply(),
-    ]);
+    let server = look_around_server();
     let home = Home::new(Some(&server));
     let run = home.run(&["--json", "--mode", "default", "look around"], None);
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
@@ -66,11 +48,7 @@ fn every_line_of_a_tool_turn_and_a_failed_turn_follows_the_schema() {
     );
 
     // A stream cut mid-answer ends with an `error` line.
-    let cut = ChatStream::new()
-        .text("partial answer that goes on")
-        .reply()
-        .cut_after(2);
-    let server = FakeProvider::start([cut]);
+    let server = FakeProvider::start([cut_stream()]);
     let home = Home::new(Some(&server));
     let run = home.run(&["--json", "hi"], None);
     assert_eq!(run.code, 1, "stderr: {}", run.stderr);

@@ -3,7 +3,7 @@
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
 
-use crate::common::{message_texts, Home, SECRET};
+use crate::common::{cut_stream, look_around_server, message_texts, Home, SECRET};
 
 #[test]
 fn streams_the_answer_to_stdout_and_exits_zero() {
@@ -95,24 +95,7 @@ fn a_tool_call_reads_a_file() {
 
 #[test]
 fn json_lines_follow_the_schema() {
-    let server = FakeProvider::start([
-        ChatStream::new()
-            .reasoning("Look first.")
-            .tool_call("call_1", "fs_list", r#"{"path":"."}"#)
-            .tool_call(
-                "call_2",
-                "fs_write",
-                r#"{"path":"new.txt","content":"x","expected_revision":"absent"}"#,
-            )
-            .tool_calls()
-            .usage(50, 0, 5)
-            .reply(),
-        ChatStream::new()
-            .text("Done looking.")
-            .stop()
-            .usage(80, 50, 4)
-            .reply(),
-    ]);
+    let server = look_around_server();
     let home = Home::new(Some(&server));
     // --mode default with no terminal: the request is asked and refused.
     let run = home.run(&["--json", "--mode", "default", "look around"], None);
@@ -181,11 +164,7 @@ fn provider_errors_are_one_clear_line_and_exit_1() {
     assert!(lines[0].contains("401"), "{}", lines[0]);
 
     // A stream cut mid-answer: partial text, then Err, exit 1.
-    let cut = ChatStream::new()
-        .text("partial answer that goes on")
-        .reply()
-        .cut_after(2);
-    let server = FakeProvider::start([cut]);
+    let server = FakeProvider::start([cut_stream()]);
     let home = Home::new(Some(&server));
     let run = home.run(&["--json", "hi"], None);
     assert_eq!(run.code, 1, "stderr: {}", run.stderr);
