@@ -161,7 +161,7 @@ pub enum EngineError {
     },
     /// The model declined to answer (a refusal stop); what it said, if
     /// anything, was shown.
-    #[error("the model declined to answer{}", explanation.as_deref().map(|e| format!(": {e}")).unwrap_or_default())]
+    #[error("the model declined to answer (refusal){}", explanation.as_deref().map(|e| format!(": {e}")).unwrap_or_default())]
     Refused {
         /// The provider's explanation, shortened, when it gave one.
         explanation: Option<String>,

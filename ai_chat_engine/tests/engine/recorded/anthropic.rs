@@ -92,12 +92,12 @@ const CASES: &[Case] = &[
     Case {
         name: "refusal_stop_details",
         outcome: Outcome::Refused(
-            "declined to answer: This request triggered restrictions on violative cyber content",
+            "declined to answer (refusal): This request triggered restrictions on violative cyber content",
         ),
     },
     Case {
         name: "sdk_refusal",
-        outcome: Outcome::Refused("declined to answer: This request was refused due to policy."),
+        outcome: Outcome::Refused("declined to answer (refusal): This request was refused due to policy."),
     },
     Case {
         name: "ref_pause_turn",
@@ -212,6 +212,11 @@ fn a_paused_turn_goes_back_as_is_and_carries_on() {
     let last = m.last().unwrap();
     assert_eq!(last["role"], "assistant");
     assert_eq!(last["content"], paused_content);
+    // The paused content is in the session log: a reopened conversation
+    // still sends it.
+    let id = conv.id();
+    drop(conv);
+    let conv = load_when_free(&h.engine, &id);
     assert!(is_done(&run(&h.engine, &conv, "thanks")));
     let third = server.requests()[2].json();
     let m = third["messages"].as_array().unwrap();
