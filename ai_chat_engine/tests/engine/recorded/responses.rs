@@ -73,6 +73,14 @@ const CASES: &[Case] = &[
         name: "error_null_code",
         outcome: Outcome::Error("server_error: Sorry, something went wrong."),
     },
+    Case {
+        name: "ref_incomplete_max_output_tokens",
+        outcome: Outcome::Incomplete("max_output_tokens"),
+    },
+    Case {
+        name: "ref_error_flat",
+        outcome: Outcome::Error("ERR_SOMETHING: Something went wrong"),
+    },
 ];
 
 /// Text and reasoning deltas, the finished function calls, and the
