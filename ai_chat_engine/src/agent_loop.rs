@@ -44,6 +44,24 @@ for the user's message below: no quotes, no trailing punctuation, nothing else."
 /// Longest title kept.
 const MAX_TITLE_CHARS: usize = 80;
 
+/// Paused rounds one turn carries on from (each a further request with
+/// the paused content last). The API pauses after its own loop of
+/// server tool calls; a few continuations finish any real search, and
+/// the bound keeps a provider that always pauses from looping.
+const MAX_PAUSE_CONTINUATIONS: usize = 3;
+
+/// How many assistant rounds at the end of `messages` were paused.
+fn paused_rounds(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .rev()
+        .take_while(|m| {
+            matches!(m, Message::Assistant { reasoning_blocks, .. }
+                if reasoning_blocks.iter().any(|b| matches!(b, ReasoningBlock::PausedContent { .. })))
+        })
+        .count()
+}
+
 /// What the loop needs besides the model and the tools.
 pub(crate) struct LoopSettings {
     /// Where SOUL/STYLE/SKILL/MEMORY.md are read.
@@ -287,7 +305,22 @@ impl Agent {
                 commit_assistant(conv, shown, Vec::new(), blocks, &finish.raw);
                 Ok(())
             }
-            FinishKind::Length | FinishKind::ContentFilter | FinishKind::Other => {
+            // The planner calls the model again: a paused round waits
+            // for it, its content last in the next request.
+            FinishKind::Pause if paused_rounds(&messages) < MAX_PAUSE_CONTINUATIONS => {
+                commit_assistant(conv, shown, Vec::new(), blocks, &finish.raw);
+                Ok(())
+            }
+            FinishKind::Refusal => {
+                commit_assistant(conv, shown, Vec::new(), Vec::new(), &finish.raw);
+                Err(EngineError::Refused {
+                    explanation: finish.detail,
+                })
+            }
+            FinishKind::Length
+            | FinishKind::ContentFilter
+            | FinishKind::Pause
+            | FinishKind::Other => {
                 commit_assistant(conv, shown, Vec::new(), Vec::new(), &finish.raw);
                 Err(EngineError::Incomplete { reason: finish.raw })
             }

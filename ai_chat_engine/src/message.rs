@@ -133,6 +133,13 @@ pub enum ReasoningBlock {
         /// The encrypted reasoning, as received.
         encrypted_content: String,
     },
+    /// An Anthropic response the API paused (`pause_turn`): its whole
+    /// content as received (a JSON array), sent back as-is so the API
+    /// carries on with the server tools it was running.
+    PausedContent {
+        /// The content blocks, JSON.
+        content: String,
+    },
 }
 
 /// One entry of the history the model sees.

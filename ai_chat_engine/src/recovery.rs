@@ -146,10 +146,13 @@ impl Tail {
                 }
                 Entry::Draft { .. } => t.draft = true,
                 Entry::DraftDiscarded => t.draft = false,
-                Entry::Assistant { tool_calls, .. } => {
+                Entry::Assistant {
+                    tool_calls, finish, ..
+                } => {
                     t.close_round();
                     t.draft = false;
-                    t.awaiting_model = false;
+                    // A paused round is carried on by the next request.
+                    t.awaiting_model = finish == crate::providers::anthropic::PAUSE_TURN;
                     t.calls = tool_calls
                         .iter()
                         .map(|c| CallState {

@@ -416,3 +416,24 @@ fn two_turns_with_a_wrap_up_notice_a_summary_and_a_cancel() {
         (answer(&[]), Step::Idle),
     ]);
 }
+
+#[test]
+fn a_paused_round_waits_for_the_model_until_one_answers() {
+    let paused = Entry::Assistant {
+        text: "Searching.".into(),
+        reasoning: String::new(),
+        tool_calls: vec![],
+        finish: crate::providers::anthropic::PAUSE_TURN.into(),
+        reasoning_blocks: vec![],
+    };
+    check(vec![
+        (meta(), Step::Idle),
+        (user("search"), Step::CallModel),
+        (draft(1), Step::DiscardDraft),
+        (paused.clone(), Step::CallModel),
+        (draft(2), Step::DiscardDraft),
+        (paused, Step::CallModel),
+        (answer(&[]), Step::Idle),
+        (end(), Step::Idle),
+    ]);
+}

@@ -102,10 +102,14 @@ impl SseParser {
         Ok(())
     }
 
-    /// At end of stream: dispatches an event whose lines all arrived but
-    /// whose blank line did not. A partial last line is dropped (it was cut).
+    /// At the clean end of a body: dispatches the event still open, its
+    /// last line included when no line end followed it. Servers and SDK
+    /// recordings end `data: {"type":"message_stop"}` without one; a line
+    /// that was really cut is then a partial payload the dialect rejects.
     pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        self.line.clear();
+        if !self.line.is_empty() {
+            self.end_line(out)?;
+        }
         self.dispatch(out)
     }
 
@@ -184,11 +188,15 @@ mod tests {
     }
 
     #[test]
-    fn partial_last_line_is_dropped() {
-        let out = parse_all(&[b"data: one\n\ndata: {\"cut"]);
-        assert_eq!(out.len(), 1);
+    fn an_unterminated_last_line_still_counts() {
+        let out = parse_all(&[b"data: one\n\ndata: {\"type\":\"message_stop\"}"]);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].data, "{\"type\":\"message_stop\"}");
         let out = parse_all(&[b"data: two\n"]);
         assert_eq!(out[0].data, "two");
+        let out = parse_all(&[b"data: three\r"]);
+        assert_eq!(out[0].data, "three");
+        assert!(parse_all(&[b": comment"]).is_empty());
     }
 
     #[test]

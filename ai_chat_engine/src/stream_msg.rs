@@ -159,6 +159,13 @@ pub enum EngineError {
         /// The provider's raw stop reason.
         reason: String,
     },
+    /// The model declined to answer (a refusal stop); what it said, if
+    /// anything, was shown.
+    #[error("the model declined to answer (refusal){}", explanation.as_deref().map(|e| format!(": {e}")).unwrap_or_default())]
+    Refused {
+        /// The provider's explanation, shortened, when it gave one.
+        explanation: Option<String>,
+    },
     /// The turn used all its rounds.
     #[error("stopped after {rounds} model rounds; the task may be half done — ask to continue")]
     RoundLimit {

@@ -361,6 +361,7 @@ pub fn error_kind(e: &EngineError) -> &'static str {
         EngineError::StreamLimit(_) => "stream_limit",
         EngineError::OutputCap { .. } => "output_cap",
         EngineError::Incomplete { .. } => "incomplete",
+        EngineError::Refused { .. } => "refused",
         EngineError::RoundLimit { .. } => "round_limit",
         EngineError::Config(_) => "config",
         EngineError::Session(_) => "session",

@@ -167,7 +167,13 @@ impl<'a> Child<'a> {
                     }
                 }
                 FinishKind::Stop | FinishKind::ToolCalls => return (SubagentEnd::Answered, text),
-                FinishKind::Length | FinishKind::ContentFilter | FinishKind::Other => {
+                // A child has no paused-turn continuation: its rounds are
+                // few and its own tools are koi's, not the provider's.
+                FinishKind::Length
+                | FinishKind::ContentFilter
+                | FinishKind::Refusal
+                | FinishKind::Pause
+                | FinishKind::Other => {
                     let why = format!("the model stopped early ({})", step.finish.raw);
                     return (SubagentEnd::Failed(why), text);
                 }

@@ -78,6 +78,7 @@ pub(crate) fn step(messages: &[Message]) -> DemoStep {
             finish: Finish {
                 kind,
                 raw: "demo".into(),
+                detail: None,
             },
             usage: None,
         },

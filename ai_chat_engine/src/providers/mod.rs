@@ -99,8 +99,13 @@ pub enum FinishKind {
     ToolCalls,
     /// The output-token limit cut it.
     Length,
-    /// A filter or refusal stopped it.
+    /// A content filter stopped it.
     ContentFilter,
+    /// The model declined to answer (Anthropic's `refusal`).
+    Refusal,
+    /// The provider paused a long turn of its own tools and expects the
+    /// content so far back to carry on (Anthropic's `pause_turn`).
+    Pause,
     /// Anything else.
     Other,
 }
@@ -112,6 +117,8 @@ pub struct Finish {
     pub kind: FinishKind,
     /// The provider's own word for it.
     pub raw: String,
+    /// The provider's explanation, where it gives one (a refusal's).
+    pub detail: Option<String>,
 }
 
 /// Token usage of one round.
@@ -190,7 +197,11 @@ impl StepBuilder {
             text: self.text,
             tool_calls: self.calls.finish()?,
             reasoning_blocks: self.reasoning_blocks,
-            finish: Finish { kind, raw },
+            finish: Finish {
+                kind,
+                raw,
+                detail: None,
+            },
             usage: self.usage,
         })
     }

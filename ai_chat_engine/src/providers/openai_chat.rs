@@ -185,14 +185,22 @@ struct Chunk {
 
 #[derive(Deserialize)]
 struct Choice {
+    /// Which of the `n` answers this is; koi asks for one, and a server
+    /// that sends more (or ignores `n`) gets its first one used.
+    index: Option<usize>,
+    /// Absent or `null` in a chunk that only carries a filter result or
+    /// the finish reason.
     #[serde(default)]
-    delta: DeltaJson,
+    delta: Option<DeltaJson>,
     finish_reason: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
 struct DeltaJson {
     content: Option<String>,
+    /// OpenAI's refusal text, streamed instead of `content`: the answer
+    /// the user gets, so it is shown as one.
+    refusal: Option<String>,
     reasoning_content: Option<String>,
     reasoning: Option<String>,
     tool_calls: Option<Vec<CallDelta>>,
@@ -301,8 +309,12 @@ impl Decoder for ChatDecoder {
                     .unwrap_or(0),
             });
         }
-        for choice in chunk.choices {
-            let d = choice.delta;
+        for choice in chunk
+            .choices
+            .into_iter()
+            .filter(|c| c.index.unwrap_or(0) == 0)
+        {
+            let d = choice.delta.unwrap_or_default();
             if let Some(r) = d
                 .reasoning_content
                 .or(d.reasoning)
@@ -310,7 +322,7 @@ impl Decoder for ChatDecoder {
             {
                 out.push(Delta::Reasoning(r));
             }
-            if let Some(t) = d.content {
+            for t in [d.content, d.refusal].into_iter().flatten() {
                 self.step.push_text(t, out);
             }
             for call in d.tool_calls.unwrap_or_default() {
@@ -354,5 +366,37 @@ impl Decoder for ChatDecoder {
 
     fn usage(&self) -> Option<Usage> {
         self.step.usage
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(chunks: &[&str]) -> (Vec<Delta>, Result<StepOutput, DecodeError>) {
+        let mut d = Box::<ChatDecoder>::default();
+        let mut out = Vec::new();
+        for c in chunks {
+            let ev = SseEvent {
+                event: None,
+                data: (*c).to_string(),
+            };
+            if let Err(e) = d.on_event(&ev, &mut out) {
+                return (out, Err(e));
+            }
+        }
+        (out, d.finish())
+    }
+
+    #[test]
+    fn a_null_delta_and_other_choices_are_passed_over() {
+        let (out, step) = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":null,"finish_reason":"stop"}]}"#,
+        ]);
+        assert_eq!(out, vec![Delta::Text("a".into())]);
+        let step = step.unwrap();
+        assert_eq!(step.text, "a");
+        assert_eq!(step.finish.kind, FinishKind::Stop);
     }
 }

@@ -20,6 +20,7 @@ mod images;
 mod mcp;
 mod memory;
 mod panics;
+mod recorded;
 mod recovery;
 mod robustness;
 mod server_tools;

@@ -372,7 +372,7 @@ fn check_anthropic_roles(view: &View, flag: &mut impl FnMut(ViolationKind, Strin
             "the first message is not the user's".into(),
         );
     }
-    if roles.last().map(String::as_str) != Some("user") {
+    if roles.last().map(String::as_str) != Some("user") && !view.ends_paused {
         flag(
             ViolationKind::RoleOrder,
             "the last message is not the user's".into(),

@@ -91,6 +91,10 @@ pub(crate) struct View {
     pub items: Vec<Item>,
     /// Message-level roles in order, as the provider receives them.
     pub message_roles: Vec<String>,
+    /// The last message is an assistant turn the provider paused in its
+    /// own tools (Anthropic's `pause_turn`): sent back last, as the API
+    /// asks, for it to carry on.
+    pub ends_paused: bool,
     /// Problems of shape found while reading (missing fields, empty text).
     pub shape_errors: Vec<String>,
 }
@@ -135,6 +139,7 @@ pub(crate) fn read(dialect: Dialect, body: &[u8]) -> Result<View, String> {
         tools_raw: json_span::member(text, "tools").unwrap_or("").to_string(),
         items: Vec::new(),
         message_roles: Vec::new(),
+        ends_paused: false,
         shape_errors: Vec::new(),
     };
     if json["model"].as_str().is_none_or(str::is_empty) {
@@ -384,6 +389,8 @@ fn read_anthropic(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
             Value::Array(a) => a.clone(),
             _ => Vec::new(),
         };
+        view.ends_paused =
+            role == "assistant" && blocks.iter().any(|b| b["type"] == "server_tool_use");
         if blocks.is_empty() {
             view.shape_errors
                 .push(format!("message {step} has no content"));
@@ -440,6 +447,16 @@ fn read_anthropic(text: &str, json: &Value, view: &mut View) -> Result<(), Strin
                     }
                     continue;
                 }
+                // The provider's own tools, in a paused turn sent back.
+                ("assistant", "server_tool_use") => {
+                    if b["id"].as_str().is_none_or(str::is_empty) || !b["input"].is_object() {
+                        view.shape_errors.push(format!(
+                            "message {step}: a server_tool_use without its id or input"
+                        ));
+                    }
+                    continue;
+                }
+                ("assistant", t) if t.ends_with("_tool_result") => continue,
                 (r, t) => {
                     view.shape_errors
                         .push(format!("message {step} ({r}) has a {t:?} block"));

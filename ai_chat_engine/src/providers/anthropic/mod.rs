@@ -10,19 +10,24 @@
 //! request, so its cached prefix is still found. Anthropic keys its cache
 //! on content, not on the markers, so moving a marker breaks nothing.
 
-use serde::{Deserialize, Serialize};
+mod content;
+mod decode;
 
-use super::error::{provider_error, shorten};
-use super::{
-    parse_json, DecodeError, Decoder, Delta, FinishKind, Request, StepBuilder, StepOutput, Usage,
-};
+use serde::Serialize;
+
+pub(crate) use decode::MessagesDecoder;
+
+use super::Request;
 use crate::budgets::MAX_OUTPUT_TOKENS;
 use crate::message::{Message, ReasoningBlock, Role};
-use crate::sse::SseEvent;
 use crate::thinking::{AnthropicMode, Thinking};
 
 /// The API version header value this dialect is written against.
 pub(crate) const API_VERSION: &str = "2023-06-01";
+
+/// The stop reason of a turn the API paused mid server tool; the paused
+/// content, sent back as the last assistant turn, lets it carry on.
+pub(crate) const PAUSE_TURN: &str = "pause_turn";
 
 #[derive(Serialize)]
 struct Body<'a> {
@@ -147,6 +152,9 @@ enum Block<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
+    /// A paused turn's block, sent back exactly as it came.
+    #[serde(untagged)]
+    Raw(serde_json::Value),
 }
 
 impl Block<'_> {
@@ -156,7 +164,8 @@ impl Block<'_> {
             | Block::Image { cache_control, .. }
             | Block::ToolUse { cache_control, .. }
             | Block::ToolResult { cache_control, .. } => *cache_control = Some(EPHEMERAL),
-            Block::Thinking { .. } | Block::RedactedThinking { .. } => {}
+            // A paused turn's blocks go back untouched.
+            Block::Thinking { .. } | Block::RedactedThinking { .. } | Block::Raw(_) => {}
         }
     }
 }
@@ -168,6 +177,9 @@ fn blocks(m: &Message) -> Vec<Block<'_>> {
             tool_calls,
             reasoning_blocks,
         } => {
+            if let Some(paused) = paused_content(reasoning_blocks) {
+                return paused;
+            }
             // Thinking opens the turn, as the model produced it; the API
             // checks the signatures of the turn that carries the tool_use.
             let mut out: Vec<Block<'_>> = reasoning_blocks
@@ -183,7 +195,7 @@ fn blocks(m: &Message) -> Vec<Block<'_>> {
                     ReasoningBlock::RedactedThinking { data } => {
                         Some(Block::RedactedThinking { data })
                     }
-                    ReasoningBlock::Encrypted { .. } => None,
+                    ReasoningBlock::Encrypted { .. } | ReasoningBlock::PausedContent { .. } => None,
                 })
                 .collect();
             if !text.is_empty() || tool_calls.is_empty() {
@@ -242,6 +254,19 @@ fn blocks(m: &Message) -> Vec<Block<'_>> {
             out
         }
     }
+}
+
+/// A paused turn's content as it came, when `blocks` carry one.
+fn paused_content<'a>(blocks: &[ReasoningBlock]) -> Option<Vec<Block<'a>>> {
+    blocks.iter().find_map(|b| match b {
+        ReasoningBlock::PausedContent { content } => {
+            match serde_json::from_str::<Vec<serde_json::Value>>(content) {
+                Ok(list) if !list.is_empty() => Some(list.into_iter().map(Block::Raw).collect()),
+                _ => None,
+            }
+        }
+        _ => None,
+    })
 }
 
 /// Marks the moving breakpoints (see the module docs): the latest block,
@@ -342,226 +367,4 @@ pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
     };
     // Serialising plain structs of strings and `Value`s cannot fail.
     serde_json::to_string(&body).unwrap_or_default()
-}
-
-#[derive(Deserialize)]
-struct Event {
-    #[serde(rename = "type")]
-    kind: String,
-    index: Option<usize>,
-    message: Option<MessageJson>,
-    content_block: Option<BlockJson>,
-    delta: Option<DeltaJson>,
-    usage: Option<UsageJson>,
-}
-
-#[derive(Deserialize)]
-struct MessageJson {
-    usage: Option<UsageJson>,
-}
-
-#[derive(Deserialize)]
-struct BlockJson {
-    #[serde(rename = "type")]
-    kind: String,
-    id: Option<String>,
-    name: Option<String>,
-    thinking: Option<String>,
-    signature: Option<String>,
-    data: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct DeltaJson {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    text: Option<String>,
-    thinking: Option<String>,
-    signature: Option<String>,
-    partial_json: Option<String>,
-    stop_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct UsageJson {
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
-}
-
-/// Decoder state for one response.
-#[derive(Default)]
-pub(crate) struct MessagesDecoder {
-    step: StepBuilder,
-    /// Thinking blocks by their content index, as they stream.
-    thinking: Vec<(usize, ReasoningBlock)>,
-    /// Content indexes of blocks the provider's own tools stream.
-    server_tools: Vec<usize>,
-    stop_reason: Option<String>,
-    stopped: bool,
-}
-
-impl MessagesDecoder {
-    /// The thinking block streaming at this content index.
-    fn thinking_at(&mut self, index: Option<usize>) -> Option<&mut ReasoningBlock> {
-        let index = index.unwrap_or(0);
-        self.thinking
-            .iter_mut()
-            .rev()
-            .find(|(i, _)| *i == index)
-            .map(|(_, b)| b)
-    }
-
-    fn on_usage(&mut self, u: &UsageJson) {
-        let usage = self.step.usage.get_or_insert_with(Usage::default);
-        if let Some(i) = u.input_tokens {
-            let read = u.cache_read_input_tokens.unwrap_or(0);
-            let created = u.cache_creation_input_tokens.unwrap_or(0);
-            // Saturating: the numbers come from outside.
-            usage.input = i.saturating_add(read).saturating_add(created);
-            usage.cached_input = read;
-        }
-        if let Some(o) = u.output_tokens {
-            usage.output = o;
-        }
-    }
-}
-
-impl Decoder for MessagesDecoder {
-    fn on_event(&mut self, ev: &SseEvent, out: &mut Vec<Delta>) -> Result<(), DecodeError> {
-        if self.stopped {
-            return Ok(());
-        }
-        let e: Event = parse_json(&ev.data)?;
-        match e.kind.as_str() {
-            "message_start" => {
-                if let Some(u) = e.message.and_then(|m| m.usage) {
-                    self.on_usage(&u);
-                }
-            }
-            "content_block_start" => {
-                let block = e.content_block.ok_or_else(|| {
-                    DecodeError::Malformed("content_block_start without a block".into())
-                })?;
-                let index = e.index.unwrap_or(0);
-                match block.kind.as_str() {
-                    "tool_use" => self.step.calls.start(
-                        &index.to_string(),
-                        block.id.as_deref().unwrap_or(""),
-                        block.name.as_deref().unwrap_or(""),
-                    )?,
-                    "thinking" => self.thinking.push((
-                        index,
-                        ReasoningBlock::Thinking {
-                            thinking: block.thinking.unwrap_or_default(),
-                            signature: block.signature.unwrap_or_default(),
-                        },
-                    )),
-                    "redacted_thinking" => self.thinking.push((
-                        index,
-                        ReasoningBlock::RedactedThinking {
-                            data: block.data.unwrap_or_default(),
-                        },
-                    )),
-                    // A tool the provider runs itself (web search, code
-                    // execution): its input streams too, but it is not
-                    // ours to call, and its result block is the
-                    // provider's; the answer's text follows them.
-                    "server_tool_use" | "mcp_tool_use" => self.server_tools.push(index),
-                    _ => {} // text, *_tool_result blocks
-                }
-            }
-            "content_block_delta" => {
-                let Some(d) = e.delta else { return Ok(()) };
-                match d.kind.as_deref() {
-                    Some("text_delta") => {
-                        if let Some(t) = d.text {
-                            self.step.push_text(t, out);
-                        }
-                    }
-                    Some("thinking_delta") => {
-                        if let Some(t) = d.thinking.filter(|t| !t.is_empty()) {
-                            if let Some(ReasoningBlock::Thinking { thinking, .. }) =
-                                self.thinking_at(e.index)
-                            {
-                                thinking.push_str(&t);
-                            }
-                            out.push(Delta::Reasoning(t));
-                        }
-                    }
-                    Some("signature_delta") => {
-                        if let (Some(s), Some(ReasoningBlock::Thinking { signature, .. })) =
-                            (d.signature, self.thinking_at(e.index))
-                        {
-                            signature.push_str(&s);
-                        }
-                    }
-                    Some("input_json_delta") => {
-                        let index = e.index.unwrap_or(0);
-                        if self.server_tools.contains(&index) {
-                            return Ok(());
-                        }
-                        self.step.calls.push_args(
-                            &index.to_string(),
-                            d.partial_json.as_deref().unwrap_or(""),
-                        )?;
-                    }
-                    _ => {} // citations: nothing to show
-                }
-            }
-            "message_delta" => {
-                if let Some(r) = e.delta.and_then(|d| d.stop_reason) {
-                    self.stop_reason = Some(r);
-                }
-                if let Some(u) = e.usage {
-                    self.on_usage(&u);
-                }
-            }
-            "message_stop" => self.stopped = true,
-            "error" => {
-                let value: serde_json::Value = parse_json(&ev.data)?;
-                return Err(DecodeError::Provider(
-                    provider_error(&value).unwrap_or_else(|| shorten(&ev.data)),
-                ));
-            }
-            _ => {} // ping, content_block_stop
-        }
-        Ok(())
-    }
-
-    fn is_complete(&self) -> bool {
-        self.stopped
-    }
-
-    fn finish(self: Box<Self>) -> Result<StepOutput, DecodeError> {
-        let me = *self;
-        if !me.stopped {
-            return Err(DecodeError::Malformed(
-                "the stream ended before message_stop".into(),
-            ));
-        }
-        let raw = me.stop_reason.unwrap_or_else(|| "end_turn".into());
-        let mut builder = me.step;
-        builder.reasoning_blocks = me.thinking.into_iter().map(|(_, b)| b).collect();
-        let kind = match raw.as_str() {
-            "tool_use" => FinishKind::ToolCalls,
-            "end_turn" | "stop_sequence" => FinishKind::Stop,
-            "max_tokens" => FinishKind::Length,
-            "refusal" => FinishKind::ContentFilter,
-            _ => FinishKind::Other,
-        };
-        let mut step = builder.finish(kind, raw)?;
-        // A tool_use block with no input deltas means `{}` input.
-        for c in &mut step.tool_calls {
-            if c.arguments.is_empty() {
-                c.arguments = "{}".into();
-            }
-        }
-        Ok(step)
-    }
-
-    fn usage(&self) -> Option<Usage> {
-        self.step.usage
-    }
 }
