@@ -49,14 +49,22 @@ fn wait(t: &Tmux, what: &str, f: impl Fn(&str) -> bool) {
     }
 }
 
-#[test]
-fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
-    let server = FakeProvider::start([ChatStream::new().text("touch SENTINEL").stop().reply()]);
-    let home = Home::new(Some(&server));
+/// A model that starts on a command, then stalls with the stream open.
+fn stalling_model() -> FakeProvider {
+    FakeProvider::start([ChatStream::new()
+        .text("touch PARTIAL")
+        .text("_AND_MORE")
+        .stop()
+        .reply()
+        .hang_after(2)])
+}
+
+/// Bash in tmux with koi's integration sourced the manual way (koi did
+/// not start this shell) and `k` on its PATH, at its prompt.
+fn bash_with_the_snippet(home: &Home) -> Tmux {
     let k_dir = Path::new(K).parent().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/shell/koi.bash");
     let rc = home.root().join("bashrc");
-    // The manual snippet for shells koi did not start.
     std::fs::write(
         &rc,
         format!(
@@ -66,8 +74,27 @@ fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
         ),
     )
     .unwrap();
-    let t = Tmux::start_cmd(&home, &format!("bash --rcfile '{}' -i", rc.display()));
+    let t = Tmux::start_cmd(home, &format!("bash --rcfile '{}' -i", rc.display()));
     wait(&t, "the prompt", |s| s.lines().any(|l| l.trim_end() == "$"));
+    t
+}
+
+/// Waits for the model's first request, then a little for its first
+/// chunks to reach `k`.
+fn wait_mid_stream(server: &FakeProvider, t: &Tmux) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server.request_count() == 0 {
+        assert!(Instant::now() < deadline, "no request:\n{}", t.screen());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+#[test]
+fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
+    let server = FakeProvider::start([ChatStream::new().text("touch SENTINEL").stop().reply()]);
+    let home = Home::new(Some(&server));
+    let t = bash_with_the_snippet(&home);
     t.type_line("# make a sentinel file");
     wait(&t, "the suggestion", |s| {
         s.lines().any(|l| l.trim_end() == "$ touch SENTINEL")
@@ -85,4 +112,69 @@ fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Longest Ctrl+C may take to end `k --suggest`: the model stalls for a
+/// minute, so an exit inside this is the cancel's doing.
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+#[test]
+fn ctrl_c_under_tmux_cancels_a_suggestion_mid_stream() {
+    let server = stalling_model();
+    let home = Home::new(Some(&server));
+    let t = Tmux::start_cmd(&home, "bash --norc --noprofile -i");
+    // Quotes split the words waited for, so the typed line is not taken
+    // for the output.
+    t.type_line("PS1='$ '; stty -g > tty.before");
+    wait(&t, "the prompt", |s| s.lines().any(|l| l.trim_end() == "$"));
+    let out = home.ws().join("suggest.out");
+    t.type_line(&format!(
+        "'{K}' --suggest 'make a file' > suggest.out; echo \"k-exit\"=\"$?\"; \
+         stty -g | cmp -s - tty.before && echo tty''-same"
+    ));
+    wait_mid_stream(&server, &t);
+    let pressed = Instant::now();
+    t.keys(&["C-c"]);
+    wait(&t, "k's exit status", |s| s.contains("k-exit="));
+    let took = pressed.elapsed();
+    assert!(took < CANCEL_WAIT, "k took {took:?} to stop");
+    let screen = t.screen();
+    assert!(screen.contains("k-exit=130"), "{screen}");
+    assert!(!screen.contains("PARTIAL"), "a partial command: {screen}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "", "stdout");
+    // The terminal as the shell left it, and the prompt back for the
+    // next command.
+    wait(&t, "the tty unchanged", |s| s.contains("tty-same"));
+    t.type_line("echo after''wards");
+    wait(&t, "the shell taking commands", |s| {
+        s.lines().any(|l| l.trim_end() == "afterwards")
+    });
+}
+
+#[test]
+fn ctrl_c_on_a_hash_line_under_tmux_gives_the_line_back() {
+    let server = stalling_model();
+    let home = Home::new(Some(&server));
+    let t = bash_with_the_snippet(&home);
+    t.type_line("# make a file");
+    wait_mid_stream(&server, &t);
+    let pressed = Instant::now();
+    t.keys(&["C-c"]);
+    // The line back in readline's buffer, editable: a key typed on it.
+    t.keys(&["-l", "X"]);
+    wait(&t, "the line back", |s| {
+        s.lines().any(|l| l.trim_end() == "$ # make a fileX")
+    });
+    let took = pressed.elapsed();
+    assert!(
+        took < CANCEL_WAIT,
+        "the widget took {took:?} to give it back"
+    );
+    assert!(!t.screen().contains("PARTIAL"), "{}", t.screen());
+    // Nothing ran, and the shell still runs what it is given.
+    t.keys(&["C-u"]);
+    t.type_line("echo after''wards");
+    wait(&t, "the shell taking commands", |s| {
+        s.lines().any(|l| l.trim_end() == "afterwards")
+    });
 }
