@@ -59,24 +59,76 @@ fn stalling_model() -> FakeProvider {
         .hang_after(2)])
 }
 
-/// Bash in tmux with koi's integration sourced the manual way (koi did
-/// not start this shell) and `k` on its PATH, at its prompt.
-fn bash_with_the_snippet(home: &Home) -> Tmux {
-    let k_dir = Path::new(K).parent().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/shell/koi.bash");
-    let rc = home.root().join("bashrc");
-    std::fs::write(
-        &rc,
-        format!(
-            "PS1='$ '\nPATH='{}':\"$PATH\"\nsource '{}'\n",
-            k_dir.display(),
-            script.display()
-        ),
-    )
-    .unwrap();
-    let t = Tmux::start_cmd(home, &format!("bash --rcfile '{}' -i", rc.display()));
-    wait(&t, "the prompt", |s| s.lines().any(|l| l.trim_end() == "$"));
-    t
+/// A shell of koi's integration, started in tmux the manual way (koi did
+/// not start it).
+#[derive(Clone, Copy, Debug)]
+enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl Shell {
+    fn name(self) -> &'static str {
+        match self {
+            Shell::Bash => "bash",
+            Shell::Zsh => "zsh",
+            Shell::Fish => "fish",
+        }
+    }
+
+    fn prompt(self) -> &'static str {
+        match self {
+            Shell::Bash => "$",
+            Shell::Zsh => "%",
+            Shell::Fish => ">",
+        }
+    }
+
+    fn installed(self) -> bool {
+        std::process::Command::new(self.name())
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    /// The shell in tmux with koi's snippet in its rc file and `k` on
+    /// its PATH, at its prompt.
+    fn start(self, home: &Home) -> Tmux {
+        let k_dir = Path::new(K).parent().unwrap().display().to_string();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../assets/shell")
+            .join(format!("koi.{}", self.name()));
+        let script = script.display();
+        let (rc, text, command) = match self {
+            Shell::Bash => {
+                let rc = home.root().join("bashrc");
+                let command = format!("bash --rcfile '{}' -i", rc.display());
+                let text = format!("PS1='$ '\nPATH='{k_dir}':\"$PATH\"\nsource '{script}'\n");
+                (rc, text, command)
+            }
+            Shell::Zsh => (
+                home.root().join(".zshrc"),
+                format!("PS1='%% '\nPATH='{k_dir}':\"$PATH\"\nsource '{script}'\n"),
+                "zsh -i".to_owned(),
+            ),
+            Shell::Fish => (
+                home.root().join("config/fish/config.fish"),
+                format!(
+                    "function fish_prompt; printf '> '; end\nfunction fish_greeting; end\n\
+                     set PATH '{k_dir}' $PATH\nsource '{script}'\n"
+                ),
+                "fish".to_owned(),
+            ),
+        };
+        std::fs::create_dir_all(rc.parent().unwrap()).unwrap();
+        std::fs::write(&rc, text).unwrap();
+        let t = Tmux::start_cmd(home, &command);
+        wait(&t, "the prompt", |s| {
+            s.lines().any(|l| l.trim_end() == self.prompt())
+        });
+        t
+    }
 }
 
 /// Waits for the model's first request, then a little for its first
@@ -94,7 +146,7 @@ fn wait_mid_stream(server: &FakeProvider, t: &Tmux) {
 fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
     let server = FakeProvider::start([ChatStream::new().text("touch SENTINEL").stop().reply()]);
     let home = Home::new(Some(&server));
-    let t = bash_with_the_snippet(&home);
+    let t = Shell::Bash.start(&home);
     t.type_line("# make a sentinel file");
     wait(&t, "the suggestion", |s| {
         s.lines().any(|l| l.trim_end() == "$ touch SENTINEL")
@@ -153,24 +205,35 @@ fn ctrl_c_under_tmux_cancels_a_suggestion_mid_stream() {
 
 #[test]
 fn ctrl_c_on_a_hash_line_under_tmux_gives_the_line_back() {
+    for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
+        if !shell.installed() {
+            eprintln!("{shell:?} is not installed (scripts/deps lists it); skipped");
+            continue;
+        }
+        ctrl_c_gives_the_line_back(shell);
+    }
+}
+
+fn ctrl_c_gives_the_line_back(shell: Shell) {
     let server = stalling_model();
     let home = Home::new(Some(&server));
-    let t = bash_with_the_snippet(&home);
+    let t = shell.start(&home);
     t.type_line("# make a file");
     wait_mid_stream(&server, &t);
     let pressed = Instant::now();
     t.keys(&["C-c"]);
-    // The line back in readline's buffer, editable: a key typed on it.
+    // The line back in the shell's buffer, editable: a key typed on it.
     t.keys(&["-l", "X"]);
+    let line = format!("{} # make a fileX", shell.prompt());
     wait(&t, "the line back", |s| {
-        s.lines().any(|l| l.trim_end() == "$ # make a fileX")
+        s.lines().any(|l| l.trim_end() == line)
     });
     let took = pressed.elapsed();
     assert!(
         took < CANCEL_WAIT,
-        "the widget took {took:?} to give it back"
+        "{shell:?} took {took:?} to give it back"
     );
-    assert!(!t.screen().contains("PARTIAL"), "{}", t.screen());
+    assert!(!t.screen().contains("PARTIAL"), "{shell:?}: {}", t.screen());
     // Nothing ran, and the shell still runs what it is given.
     t.keys(&["C-u"]);
     t.type_line("echo after''wards");
