@@ -9,7 +9,7 @@ use std::time::Duration;
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
 
-use crate::harness::{eventually, Koi, Xvfb};
+use crate::harness::{eventually, Koi, TestConfig, Xvfb};
 
 const EXIT_WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(20);
@@ -24,18 +24,13 @@ const NO_HINT_WATCH: Duration = Duration::from_millis(1500);
 const HINT_BACKGROUND: [u8; 3] = [0x5c, 0x2b, 0x2b];
 
 fn config_for(dir: &Path, server: Option<&FakeProvider>) -> PathBuf {
-    std::fs::create_dir_all(dir.join("cfg")).unwrap();
     let path = dir.join("cfg/koi.toml");
-    let mut text =
-        "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n"
-            .to_string();
-    if let Some(server) = server {
-        text.push_str(&format!(
-            "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-            server.base_url()
-        ));
+    let config = TestConfig::new(100, 30);
+    match server {
+        Some(server) => config.ai(server),
+        None => config,
     }
-    std::fs::write(&path, text).unwrap();
+    .write(&path);
     path
 }
 
