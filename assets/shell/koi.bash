@@ -64,9 +64,18 @@ if [[ -z "${__koi_suggest_bound-}" ]] && ((BASH_VERSINFO[0] >= 4)); then
       printf -v text '%b' "${reply#*:}"
       __koi_reply="${reply%%:*}:$text"
     elif command -v k >/dev/null 2>&1; then
-      local text
-      if text=$(command k --suggest "$1" </dev/tty 2>/dev/tty) && [[ -n "$text" ]]; then
+      # Ctrl+C is k's to cancel on: readline's own SIGINT handling would
+      # drop the line, so a trap of ours stands in while k runs.
+      local text status trap_int
+      trap_int=$(trap -p INT)
+      trap ':' INT
+      text=$(command k --suggest "$1" </dev/tty 2>/dev/tty)
+      status=$?
+      eval "${trap_int:-trap - INT}"
+      if ((status == 0)) && [[ -n "$text" ]]; then
         __koi_reply="ok:$text"
+      elif ((status == 130)); then
+        __koi_reply="cancelled:"
       fi
     fi
   }

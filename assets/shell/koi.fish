@@ -45,11 +45,13 @@ if not set -q __koi_suggest_bound
             set -l saved (command stty -g </dev/tty 2>/dev/null)
             command stty -echo -icanon min 1 time 0 </dev/tty 2>/dev/null
             printf '\e]7717;suggest;%s;%s;fish;%s\a' $KOI_SESSION_TOKEN $nonce "$words" >/dev/tty
-            # fish's read would start its line editor on a terminal; head
-            # reads the one line koi writes.
+            # fish's read would start its line editor on a terminal. sh's
+            # read takes the tty a byte at a time and stops at the line
+            # end, so keys typed right behind koi's answer stay for fish's
+            # editor (head would swallow whatever came with the line).
             set -l reply ""
             while true
-                set reply (command head -n 1 </dev/tty)
+                set reply (command sh -c 'IFS= read -r l && printf "%s\n" "$l"' </dev/tty)
                 or break
                 string match -q -- "koi-suggest:$nonce:*" "$reply"; and break
             end

@@ -56,9 +56,17 @@ if [[ -z "${__koi_suggest_bound-}" ]]; then
       print -v text -- "${reply#*:}"
       __koi_reply="${reply%%:*}:$text"
     elif (( $+commands[k] )); then
-      local text
-      if text=$(command k --suggest "$1" </dev/tty 2>/dev/tty) && [[ -n "$text" ]]; then
+      # Ctrl+C is k's to cancel on: zsh would abort the widget and drop
+      # the line, so a trap of ours (this function's alone) stands in.
+      setopt localoptions localtraps
+      trap ':' INT
+      local text status_k
+      text=$(command k --suggest "$1" </dev/tty 2>/dev/tty)
+      status_k=$?
+      if (( status_k == 0 )) && [[ -n "$text" ]]; then
         __koi_reply="ok:$text"
+      elif (( status_k == 130 )); then
+        __koi_reply="cancelled:"
       fi
     fi
   }

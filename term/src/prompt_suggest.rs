@@ -15,8 +15,9 @@
 //! backslash written `\xHH`, so the shell's own `printf %b` (or zsh's
 //! `print`) restores it and it cannot carry a line end or a control key.
 //! END is BEL for bash and zsh, whose `read -d` stops there, and a newline
-//! for fish, which reads the line with `head` (its own `read` would open
-//! its line editor on a terminal).
+//! for fish, which reads the line with `sh`'s `read` (fish's own `read`
+//! would open its line editor on a terminal), one byte at a time, so keys
+//! typed right behind the answer stay for the shell's line editor.
 
 /// A request for a suggestion, from the shell of one session.
 #[derive(Clone, Debug, PartialEq, Eq)]

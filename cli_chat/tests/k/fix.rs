@@ -94,12 +94,9 @@ fn wait_until(s: &term::Session, what: &str, f: impl Fn(&str) -> bool) -> String
 fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
     let server = FakeProvider::start([fix_answer()]);
     let home = Home::new(Some(&server));
-    // A plain prompt (the system's bash.bashrc may set its own), then
-    // koi's integration.
-    let koi = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
-    let rc = home.root().join("rc.bash");
-    std::fs::write(&rc, format!("PS1='$ '\nsource '{koi}'\n")).unwrap();
-    let rc = rc.display().to_string();
+    // A plain bash as the shell: koi injects its integration as it does
+    // for users, and the user's ~/.bashrc only sets a plain prompt.
+    std::fs::write(home.root().join(".bashrc"), "PS1='$ '\n").unwrap();
     let k_dir = std::path::Path::new(K)
         .parent()
         .unwrap()
@@ -112,11 +109,7 @@ fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
         }
     }
     let options = term::SessionOptions {
-        command: Some(
-            ["bash", "--rcfile", &rc, "--noprofile", "-i"]
-                .map(String::from)
-                .to_vec(),
-        ),
+        shell: Some(vec!["bash".into()]),
         env,
         working_directory: Some(home.ws()),
         size: term::GridSize::new(120, 40),
@@ -138,7 +131,8 @@ fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    s.write("k fix; echo k-exit=$?\n");
+    // Quoted apart, so the typed line is not taken for the output.
+    s.write("k fix; echo \"k-exit\"=$?\n");
     let text = wait_until(&s, "k's exit", |t| t.contains("k-exit="));
     assert!(text.contains("k-exit=0"), "{text}");
     assert!(text.contains("mkdir -p /tmp/made-by-fix"), "{text}");

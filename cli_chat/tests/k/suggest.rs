@@ -49,25 +49,104 @@ fn wait(t: &Tmux, what: &str, f: impl Fn(&str) -> bool) {
     }
 }
 
+/// A model that starts on a command, then stalls with the stream open.
+fn stalling_model() -> FakeProvider {
+    FakeProvider::start([ChatStream::new()
+        .text("touch PARTIAL")
+        .text("_AND_MORE")
+        .stop()
+        .reply()
+        .hang_after(2)])
+}
+
+/// A shell of koi's integration, started in tmux the manual way (koi did
+/// not start it).
+#[derive(Clone, Copy, Debug)]
+enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl Shell {
+    fn name(self) -> &'static str {
+        match self {
+            Shell::Bash => "bash",
+            Shell::Zsh => "zsh",
+            Shell::Fish => "fish",
+        }
+    }
+
+    fn prompt(self) -> &'static str {
+        match self {
+            Shell::Bash => "$",
+            Shell::Zsh => "%",
+            Shell::Fish => ">",
+        }
+    }
+
+    fn installed(self) -> bool {
+        std::process::Command::new(self.name())
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    /// The shell in tmux with koi's snippet in its rc file and `k` on
+    /// its PATH, at its prompt.
+    fn start(self, home: &Home) -> Tmux {
+        let k_dir = Path::new(K).parent().unwrap().display().to_string();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../assets/shell")
+            .join(format!("koi.{}", self.name()));
+        let script = script.display();
+        let (rc, text, command) = match self {
+            Shell::Bash => {
+                let rc = home.root().join("bashrc");
+                let command = format!("bash --rcfile '{}' -i", rc.display());
+                let text = format!("PS1='$ '\nPATH='{k_dir}':\"$PATH\"\nsource '{script}'\n");
+                (rc, text, command)
+            }
+            Shell::Zsh => (
+                home.root().join(".zshrc"),
+                format!("PS1='%% '\nPATH='{k_dir}':\"$PATH\"\nsource '{script}'\n"),
+                "zsh -i".to_owned(),
+            ),
+            Shell::Fish => (
+                home.root().join("config/fish/config.fish"),
+                format!(
+                    "function fish_prompt; printf '> '; end\nfunction fish_greeting; end\n\
+                     set PATH '{k_dir}' $PATH\nsource '{script}'\n"
+                ),
+                "fish".to_owned(),
+            ),
+        };
+        std::fs::create_dir_all(rc.parent().unwrap()).unwrap();
+        std::fs::write(&rc, text).unwrap();
+        let t = Tmux::start_cmd(home, &command);
+        wait(&t, "the prompt", |s| {
+            s.lines().any(|l| l.trim_end() == self.prompt())
+        });
+        t
+    }
+}
+
+/// Waits for the model's first request, then a little for its first
+/// chunks to reach `k`.
+fn wait_mid_stream(server: &FakeProvider, t: &Tmux) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server.request_count() == 0 {
+        assert!(Instant::now() < deadline, "no request:\n{}", t.screen());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
 #[test]
 fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
     let server = FakeProvider::start([ChatStream::new().text("touch SENTINEL").stop().reply()]);
     let home = Home::new(Some(&server));
-    let k_dir = Path::new(K).parent().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/shell/koi.bash");
-    let rc = home.root().join("bashrc");
-    // The manual snippet for shells koi did not start.
-    std::fs::write(
-        &rc,
-        format!(
-            "PS1='$ '\nPATH='{}':\"$PATH\"\nsource '{}'\n",
-            k_dir.display(),
-            script.display()
-        ),
-    )
-    .unwrap();
-    let t = Tmux::start_cmd(&home, &format!("bash --rcfile '{}' -i", rc.display()));
-    wait(&t, "the prompt", |s| s.lines().any(|l| l.trim_end() == "$"));
+    let t = Shell::Bash.start(&home);
     t.type_line("# make a sentinel file");
     wait(&t, "the suggestion", |s| {
         s.lines().any(|l| l.trim_end() == "$ touch SENTINEL")
@@ -85,4 +164,80 @@ fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Longest Ctrl+C may take to end `k --suggest`: the model stalls for a
+/// minute, so an exit inside this is the cancel's doing.
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+#[test]
+fn ctrl_c_under_tmux_cancels_a_suggestion_mid_stream() {
+    let server = stalling_model();
+    let home = Home::new(Some(&server));
+    let t = Tmux::start_cmd(&home, "bash --norc --noprofile -i");
+    // Quotes split the words waited for, so the typed line is not taken
+    // for the output.
+    t.type_line("PS1='$ '; stty -g > tty.before");
+    wait(&t, "the prompt", |s| s.lines().any(|l| l.trim_end() == "$"));
+    let out = home.ws().join("suggest.out");
+    t.type_line(&format!(
+        "'{K}' --suggest 'make a file' > suggest.out; echo \"k-exit\"=\"$?\"; \
+         stty -g | cmp -s - tty.before && echo tty''-same"
+    ));
+    wait_mid_stream(&server, &t);
+    let pressed = Instant::now();
+    t.keys(&["C-c"]);
+    wait(&t, "k's exit status", |s| s.contains("k-exit="));
+    let took = pressed.elapsed();
+    assert!(took < CANCEL_WAIT, "k took {took:?} to stop");
+    let screen = t.screen();
+    assert!(screen.contains("k-exit=130"), "{screen}");
+    assert!(!screen.contains("PARTIAL"), "a partial command: {screen}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "", "stdout");
+    // The terminal as the shell left it, and the prompt back for the
+    // next command.
+    wait(&t, "the tty unchanged", |s| s.contains("tty-same"));
+    t.type_line("echo after''wards");
+    wait(&t, "the shell taking commands", |s| {
+        s.lines().any(|l| l.trim_end() == "afterwards")
+    });
+}
+
+#[test]
+fn ctrl_c_on_a_hash_line_under_tmux_gives_the_line_back() {
+    for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
+        if !shell.installed() {
+            eprintln!("{shell:?} is not installed (scripts/deps lists it); skipped");
+            continue;
+        }
+        ctrl_c_gives_the_line_back(shell);
+    }
+}
+
+fn ctrl_c_gives_the_line_back(shell: Shell) {
+    let server = stalling_model();
+    let home = Home::new(Some(&server));
+    let t = shell.start(&home);
+    t.type_line("# make a file");
+    wait_mid_stream(&server, &t);
+    let pressed = Instant::now();
+    t.keys(&["C-c"]);
+    // The line back in the shell's buffer, editable: a key typed on it.
+    t.keys(&["-l", "X"]);
+    let line = format!("{} # make a fileX", shell.prompt());
+    wait(&t, "the line back", |s| {
+        s.lines().any(|l| l.trim_end() == line)
+    });
+    let took = pressed.elapsed();
+    assert!(
+        took < CANCEL_WAIT,
+        "{shell:?} took {took:?} to give it back"
+    );
+    assert!(!t.screen().contains("PARTIAL"), "{shell:?}: {}", t.screen());
+    // Nothing ran, and the shell still runs what it is given.
+    t.keys(&["C-u"]);
+    t.type_line("echo after''wards");
+    wait(&t, "the shell taking commands", |s| {
+        s.lines().any(|l| l.trim_end() == "afterwards")
+    });
 }

@@ -1,6 +1,7 @@
-//! Fixing a failed command end to end: a real bash with koi's shell
-//! integration (OSC 133), real keys under Xvfb, the hint as drawn pixels,
-//! the real engine and a scripted model on loopback (koi_testkit).
+//! Fixing a failed command end to end: a plain bash with koi's shell
+//! integration (OSC 133) injected as koi does for users (no rc edit), real
+//! keys under Xvfb, the hint as drawn pixels, the real engine and a
+//! scripted model on loopback (koi_testkit).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,7 +9,7 @@ use std::time::Duration;
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
 
-use crate::harness::{eventually, Koi, Xvfb};
+use crate::harness::{eventually, Koi, TestConfig, Xvfb};
 
 const EXIT_WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(20);
@@ -22,42 +23,34 @@ const NO_HINT_WATCH: Duration = Duration::from_millis(1500);
 /// this test's window has it.
 const HINT_BACKGROUND: [u8; 3] = [0x5c, 0x2b, 0x2b];
 
-/// An rc file that sets a plain prompt (the system's bash.bashrc may set
-/// its own) and loads koi's integration.
-fn bash_rc(dir: &Path) -> String {
-    let koi = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
-    let rc = dir.join("rc.bash");
-    std::fs::write(&rc, format!("PS1='$ '\nsource '{koi}'\n")).unwrap();
-    rc.display().to_string()
-}
-
 fn config_for(dir: &Path, server: Option<&FakeProvider>) -> PathBuf {
-    std::fs::create_dir_all(dir.join("cfg")).unwrap();
     let path = dir.join("cfg/koi.toml");
-    let mut text =
-        "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n"
-            .to_string();
-    if let Some(server) = server {
-        text.push_str(&format!(
-            "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-            server.base_url()
-        ));
+    let config = TestConfig::new(100, 30);
+    match server {
+        Some(server) => config.ai(server),
+        None => config,
     }
-    std::fs::write(&path, text).unwrap();
+    .write(&path);
     path
 }
 
-/// koi running bash with the integration loaded from its rc file.
+/// koi running a plain `bash` (`$SHELL`, no `[shell]` in the config), so
+/// koi injects its integration as users get it; the user's own ~/.bashrc
+/// only sets a prompt and touches the ready marker at each one.
 fn start(x: &Xvfb, dir: &Path, config: &Path) -> Koi {
-    let rc = bash_rc(dir);
-    Koi::start_bash(
-        x,
-        dir,
-        config,
-        &[],
-        &["bash", "--rcfile", &rc, "--noprofile", "-i"],
-        &[],
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let ready = dir.join("prompt-ready");
+    std::fs::write(
+        home.join(".bashrc"),
+        format!("PS1='$ '\nPROMPT_COMMAND=\": > '{}'\"\n", ready.display()),
     )
+    .unwrap();
+    let env = [
+        ("HOME", home.display().to_string()),
+        ("SHELL", "bash".to_owned()),
+    ];
+    Koi::start_shell(x, dir, config, &home, &env, &ready)
 }
 
 fn hint_pixels(x: &Xvfb, koi: &Koi) -> usize {

@@ -8,7 +8,7 @@ use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::window::scene::{log_count, panel_idle, read_overlay};
 use koi_testkit::FakeProvider;
 
-use crate::harness::{eventually, Koi, Xvfb};
+use crate::harness::{eventually, Koi, TestConfig, Xvfb};
 
 const MODEL_WAIT: Duration = Duration::from_secs(30);
 
@@ -28,18 +28,11 @@ fn the_overlay_over_the_right_split_sees_and_works_in_that_pane() {
     let right = dir.path().join("right-dir");
     std::fs::create_dir_all(&left).unwrap();
     std::fs::create_dir_all(&right).unwrap();
-    std::fs::create_dir_all(dir.path().join("cfg")).unwrap();
     let config = dir.path().join("cfg/koi.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
-             [shell]\nprogram = \"bash\"\nargs = [\"--norc\", \"--noprofile\"]\n\
-             [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    TestConfig::new(100, 30)
+        .shell("bash", &["--norc", "--noprofile"])
+        .ai(&server)
+        .write(&config);
     let left_arg = left.display().to_string();
     let koi = Koi::start(&x, dir.path(), &config, &["--working-directory", &left_arg]);
     koi.run_command(&x, "echo LEFT$((100+1))");
@@ -106,18 +99,11 @@ fn each_tab_keeps_its_own_conversation() {
     ]);
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("cfg")).unwrap();
     let config = dir.path().join("cfg/koi.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
-             [shell]\nprogram = \"bash\"\nargs = [\"--norc\", \"--noprofile\"]\n\
-             [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    TestConfig::new(100, 30)
+        .shell("bash", &["--norc", "--noprofile"])
+        .ai(&server)
+        .write(&config);
     let koi = Koi::start(&x, dir.path(), &config, &[]);
     let ask = |question: &str, n: usize| {
         koi.keys(&x, "ctrl+shift+l");

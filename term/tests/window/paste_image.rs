@@ -9,7 +9,7 @@ use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::window::scene::{log_count, panel_idle, read_overlay};
 use koi_testkit::FakeProvider;
 
-use crate::harness::{eventually, Koi, Xvfb};
+use crate::harness::{eventually, Koi, TestConfig, Xvfb};
 
 const MODEL_WAIT: Duration = Duration::from_secs(30);
 
@@ -49,18 +49,11 @@ fn paste_and_ask(png_bytes: &[u8]) -> String {
         .start(vec![ChatStream::new().text("A screenshot.").stop().reply()]);
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("cfg")).unwrap();
     let config = dir.path().join("cfg/koi.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[window]\npadding = 0\ncolumns = 100\nlines = 30\n\
-             [shell]\nprogram = \"bash\"\nargs = [\"--norc\", \"--noprofile\"]\n\
-             [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    TestConfig::new(100, 30)
+        .shell("bash", &["--norc", "--noprofile"])
+        .ai(&server)
+        .write(&config);
     let koi = Koi::start(&x, dir.path(), &config, &[]);
     koi.run_command(&x, "echo READY");
 

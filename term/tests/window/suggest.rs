@@ -11,13 +11,13 @@ use std::time::Duration;
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 
-use crate::harness::{eventually, Image, Koi, Xvfb};
+use crate::harness::{eventually, Image, Koi, TestConfig, Xvfb};
 
 const EXIT_WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(30);
 /// The bar's background (term/src/app/suggest.rs).
 const BAR_BACKGROUND: [u8; 3] = [0x1f, 0x2f, 0x26];
-const ROWS: u32 = 12;
+const ROWS: u16 = 12;
 
 #[derive(Clone, Copy, Debug)]
 enum Shell {
@@ -90,21 +90,13 @@ impl Scene {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         let xdg = dir.path().join("xdg");
-        std::fs::create_dir_all(xdg.join("koi")).unwrap();
         let ready = dir.path().join("prompt-ready");
         user_files(shell, &home, &xdg, &ready);
         let config = xdg.join("koi/koi.toml");
-        std::fs::write(
-            &config,
-            format!(
-                "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = 80\nlines = {ROWS}\n\
-                 [shell]\nprogram = \"{}\"\n\
-                 [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-                shell.program(),
-                server.base_url()
-            ),
-        )
-        .unwrap();
+        TestConfig::new(80, ROWS)
+            .shell(shell.program(), &[])
+            .ai(&server)
+            .write(&config);
         let env = [
             ("HOME", home.display().to_string()),
             (

@@ -5,6 +5,7 @@
 //! The tools it drives are installed by `scripts/deps`; a missing one
 //! fails the test with the package to install.
 
+mod config;
 mod image;
 mod keyboard;
 mod koi;
@@ -13,6 +14,7 @@ mod xvfb;
 
 use std::time::{Duration, Instant};
 
+pub use config::TestConfig;
 pub use image::Image;
 pub use koi::Koi;
 pub use xvfb::Xvfb;

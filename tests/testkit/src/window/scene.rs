@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{eventually, Koi, Xvfb};
+use super::{eventually, Koi, TestConfig, Xvfb};
 use crate::FakeProvider;
 
 /// How long a test waits for the engine, the model or the panel.
@@ -15,23 +15,12 @@ pub const MODEL_WAIT: Duration = Duration::from_secs(30);
 /// How long koi gets to exit once its shell has.
 pub const EXIT_WAIT: Duration = Duration::from_secs(30);
 
-/// The config text for a `cols`×`rows` window with no padding whose
-/// assistant talks to `server` (OpenAI chat, model `test-model`; no memory
-/// curator, whose side requests only its own tests expect).
-pub fn ai_config(server: &FakeProvider, cols: u16, rows: u16) -> String {
-    format!(
-        "[colors]\nbackground = \"#101418\"\n[window]\npadding = 0\ncolumns = {cols}\nlines = {rows}\n\
-         [ai]\nmemory = false\nprovider = \"openai\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
-        server.base_url()
-    )
-}
-
-/// Writes [`ai_config`] (100×30) where koi and `k` both read it when
-/// started with the harness's environment: `dir/xdg/koi/koi.toml`.
+/// Writes a 100×30 [`TestConfig`] with its assistant on `server` where
+/// koi and `k` both read it when started with the harness's environment:
+/// `dir/xdg/koi/koi.toml`.
 pub fn write_ai_config(dir: &Path, server: &FakeProvider) -> PathBuf {
     let path = dir.join("xdg/koi/koi.toml");
-    std::fs::create_dir_all(path.parent().expect("a parent")).expect("the config dir");
-    std::fs::write(&path, ai_config(server, 100, 30)).expect("the config");
+    TestConfig::new(100, 30).ai(server).write(&path);
     path
 }
 
