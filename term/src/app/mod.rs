@@ -24,7 +24,7 @@ mod panes;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod pointer_focus;
 mod scene;
-mod search;
+pub mod search;
 mod search_bar;
 mod startup;
 mod suggest;
