@@ -52,6 +52,7 @@ pub mod suggest;
 pub mod thinking;
 pub mod transcript;
 pub mod untrusted;
+pub mod verdict;
 
 mod agent_loop;
 mod conversation;

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::{Decision, Mode, Registry};
+use crate::{Decision, Mode, Registry, Tool};
 
 /// The shell tool a command line is judged as.
 const SHELL_TOOL: &str = "shell_exec";
@@ -36,6 +36,22 @@ pub fn judge(registry: &Registry, name: &str, args: &serde_json::Value, mode: Mo
         Decision::Deny { .. } => None,
         _ => registry.sandbox_for(name, args).map(|s| s.to_string()),
     };
+    verdict(d, sandbox, mode)
+}
+
+/// Judges a call of a tool that is not the registry's (one the engine
+/// owns, such as `explore`) in the registry's workspace. Such a tool
+/// starts no process of its own, so no sandbox is named.
+pub fn judge_tool(
+    registry: &Registry,
+    tool: &dyn Tool,
+    args: &serde_json::Value,
+    mode: Mode,
+) -> Verdict {
+    verdict(registry.decide_for(tool, args, mode), None, mode)
+}
+
+fn verdict(d: Decision, sandbox: Option<String>, mode: Mode) -> Verdict {
     let (summary, reason) = match &d {
         Decision::Allow => (None, "allowed in this mode".to_string()),
         Decision::Ask { summary, detail } => (Some(summary.clone()), detail.clone()),

@@ -60,11 +60,13 @@ pub fn shell_quote(word: &str) -> String {
 
 pub use ai_tools::verdict::Verdict;
 
-/// Judges `subject` in `mode` with the current directory as workspace.
+/// Judges `subject` in `mode` with the current directory as workspace: a
+/// tool call by whichever tool the engine would run, its own (`explore`)
+/// included.
 pub fn judge(subject: &Subject, mode: Mode, registry: &Registry) -> Verdict {
     match subject {
         Subject::Command(cmd) => ai_tools::verdict::judge_command(registry, cmd, mode),
-        Subject::Tool { name, args } => ai_tools::verdict::judge(registry, name, args, mode),
+        Subject::Tool { name, args } => ai_chat_engine::verdict::judge(registry, name, args, mode),
     }
 }
 

@@ -57,7 +57,8 @@ pub struct PaneView<'a> {
     /// Whether its frame was rebuilt since the last composition; an
     /// unchanged pane copies nothing.
     pub changed: bool,
-    /// Whether its cursor is the one drawn (the focused pane).
+    /// Whether its cursor is the window's cursor (the focused pane); the
+    /// others' are drawn hollow.
     pub focused: bool,
     /// Cells to highlight.
     pub highlights: &'a [Highlight],
@@ -142,14 +143,23 @@ impl Default for ChromeColors {
     }
 }
 
+/// The tab bar: its labels and the window's row it takes (top or bottom).
+#[derive(Debug, Clone, Copy)]
+pub struct TabBar<'a> {
+    /// One per tab, in order.
+    pub labels: &'a [TabLabel],
+    /// The row of the window's grid it is drawn on.
+    pub row: usize,
+}
+
 /// Everything in the window's grid for one frame.
 pub struct Scene<'a> {
     /// The window's grid width in cells.
     pub cols: usize,
     /// The window's grid height in cells.
     pub rows: usize,
-    /// The tab bar, drawn on row 0, when shown.
-    pub tab_bar: Option<&'a [TabLabel]>,
+    /// The tab bar, when shown.
+    pub tab_bar: Option<TabBar<'a>>,
     /// Panes of the tab shown.
     pub panes: Vec<PaneView<'a>>,
     /// Lines between them.
@@ -166,6 +176,8 @@ struct LayoutKey {
     rects: Vec<(u64, CellRect)>,
     dividers: Vec<Divider>,
     colors: Option<[Rgb; 10]>,
+    /// The bar moving (or going away) leaves cells only a full copy clears.
+    bar_row: Option<usize>,
 }
 
 /// Builds one frame out of a [`Scene`], reusing its allocations and
@@ -174,7 +186,8 @@ struct LayoutKey {
 pub struct Composer {
     frame: Frame,
     key: LayoutKey,
-    bar: Option<Vec<TabLabel>>,
+    /// The bar last drawn: its row and labels.
+    bar: Option<(usize, Vec<TabLabel>)>,
     highlights: Vec<Vec<Highlight>>,
 }
 
@@ -197,6 +210,7 @@ impl Composer {
             rects: scene.panes.iter().map(|p| (p.id, p.rect)).collect(),
             dividers: scene.dividers.clone(),
             colors: Some(color_key(&scene.colors)),
+            bar_row: scene.tab_bar.map(|bar| bar.row),
         };
         let full = key != self.key;
         if full {
@@ -240,11 +254,11 @@ impl Composer {
                 draw_divider(&mut self.frame, divider, scene.colors.divider);
             }
         }
-        let bar: Option<Vec<TabLabel>> = scene.tab_bar.map(<[TabLabel]>::to_vec);
+        let bar = scene.tab_bar.map(|bar| (bar.row, bar.labels.to_vec()));
         if bar != self.bar {
-            if let Some(labels) = &bar {
-                crate::tab_bar::draw(&mut self.frame, labels, &scene.colors);
-                damaged.push(0);
+            if let Some((row, labels)) = &bar {
+                crate::tab_bar::draw(&mut self.frame, *row, labels, &scene.colors);
+                damaged.push(*row);
             }
             self.bar = bar;
         }
@@ -254,6 +268,18 @@ impl Composer {
             .iter()
             .find(|p| p.focused)
             .and_then(|p| offset_cursor(p.frame.cursor, p.rect));
+        self.frame.inactive_cursors.clear();
+        self.frame.inactive_cursors.extend(
+            scene
+                .panes
+                .iter()
+                .filter(|p| !p.focused)
+                .filter_map(|p| offset_cursor(p.frame.cursor, p.rect))
+                .map(|cursor| CursorSpec {
+                    focused: false,
+                    ..cursor
+                }),
+        );
         self.frame.selection.clear();
         for pane in &scene.panes {
             for span in &pane.frame.selection {
@@ -372,182 +398,5 @@ pub fn place_in_pane(layer: &mut OverlayLayer, rect: CellRect, cell_px: (u32, u3
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pane_frame(cols: usize, rows: usize, ch: char) -> Frame {
-        let mut frame = Frame::blank(cols, rows);
-        for row in 0..rows {
-            frame.write_str(0, row, &ch.to_string().repeat(cols), &Cell::new(' '));
-        }
-        frame
-    }
-
-    fn text(frame: &Frame, row: usize) -> String {
-        (0..frame.cols)
-            .map(|c| frame.cell(c, row).map_or('?', |c| c.ch))
-            .collect()
-    }
-
-    #[test]
-    fn panes_land_at_their_offsets_with_a_divider_between() {
-        let (a, b) = (pane_frame(3, 2, 'a'), pane_frame(2, 2, 'b'));
-        let mut composer = Composer::default();
-        let scene = Scene {
-            cols: 6,
-            rows: 3,
-            tab_bar: None,
-            panes: vec![
-                PaneView {
-                    id: 1,
-                    frame: &a,
-                    rect: CellRect {
-                        col: 0,
-                        row: 1,
-                        cols: 3,
-                        rows: 2,
-                    },
-                    changed: true,
-                    focused: false,
-                    highlights: &[],
-                },
-                PaneView {
-                    id: 2,
-                    frame: &b,
-                    rect: CellRect {
-                        col: 4,
-                        row: 1,
-                        cols: 2,
-                        rows: 2,
-                    },
-                    changed: true,
-                    focused: true,
-                    highlights: &[],
-                },
-            ],
-            dividers: vec![Divider {
-                col: 3,
-                row: 1,
-                len: 2,
-                axis: DividerAxis::Vertical,
-            }],
-            colors: ChromeColors::default(),
-        };
-        let frame = composer.compose(&scene);
-        assert_eq!(text(frame, 1), "aaa│bb");
-        assert_eq!(text(frame, 2), "aaa│bb");
-        assert_eq!(frame.damage, Damage::Full);
-    }
-
-    #[test]
-    fn an_unchanged_pane_copies_nothing_and_damage_is_offset() {
-        let mut a = pane_frame(2, 2, 'a');
-        let b = pane_frame(2, 2, 'b');
-        let rect_a = CellRect {
-            col: 0,
-            row: 0,
-            cols: 2,
-            rows: 2,
-        };
-        let rect_b = CellRect {
-            col: 0,
-            row: 3,
-            cols: 2,
-            rows: 2,
-        };
-        let mut composer = Composer::default();
-        let mut scene = |a: &'_ Frame, changed: [bool; 2]| -> Frame {
-            let view = |frame, rect: CellRect, changed, focused| PaneView {
-                id: rect.row as u64,
-                frame,
-                rect,
-                changed,
-                focused,
-                highlights: &[],
-            };
-            let scene = Scene {
-                cols: 2,
-                rows: 5,
-                tab_bar: None,
-                panes: vec![
-                    view(a, rect_a, changed[0], true),
-                    view(&b, rect_b, changed[1], false),
-                ],
-                dividers: Vec::new(),
-                colors: ChromeColors::default(),
-            };
-            composer.compose(&scene).clone()
-        };
-        assert_eq!(scene(&a, [true, true]).damage, Damage::Full);
-        a.write_str(0, 1, "zz", &Cell::new(' '));
-        a.damage = Damage::Rows(vec![1]);
-        // Not rebuilt: nothing copied, nothing damaged.
-        let frame = scene(&a, [false, false]);
-        assert_eq!(frame.damage, Damage::Rows(Vec::new()));
-        assert_eq!(text(&frame, 1), "aa");
-        let frame = scene(&a, [true, false]);
-        assert_eq!(frame.damage, Damage::Rows(vec![1]));
-        assert_eq!(text(&frame, 1), "zz");
-        assert_eq!(text(&frame, 3), "bb");
-    }
-
-    #[test]
-    fn highlights_colour_their_cells_and_cursor_follows_the_focused_pane() {
-        let mut a = pane_frame(4, 1, 'x');
-        a.cursor = Some(CursorSpec {
-            col: 1,
-            row: 0,
-            shape: crate::CursorShape::Block,
-            focused: true,
-        });
-        let lit = [Highlight {
-            row: 0,
-            start_col: 1,
-            end_col: 3,
-            current: true,
-        }];
-        let colors = ChromeColors::default();
-        let mut composer = Composer::default();
-        let labels = [
-            TabLabel {
-                title: "one".into(),
-                active: true,
-                ..TabLabel::default()
-            },
-            TabLabel {
-                title: "two".into(),
-                failed: true,
-                activity: true,
-                ..TabLabel::default()
-            },
-        ];
-        let scene = Scene {
-            cols: 40,
-            rows: 2,
-            tab_bar: Some(&labels),
-            panes: vec![PaneView {
-                id: 1,
-                frame: &a,
-                rect: CellRect {
-                    col: 0,
-                    row: 1,
-                    cols: 4,
-                    rows: 1,
-                },
-                changed: true,
-                focused: true,
-                highlights: &lit,
-            }],
-            dividers: Vec::new(),
-            colors,
-        };
-        let frame = composer.compose(&scene);
-        let bg = |c| frame.cell(c, 1).map(|c| c.bg);
-        assert_eq!(bg(1), Some(Color::Rgb(colors.current_background)));
-        assert_eq!(bg(0), Some(Color::Named(crate::NamedColor::Background)));
-        assert_eq!(frame.cursor.map(|c| (c.col, c.row)), Some((1, 1)));
-        let bar = text(frame, 0);
-        assert!(bar.starts_with(" 1 one "), "{bar}");
-        assert!(bar.contains(" 2 two ×• "), "{bar}");
-    }
-}
+#[path = "compose_tests.rs"]
+mod tests;

@@ -210,6 +210,9 @@ pub struct Frame {
     pub cells: Vec<Cell>,
     /// The cursor, if visible.
     pub cursor: Option<CursorSpec>,
+    /// The cursors of panes without the focus, drawn as hollow blocks
+    /// whatever their shape, so a split shows where each shell's cursor is.
+    pub inactive_cursors: Vec<CursorSpec>,
     /// Selected ranges, any order.
     pub selection: Vec<SelectionSpan>,
     /// Boxes drawn above the grid, in order (later ones on top).

@@ -64,7 +64,7 @@ mod theme;
 pub use color::{Color, NamedColor, Rgb};
 pub use compose::{
     place_in_pane, CellRect, ChromeColors, Composer, Divider, DividerAxis, Highlight, PaneView,
-    Scene, TabLabel,
+    Scene, TabBar, TabLabel,
 };
 pub use cpu_target::{CpuTarget, PixelRows};
 pub use error::RenderError;

@@ -1,5 +1,6 @@
-//! The tab bar across the window's top row: each tab's number, title and
-//! marks (printed •, bell !, failed command ×), the shown tab set apart.
+//! The tab bar across a row of the window (the top or the bottom one):
+//! each tab's number, title and marks (printed •, bell !, failed command
+//! ×), the shown tab set apart.
 
 use crate::color::Color;
 use crate::compose::{ChromeColors, TabLabel};
@@ -53,7 +54,7 @@ pub fn tab_at(col: usize, cols: usize, tabs: usize) -> Option<usize> {
     (index < tabs).then_some(index)
 }
 
-pub(crate) fn draw(out: &mut Frame, labels: &[TabLabel], colors: &ChromeColors) {
+pub(crate) fn draw(out: &mut Frame, row: usize, labels: &[TabLabel], colors: &ChromeColors) {
     let cols = out.cols;
     let background = Cell {
         bg: Color::Rgb(colors.bar_background),
@@ -61,7 +62,7 @@ pub(crate) fn draw(out: &mut Frame, labels: &[TabLabel], colors: &ChromeColors) 
         ..Cell::default()
     };
     for col in 0..cols {
-        if let Some(cell) = out.cell_mut(col, 0) {
+        if let Some(cell) = out.cell_mut(col, row) {
             *cell = background.clone();
         }
     }
@@ -87,7 +88,7 @@ pub(crate) fn draw(out: &mut Frame, labels: &[TabLabel], colors: &ChromeColors) 
             ..Cell::default()
         };
         let start = index * width;
-        out.write_str(start, 0, &text, &template);
+        out.write_str(start, row, &text, &template);
         // The marks stand out in their own colours.
         for (offset, ch) in text.chars().enumerate() {
             let mark = match ch {
@@ -95,7 +96,7 @@ pub(crate) fn draw(out: &mut Frame, labels: &[TabLabel], colors: &ChromeColors) 
                 '!' | '•' => colors.mark,
                 _ => continue,
             };
-            if let Some(cell) = out.cell_mut(start + offset, 0) {
+            if let Some(cell) = out.cell_mut(start + offset, row) {
                 cell.fg = Color::Rgb(mark);
             }
         }

@@ -208,6 +208,69 @@ fn cursor_block_is_drawn_at_the_cursor_cell() {
     assert_eq!(img.rgb(rect.2, rect.1), Some(theme.background));
 }
 
+#[test]
+fn inactive_cursors_are_hollow_next_to_the_focused_block() {
+    let gpu = gpu();
+    let theme = Theme {
+        cursor: Rgb::new(0, 200, 100),
+        ..Theme::default()
+    };
+    let mut r = renderer_with(&gpu, theme.clone(), render::OFFSCREEN_FORMAT);
+    let mut frame = Frame::blank(8, 3);
+    let spec = |col, shape| CursorSpec {
+        col,
+        row: 1,
+        shape,
+        focused: true,
+    };
+    frame.cursor = Some(spec(1, CursorShape::Block));
+    // Even a pane asking for a block (or saying it is focused) gets an
+    // outline when it is not the focused pane.
+    frame.inactive_cursors = vec![spec(5, CursorShape::Block)];
+    let img = render(&mut r, &frame);
+    let block = cell_rect(&r, 1, 1, 1);
+    let hollow = cell_rect(&r, 5, 1, 1);
+    let centre = |rect: (u32, u32, u32, u32)| ((rect.0 + rect.2) / 2, (rect.1 + rect.3) / 2);
+    let (bx, by) = centre(block);
+    assert_eq!(
+        img.rgb(bx, by),
+        Some(theme.cursor),
+        "the focused block is filled"
+    );
+    let (hx, hy) = centre(hollow);
+    assert_eq!(
+        img.rgb(hx, hy),
+        Some(theme.background),
+        "the other is hollow"
+    );
+    for (x, y) in [
+        (hollow.0, hollow.1),
+        (hollow.2 - 1, hollow.1),
+        (hollow.0, hollow.3 - 1),
+        (hollow.2 - 1, hollow.3 - 1),
+        (hx, hollow.1),
+        (hollow.0, hy),
+    ] {
+        assert_eq!(img.rgb(x, y), Some(theme.cursor), "outline at ({x},{y})");
+    }
+    // Nothing else: every cursor-coloured pixel is in one of the two cells.
+    for (x, y, px) in pixels(&img) {
+        if px == theme.cursor {
+            assert!(
+                inside(block, x, y) || inside(hollow, x, y),
+                "cursor colour at ({x},{y})"
+            );
+        }
+    }
+
+    // The inactive cursor moving damages where it was and where it went.
+    frame.inactive_cursors = vec![spec(6, CursorShape::Block)];
+    let img = render(&mut r, &frame);
+    assert_eq!(img.rgb(hollow.0, hollow.1), Some(theme.background));
+    let moved = cell_rect(&r, 6, 1, 1);
+    assert_eq!(img.rgb(moved.0, moved.1), Some(theme.cursor));
+}
+
 /// Truecolor backgrounds come out at their exact sRGB values on linear and
 /// sRGB targets, RGBA and BGRA alike.
 #[test]

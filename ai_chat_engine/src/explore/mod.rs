@@ -71,6 +71,49 @@ fn task_of(args: &serde_json::Value) -> Result<String, ToolError> {
     Ok(task.to_string())
 }
 
+/// The tool as the policy sees it: its name, declaration and effect, with
+/// no engine behind it. `k policy check` judges `explore` calls with it;
+/// [`ExploreTool`] declares itself through it, so the two cannot differ.
+pub struct ExploreDeclaration;
+
+impl Tool for ExploreDeclaration {
+    fn name(&self) -> &str {
+        EXPLORE
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({
+            "type": "object",
+            "properties": {
+                "task": {
+                    "type": "string",
+                    "description": "What to find out, with any paths or names you already know."
+                }
+            },
+            "required": ["task"],
+            "additionalProperties": false
+        })
+    }
+
+    /// Reads only: everything the child does is judged read-only in plan
+    /// mode, so the call is allowed in every mode and runs beside other reads.
+    fn effect(&self, args: &serde_json::Value, _ws: &Workspace) -> Result<Effect, ToolError> {
+        task_of(args)?;
+        Ok(Effect::Read(Vec::new()))
+    }
+
+    /// A child needs a model to talk to: only [`ExploreTool`] runs one.
+    fn run(&self, _args: &serde_json::Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Err(ToolError::Failed(
+            "explore runs only inside a conversation".to_string(),
+        ))
+    }
+}
+
 /// What a child needs from the engine, shared by every explore call.
 pub(crate) struct ExploreTool {
     client: Arc<ModelClient>,
@@ -125,32 +168,19 @@ impl ExploreTool {
 
 impl Tool for ExploreTool {
     fn name(&self) -> &str {
-        EXPLORE
+        ExploreDeclaration.name()
     }
 
     fn description(&self) -> &str {
-        DESCRIPTION
+        ExploreDeclaration.description()
     }
 
     fn input_schema(&self) -> serde_json::Value {
-        serde_json::json!({
-            "type": "object",
-            "properties": {
-                "task": {
-                    "type": "string",
-                    "description": "What to find out, with any paths or names you already know."
-                }
-            },
-            "required": ["task"],
-            "additionalProperties": false
-        })
+        ExploreDeclaration.input_schema()
     }
 
-    /// Reads only: everything the child does is judged read-only in plan
-    /// mode, so the call is allowed in every mode and runs beside other reads.
-    fn effect(&self, args: &serde_json::Value, _ws: &Workspace) -> Result<Effect, ToolError> {
-        task_of(args)?;
-        Ok(Effect::Read(Vec::new()))
+    fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
+        ExploreDeclaration.effect(args, ws)
     }
 
     /// Without the engine's runner (no front end to nest steps under),

@@ -101,6 +101,74 @@ fn policy_check_text_says_why() {
     assert_eq!(run.code, 2);
 }
 
+/// `explore` is the engine's own tool, not the registry's: `k policy
+/// check` judges it as a conversation would (a read, allowed in every
+/// mode), its bad arguments are refused with the reason, and a name no
+/// tool has is still unknown.
+#[test]
+fn policy_check_knows_the_engines_own_explore_tool() {
+    let home = Home::new(None);
+    let check = |tool: &str, args: &str| {
+        let run = home.run(
+            &[
+                "policy",
+                "check",
+                "--all-modes",
+                "--json",
+                "--tool",
+                tool,
+                "--args",
+                args,
+            ],
+            None,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.events()
+            .iter()
+            .map(|v| {
+                let verdict = &v["verdict"];
+                (
+                    verdict["decision"].as_str().unwrap().to_owned(),
+                    verdict["reason"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let task = check("explore", r#"{"task": "where is the config parsed?"}"#);
+    assert_eq!(task.len(), ai_tools::Mode::ALL.len());
+    assert!(task.iter().all(|(d, _)| d == "allow"), "{task:?}");
+    let empty = check("explore", r#"{"task": ""}"#);
+    assert!(
+        empty
+            .iter()
+            .all(|(d, why)| d == "deny" && why.contains("`task` is empty")),
+        "{empty:?}"
+    );
+    let unknown = check("explorer", "{}");
+    assert!(
+        unknown
+            .iter()
+            .all(|(d, why)| d == "deny" && why.contains("unknown tool")),
+        "{unknown:?}"
+    );
+    // The text form says so too.
+    let run = home.run(
+        &[
+            "policy",
+            "check",
+            "--mode",
+            "default",
+            "--tool",
+            "explore",
+            "--args",
+            r#"{"task": "how are tabs laid out?"}"#,
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("default: allow"), "{}", run.stdout);
+}
+
 /// The file `--config` named holds API keys: `k policy check` protects it
 /// as the chat does, for reads and for recursive searches above it.
 #[test]

@@ -3,7 +3,7 @@
 use super::{OverlayState, Renderer};
 use crate::color::RgbGpu;
 use crate::error::RenderError;
-use crate::frame::Frame;
+use crate::frame::{CursorSpec, Frame};
 use crate::rects::RectInstance;
 
 impl Renderer {
@@ -59,14 +59,18 @@ impl Renderer {
     /// and the overlay boxes over it.
     pub(super) fn upload_rects(&mut self, frame: &Frame) {
         let mut cursor = Vec::new();
-        if let Some(spec) = frame.cursor {
-            let grid = crate::cursor::GridGeometry {
-                padding: self.padding,
-                metrics: self.fonts.metrics,
-                cols: self.visible_cols,
-                rows: self.rows.len(),
-            };
-            let color = self.theme.cursor;
+        let grid = crate::cursor::GridGeometry {
+            padding: self.padding,
+            metrics: self.fonts.metrics,
+            cols: self.visible_cols,
+            rows: self.rows.len(),
+        };
+        let color = self.theme.cursor;
+        let inactive = frame.inactive_cursors.iter().map(|spec| CursorSpec {
+            focused: false,
+            ..*spec
+        });
+        for spec in frame.cursor.into_iter().chain(inactive) {
             crate::cursor::overlay_rects(&mut cursor, frame, spec, &grid, color, self.srgb);
         }
         // Beam, underline and hollow cursors change no row: their old and

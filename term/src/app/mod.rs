@@ -5,6 +5,7 @@
 //! spaced so the parser keeps its CPU (`pacing`).
 
 mod assistant;
+mod bar;
 mod clipboard;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod clipboard_image;
@@ -24,7 +25,7 @@ mod panes;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod pointer_focus;
 mod scene;
-mod search;
+pub mod search;
 mod search_bar;
 mod startup;
 mod suggest;
@@ -158,8 +159,9 @@ struct App {
     hints: Option<link_glue::Hints>,
     /// The divider being dragged, while the left button holds it.
     divider_drag: Option<layout::SplitPath>,
-    /// The pane whose close waits on the user's yes (a job runs in it).
-    pending_close: Option<layout::PaneId>,
+    /// The panes whose close waits on the user's yes (a job runs in one
+    /// of them); empty when nothing is asked.
+    pending_close: Vec<layout::PaneId>,
     /// When panes of hidden tabs may wake the loop again.
     next_hidden_rearm: Option<Instant>,
     /// When the app started, for `KOI_REPORT_FIRST_FRAME` (benchmarks).
@@ -208,7 +210,7 @@ impl App {
             next_frame: None,
             hints: None,
             divider_drag: None,
-            pending_close: None,
+            pending_close: Vec::new(),
             next_hidden_rearm: None,
             #[cfg(all(unix, not(target_os = "macos")))]
             pointer_focus: None,
@@ -515,7 +517,7 @@ impl App {
                         pane.session
                             .set_palette(Palette::from_theme(&config.theme()));
                     }
-                    t.workspace.set_bar_mode(config.tabs.bar);
+                    t.workspace.set_bar(&config.tabs);
                     let grid = t.display.reconfigure(&config);
                     self.resize_grid(grid);
                 }

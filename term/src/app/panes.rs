@@ -25,8 +25,13 @@ const HIDDEN_REARM: Duration = Duration::from_millis(250);
 const RESIZE_STEP: usize = 2;
 
 /// What the question bar asks before closing a pane with a job in it.
-const CLOSE_QUESTION: &str =
+const CLOSE_PANE_QUESTION: &str =
     "A job is running in this pane. Close it? (y = close, any other key = keep)";
+
+/// What it asks before closing a tab of several panes, one of them busy:
+/// the yes closes them all.
+const CLOSE_TAB_QUESTION: &str =
+    "A job is running in this tab. Close all its panes? (y = close, any other key = keep)";
 
 impl App {
     /// Run a tab or pane action; false when `action` is not one.
@@ -97,24 +102,39 @@ impl App {
         true
     }
 
-    /// Close `panes`, asking first when a job runs in one of them.
+    /// Close `panes`, asking first when a job runs in one of them; a yes
+    /// then closes every one of them, not just the busy one.
     fn ask_or_close(&mut self, panes: &[PaneId]) {
         let Some(t) = &mut self.terminal else { return };
-        let busy = panes.iter().copied().find(|id| {
+        let busy = panes.iter().any(|id| {
             t.workspace
                 .panes
                 .get(id)
                 .is_some_and(|p| p.session.has_foreground_job())
         });
-        match busy {
-            Some(id) => {
-                self.pending_close = Some(id);
-                t.display.question = Some(CLOSE_QUESTION.to_owned());
-            }
-            None => {
-                for id in panes {
-                    self.close_pane(*id, None);
-                }
+        if busy {
+            let question = if panes.len() > 1 {
+                CLOSE_TAB_QUESTION
+            } else {
+                CLOSE_PANE_QUESTION
+            };
+            self.pending_close = panes.to_vec();
+            t.display.question = Some(question.to_owned());
+        } else {
+            self.close_panes(panes);
+        }
+    }
+
+    /// Close each of `panes` that is still open (one may have exited
+    /// while the question waited).
+    fn close_panes(&mut self, panes: &[PaneId]) {
+        for id in panes {
+            let open = self
+                .terminal
+                .as_ref()
+                .is_some_and(|t| t.workspace.panes.contains_key(id));
+            if open && !self.closing {
+                self.close_pane(*id, None);
             }
         }
     }
@@ -122,21 +142,21 @@ impl App {
     /// The key answering the close question, if one is asked. Returns
     /// whether the key was taken.
     pub(super) fn answer_question(&mut self, key: &Translated) -> bool {
-        let Some(id) = self.pending_close else {
+        if self.pending_close.is_empty() {
             return false;
-        };
+        }
         let Translated::Key(key) = key else {
             return true;
         };
         if key.action == KeyAction::Release {
             return true;
         }
-        self.pending_close = None;
+        let panes = std::mem::take(&mut self.pending_close);
         if let Some(t) = &mut self.terminal {
             t.display.question = None;
         }
         if matches!(key.key, Key::Char('y') | Key::Char('Y')) {
-            self.close_pane(id, None);
+            self.close_panes(&panes);
             self.follow_tab();
         }
         self.redraw();
@@ -337,7 +357,7 @@ impl App {
         };
         let cols = usize::from(t.display.grid_size().cols);
         let ws = &mut t.workspace;
-        if ws.bar_shown() && row == 0 {
+        if ws.bar_row() == Some(row) {
             if let Some(index) = render::tab_at(col, cols, ws.tabs.len()) {
                 ws.select(index);
                 self.sync_title();

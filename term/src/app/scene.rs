@@ -2,7 +2,7 @@
 //! changed, then hand them, the dividers and the tab bar to render's
 //! composer. Panes of hidden tabs are not touched at all.
 
-use render::{ChromeColors, PaneView, Scene};
+use render::{ChromeColors, PaneView, Scene, TabBar};
 
 use super::Terminal;
 use crate::frame::CursorOptions;
@@ -84,7 +84,10 @@ impl Terminal {
         self.display.compose(&Scene {
             cols: usize::from(grid.cols),
             rows: usize::from(grid.rows),
-            tab_bar: labels.as_deref(),
+            tab_bar: labels
+                .as_deref()
+                .zip(workspace.bar_row())
+                .map(|(labels, row)| TabBar { labels, row }),
             panes,
             dividers,
             colors: ChromeColors::default(),

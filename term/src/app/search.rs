@@ -1,8 +1,13 @@
 //! Scrollback search in one pane: alacritty_terminal's regex DFAs run over
 //! the screen and history from the bottom up, a slice of lines at a time,
 //! so a search over 100k lines never holds the terminal (or the window)
-//! for longer than [`SCAN_BUDGET`]. Plain text is escaped into a regex;
-//! both are case-smart (an upper-case letter makes them case-sensitive).
+//! for much longer than [`SCAN_BUDGET`]. A slice is made of steps whose
+//! size in lines follows what the last steps cost ([`Pace`]): the clock
+//! can only be read between steps, so a step sized for a fraction of the
+//! budget is what keeps a slice inside it on a wide window, a slow build
+//! or a query that matches every line. Plain text is escaped into a
+//! regex; both are case-smart (an upper-case letter makes them
+//! case-sensitive).
 
 use std::time::{Duration, Instant};
 
@@ -20,8 +25,23 @@ use alacritty_terminal::term::Term;
 /// 60 Hz frame, so typing and output stay smooth while it runs.
 pub const SCAN_BUDGET: Duration = Duration::from_millis(4);
 
-/// Lines one step of a scan covers before it looks at the clock again.
-const SCAN_STEP: i32 = 512;
+/// Lines of the first step, before any step was timed: small enough to
+/// stay inside the budget in a 500-column window of an unoptimised build.
+const FIRST_STEP: i32 = 64;
+
+/// The fewest lines a step covers, so a slice always moves on even when
+/// its budget is spent (a zero budget scans this much a slice).
+const MIN_STEP: i32 = 8;
+
+/// The most lines a step covers: past this the cost of starting a step is
+/// already nothing next to the step, and a cheap stretch of short lines
+/// should not grow the step that the next long lines then overrun.
+const MAX_STEP: i32 = 4096;
+
+/// A step aims at this share of the budget, so one that runs a few times
+/// slower than the last (denser matches, longer lines) still ends the
+/// slice near its budget.
+const STEP_SHARE: u32 = 4;
 
 /// Past this many matches the count says "N+": a pattern like `.` on a
 /// long history would otherwise keep millions of ranges.
@@ -53,6 +73,54 @@ pub struct Search {
     /// The pane's output count the matches were found in: new output moves
     /// every line, so the scan starts over when it changes.
     pub seen_output: Option<u64>,
+    /// What lines cost to scan, learned over this search's steps.
+    pace: Pace,
+}
+
+/// What the scan's steps have cost so far, per line, and so how many lines
+/// the next one may take.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pace {
+    /// Nanoseconds a line took (at least 1), `None` before any step.
+    line_nanos: Option<u64>,
+}
+
+impl Pace {
+    /// Lines for the next step of a slice with `budget`, `left` of it
+    /// unspent.
+    fn lines(&self, budget: Duration, left: Duration) -> i32 {
+        let Some(per_line) = self.line_nanos else {
+            return FIRST_STEP;
+        };
+        let aim = (budget / STEP_SHARE).min(left).as_nanos();
+        let lines = aim / u128::from(per_line);
+        i32::try_from(lines)
+            .unwrap_or(MAX_STEP)
+            .clamp(MIN_STEP, MAX_STEP)
+    }
+
+    /// Whether even the smallest step still fits in `left`.
+    fn fits(&self, left: Duration) -> bool {
+        let smallest = self
+            .line_nanos
+            .unwrap_or(0)
+            .saturating_mul(u64::from(MIN_STEP.unsigned_abs()));
+        Duration::from_nanos(smallest) <= left
+    }
+
+    /// A step of `lines` lines took `took`. A slower step is believed at
+    /// once, so the next one shrinks; a faster one only halfway, so one
+    /// lucky step does not let the next overrun.
+    fn record(&mut self, lines: i32, took: Duration) {
+        let lines = u128::from(lines.max(1).unsigned_abs());
+        let now = u64::try_from(took.as_nanos() / lines)
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self.line_nanos = Some(match self.line_nanos {
+            Some(before) if now < before => before - (before - now) / 2,
+            _ => now,
+        });
+    }
 }
 
 fn escape(text: &str) -> String {
@@ -78,6 +146,7 @@ impl Search {
             current: None,
             wanted: None,
             seen_output: None,
+            pace: Pace::default(),
         }
     }
 
@@ -127,10 +196,18 @@ impl Search {
             return false;
         };
         let top = term.topmost_line();
+        let mut first = true;
         while let Some(bottom) = self.next_line {
-            // A slice ends at a line that does not wrap on, so no match
-            // is cut in two by the slice's edge.
-            let mut start = Line(bottom.0 - SCAN_STEP + 1).max(top);
+            let left = budget.saturating_sub(started.elapsed());
+            // The first step always runs, so every slice moves on.
+            if !first && !self.pace.fits(left) {
+                break;
+            }
+            first = false;
+            let step_started = Instant::now();
+            // A step ends at a line that does not wrap on, so no match
+            // is cut in two by the step's edge.
+            let mut start = Line(bottom.0 - self.pace.lines(budget, left) + 1).max(top);
             while start > top && wraps(term, Line(start.0 - 1)) {
                 start = Line(start.0 - 1);
             }
@@ -144,9 +221,8 @@ impl Search {
             }
             self.next_line =
                 (start > top && self.matches.len() < MAX_MATCHES).then(|| Line(start.0 - 1));
-            if started.elapsed() >= budget {
-                break;
-            }
+            self.pace
+                .record(bottom.0 - start.0 + 1, step_started.elapsed());
         }
         let index = match (self.current, self.wanted) {
             (None, _) if !self.matches.is_empty() => Some(0),
@@ -420,6 +496,74 @@ mod tests {
         assert_eq!(search.count_text(), "1/1");
     }
 
+    #[test]
+    fn no_match_is_lost_or_cut_at_the_edge_of_a_step() {
+        // Every logical line wraps over two rows of 20 columns with the
+        // needle across the wrap; one in ten runs over thirteen rows (more
+        // than the smallest step), the needle across each of its wraps.
+        let mut text = String::new();
+        let mut wanted = 0;
+        for i in 0..2_000 {
+            if i % 10 == 0 {
+                text.push_str("xxxxxxxxxxxxxxxxxxne");
+                for _ in 0..11 {
+                    text.push_str("edlexxxxxxxxxxxxxxne");
+                    wanted += 1;
+                }
+                text.push_str("edle\r\n");
+                wanted += 1;
+            } else {
+                text.push_str("xxxxxxxxxxxxxxxxxxneedle\r\n");
+                wanted += 1;
+            }
+        }
+        let mut term = term_with(&text, 10_000);
+        for budget in [Duration::ZERO, SCAN_BUDGET] {
+            let mut search = Search::new();
+            search.query = "needle".into();
+            search.restart(&term);
+            while search.scanning() {
+                search.scan(&mut term, budget);
+            }
+            assert_eq!(search.count_text(), format!("1/{wanted}"), "{budget:?}");
+            for found in &search.matches {
+                assert_eq!(
+                    term.bounds_to_string(*found.start(), *found.end()),
+                    "needle"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_step_that_overran_makes_the_next_one_smaller() {
+        let budget = Duration::from_millis(4);
+        let mut pace = Pace::default();
+        assert_eq!(pace.lines(budget, budget), FIRST_STEP);
+        // 64 lines in 64 µs: a millisecond (a quarter of the budget) is
+        // 1000 lines.
+        pace.record(64, Duration::from_micros(64));
+        assert_eq!(pace.lines(budget, budget), 1000);
+        // Then 1000 lines took 10 ms (a preempted or a dense step): the
+        // next is sized by that at once.
+        pace.record(1000, Duration::from_millis(10));
+        assert_eq!(pace.lines(budget, budget), 100);
+        // Less left than a quarter of the budget: the step fits what is left.
+        assert_eq!(pace.lines(budget, Duration::from_micros(500)), 50);
+        assert!(pace.fits(Duration::from_micros(80)));
+        assert!(!pace.fits(Duration::from_micros(70)), "8 lines need 80 µs");
+        // A fast step after a slow one is believed only halfway.
+        pace.record(100, Duration::from_micros(100));
+        assert_eq!(pace.line_nanos, Some(5_500));
+        // Never below the smallest step, nor above the largest.
+        assert_eq!(pace.lines(budget, Duration::ZERO), MIN_STEP);
+        pace.record(4096, Duration::from_nanos(1));
+        for _ in 0..20 {
+            pace.record(MAX_STEP, Duration::ZERO);
+        }
+        assert_eq!(pace.lines(budget, budget), MAX_STEP);
+    }
+
     /// The figure for the report: a whole scan of 100k lines, and the
     /// longest any one slice held the terminal.
     #[test]
@@ -427,6 +571,9 @@ mod tests {
         let mut text = String::from("needle at the top\r\n");
         for i in 0..100_000 {
             text.push_str(&format!("{i} output\r\n"));
+            if i == 50_000 {
+                text.push_str("a needle half way\r\n");
+            }
         }
         let mut term = term_with(&text, 100_010);
         let mut search = Search::new();
@@ -443,9 +590,17 @@ mod tests {
         let total = started.elapsed();
         eprintln!("search: 100k lines in {total:?}, {slices} slices, longest {longest:?}");
         // The figure is printed, not asserted: a loaded machine preempts a
-        // slice for longer than any threshold worth having. That a slice
-        // ends at the first step past its budget, the test above proves by
-        // counting slices.
-        assert_eq!(search.count_text(), "1/1");
+        // slice for longer than any threshold worth having. How a slice
+        // keeps to its budget, the pace test above proves without a clock.
+        assert_eq!(search.count_text(), "1/2");
+        // Both found where they are: the oldest is the history's top line.
+        search.step(&mut term, true);
+        let oldest = search.current_match().unwrap();
+        assert_eq!(oldest.start().line, term.topmost_line());
+        assert_eq!(
+            term.bounds_to_string(*oldest.start(), *oldest.end()),
+            "needle"
+        );
+        assert_eq!(term.grid().display_offset(), term.history_size());
     }
 }

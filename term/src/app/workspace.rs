@@ -17,9 +17,10 @@ use parking_lot::Mutex;
 use render::CellRect;
 use winit::event_loop::EventLoopProxy;
 
+use super::bar::BarPlace;
 use super::layout::{Axis, Direction, Layout, PaneId};
 use super::UserEvent;
-use crate::config::{Config, TabBarMode};
+use crate::config::{Config, TabsConfig};
 use crate::frame::FrameBuilder;
 use crate::palette::Palette;
 use crate::session::{Session, SessionError, SessionOptions};
@@ -94,7 +95,7 @@ pub struct Workspace {
     proxy: Mutex<EventLoopProxy<UserEvent>>,
     /// The window's grid (cells and cell pixels) at the last layout.
     grid: GridSize,
-    bar: TabBarMode,
+    bar: BarPlace,
 }
 
 /// What a pane's new session is made of, besides its size.
@@ -118,7 +119,7 @@ impl Workspace {
             next_id: 1,
             proxy: Mutex::new(proxy),
             grid,
-            bar: spawn.config.tabs.bar,
+            bar: BarPlace::from(&spawn.config.tabs),
         };
         let id = workspace.spawn(spawn, grid)?;
         workspace.tabs.push(Tab {
@@ -216,29 +217,29 @@ impl Workspace {
             .position(|t| t.layout.panes().contains(&id))
     }
 
-    /// Whether the tab bar takes the top row now.
+    /// Whether the tab bar takes a row now.
     pub fn bar_shown(&self) -> bool {
-        match self.bar {
-            TabBarMode::Always => true,
-            TabBarMode::Never => false,
-            TabBarMode::Auto => self.tabs.len() > 1,
-        }
+        self.bar.shown(self.tabs.len())
+    }
+
+    /// The window's row the tab bar takes now, if it is shown.
+    pub fn bar_row(&self) -> Option<usize> {
+        self.bar.row(self.bar_shown(), usize::from(self.grid.rows))
     }
 
     /// The cells the panes share: the window's grid less the bar.
     pub fn area(&self) -> CellRect {
-        let bar = usize::from(self.bar_shown());
-        let (cols, rows) = (usize::from(self.grid.cols), usize::from(self.grid.rows));
-        CellRect {
-            col: 0,
-            row: bar.min(rows.saturating_sub(1)),
-            cols,
-            rows: rows.saturating_sub(bar).max(1),
-        }
+        self.area_with_bar(self.bar_shown())
     }
 
-    pub fn set_bar_mode(&mut self, mode: TabBarMode) {
-        self.bar = mode;
+    fn area_with_bar(&self, shown: bool) -> CellRect {
+        let (cols, rows) = (usize::from(self.grid.cols), usize::from(self.grid.rows));
+        self.bar.area(shown, cols, rows)
+    }
+
+    /// The tab bar's settings changed (a config reload): lay out again.
+    pub fn set_bar(&mut self, tabs: &TabsConfig) {
+        self.bar = BarPlace::from(tabs);
         self.relayout(self.grid);
     }
 
@@ -278,12 +279,8 @@ impl Workspace {
     /// A new tab after the current one, in the focused pane's directory.
     pub fn new_tab(&mut self, config: &Config) -> Result<(), SessionError> {
         let cwd = self.focused().session.current_dir();
-        let bar_was = self.bar_shown();
-        let mut area = self.area();
-        if !bar_was && self.bar != TabBarMode::Never {
-            area.row = 1;
-            area.rows = area.rows.saturating_sub(1).max(1);
-        }
+        // With the new tab the bar shows, unless it never does.
+        let area = self.area_with_bar(self.bar.shown(self.tabs.len() + 1));
         let id = self.spawn(
             Spawn {
                 config,

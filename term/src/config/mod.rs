@@ -135,7 +135,7 @@ pub struct TerminalConfig {
     pub osc52_copy: bool,
 }
 
-/// When the tab bar takes the window's top row.
+/// When the tab bar takes a row of the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum TabBarMode {
@@ -146,10 +146,22 @@ pub enum TabBarMode {
     Never,
 }
 
+/// Which edge of the window the tab bar takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TabBarPosition {
+    /// The top row, as in WezTerm, Kitty and most browsers.
+    #[default]
+    Top,
+    /// The bottom row, as in tmux.
+    Bottom,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Default)]
 #[serde(default)]
 pub struct TabsConfig {
     pub bar: TabBarMode,
+    pub position: TabBarPosition,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

@@ -243,6 +243,25 @@ fn tab_and_pane_defaults_and_ctrl_shift_e_fixes() {
 }
 
 #[test]
+fn tab_bar_position_is_top_or_bottom() {
+    use crate::config::TabBarPosition;
+    assert_eq!(parse("").unwrap().config.tabs.position, TabBarPosition::Top);
+    let bottom = parse("[tabs]\nposition = \"bottom\"\n").unwrap();
+    assert_eq!(bottom.config.tabs.position, TabBarPosition::Bottom);
+    assert!(bottom.warnings.is_empty(), "{:?}", bottom.warnings);
+    // A typo says where, what it got and what it takes.
+    let message = parse("[tabs]\nbar = \"always\"\nposition = \"left\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("line 3"), "{message}");
+    assert!(message.contains("position"), "{message}");
+    assert!(
+        message.contains("unknown variant `left`, expected `top` or `bottom`"),
+        "{message}"
+    );
+}
+
+#[test]
 #[cfg(not(target_os = "macos"))]
 fn fix_table_and_its_rebindable_key() {
     let defaults = parse("").unwrap().config.fix;

@@ -68,6 +68,23 @@ fn closed_panes(koi: &Koi) -> usize {
     pane_dumps(&koi.dump).len()
 }
 
+/// The focused pane's shell, by its own word (`$$`).
+fn shell_pid(koi: &Koi, x: &Xvfb, file: &Path) -> u32 {
+    koi.run_command(x, &format!("echo $$ > '{}'", file.display()));
+    std::fs::read_to_string(file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+fn process_alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The question bar's background (display.rs), on the window's top row.
+const QUESTION: [u8; 3] = [0x7a, 0x5a, 0x00];
+
 #[test]
 fn three_tabs_and_two_splits_each_run_their_own_shell_sized_by_the_layout() {
     let x = Xvfb::start();
@@ -228,6 +245,61 @@ fn closing_a_pane_reaps_its_child_and_a_busy_pane_asks_first() {
     assert_eq!(pane_dumps(&dump).len(), 2);
 }
 
+#[test]
+fn closing_a_tab_with_a_busy_pane_asks_once_and_a_yes_closes_every_pane_in_it() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("koi.toml");
+    // No default chord closes a tab: bind one.
+    let extra = format!("{SHELL}[keybindings]\n\"Ctrl+Shift+Q\" = \"close_tab\"\n");
+    write_config(&config, "#101418", &extra);
+    let koi = Koi::start(&x, dir.path(), &config, &["--cols", "60", "--rows", "12"]);
+    let first = shell_pid(&koi, &x, &dir.path().join("first.txt"));
+    // Tab 2: two panes, a job in the second.
+    open_pane(&koi, &x, dir.path(), "ctrl+shift+t");
+    let left = shell_pid(&koi, &x, &dir.path().join("left.txt"));
+    open_pane(&koi, &x, dir.path(), "ctrl+shift+d");
+    let right = shell_pid(&koi, &x, &dir.path().join("right.txt"));
+    koi.type_line(&x, "sleep 300");
+    eventually("the job in the foreground", Duration::from_secs(10), || {
+        has_child(right, "sleep")
+    });
+    let (width, height) = koi.size(&x);
+    let top_row = (0, 0, width, height / 12);
+    let asked = || count_colour(&x.screenshot(&koi.window), top_row, QUESTION) > 0;
+    assert!(!asked());
+
+    // "n" keeps the whole tab.
+    koi.keys(&x, "ctrl+shift+q");
+    eventually("the question", Duration::from_secs(10), asked);
+    koi.keys(&x, "n");
+    eventually("the question answered", Duration::from_secs(10), || {
+        !asked()
+    });
+    assert!(process_alive(left) && process_alive(right));
+    assert_eq!(closed_panes(&koi), 0);
+
+    // "y" closes the tab: both of its shells, the idle one too, reaped.
+    koi.keys(&x, "ctrl+shift+q");
+    eventually("the question again", Duration::from_secs(10), asked);
+    koi.keys(&x, "y");
+    eventually(
+        "both shells of the tab reaped",
+        Duration::from_secs(10),
+        || !process_alive(left) && !process_alive(right),
+    );
+    assert_eq!(closed_panes(&koi), 2);
+    assert!(process_alive(first), "tab 1 closed too");
+
+    // Tab 1 is alone again: no bar, the whole window.
+    let size = dir.path().join("size.txt");
+    assert_eq!(stty_size(&koi, &x, &size), "12 60");
+    koi.type_line(&x, "exit");
+    let (code, stderr, dump) = koi.wait(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(pane_dumps(&dump).len(), 3);
+}
+
 /// Pixels of `rgb` in the rectangle.
 fn count_colour(
     shot: &crate::harness::Image,
@@ -289,4 +361,67 @@ fn a_hidden_tab_shows_activity_bell_and_a_failed_command_in_the_bar() {
     koi.type_line(&x, "exit");
     let (code, stderr, _) = koi.wait(Duration::from_secs(30));
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() {
+    // render's default chrome: the shown tab's label.
+    const ACTIVE: [u8; 3] = [0x3e, 0x44, 0x51];
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("koi.toml");
+    let with_position =
+        |position: &str| format!("{SHELL}[tabs]\nbar = \"auto\"\nposition = \"{position}\"\n");
+    write_config(&config, "#101418", &with_position("bottom"));
+    let koi = Koi::start(&x, dir.path(), &config, &["--cols", "60", "--rows", "12"]);
+    let (width, height) = koi.size(&x);
+    let (cw, ch) = (width / 60, height / 12);
+    let row = |r: u32| (0, r * ch, width, ch);
+    let first = shell_pid(&koi, &x, &dir.path().join("first.txt"));
+    open_pane(&koi, &x, dir.path(), "ctrl+shift+t");
+    let size = dir.path().join("size.txt");
+    assert_eq!(stty_size(&koi, &x, &size), "11 60", "a row for the bar");
+    let shot = x.screenshot(&koi.window);
+    assert!(
+        count_colour(&shot, row(11), ACTIVE) > 0,
+        "no bar at the bottom"
+    );
+    assert_eq!(count_colour(&shot, row(0), ACTIVE), 0, "a bar at the top");
+    // The panes start at the top: the new shell's prompt is on row 0.
+    assert!(shot.ink(0, 0, width as usize, ch as usize, [0x10, 0x14, 0x18]) > 0);
+
+    // A click on tab 1's label (two labels of 30 columns) shows tab 1.
+    koi.click(&x, (5 * cw, 11 * ch + ch / 2), 1, 1, &[]);
+    eventually("tab 1 shown by the click", Duration::from_secs(10), || {
+        count_colour(
+            &x.screenshot(&koi.window),
+            (0, 11 * ch, 30 * cw, ch),
+            ACTIVE,
+        ) > 0
+    });
+    assert_eq!(shell_pid(&koi, &x, &dir.path().join("now.txt")), first);
+
+    // Saved with the bar on top: it moves there, the panes below it.
+    write_config(&config, "#101418", &with_position("top"));
+    eventually("the bar on the top row", Duration::from_secs(10), || {
+        let shot = x.screenshot(&koi.window);
+        count_colour(&shot, row(0), ACTIVE) > 0 && count_colour(&shot, row(11), ACTIVE) == 0
+    });
+    assert_eq!(stty_size(&koi, &x, &size), "11 60");
+    // A position that is not one: the last good one stays, and the banner
+    // (drawn over the top row) says why.
+    write_config(&config, "#101418", &with_position("left"));
+    const BANNER: [u8; 3] = [0x8b, 0x1e, 0x1e];
+    eventually("the banner", Duration::from_secs(10), || {
+        count_colour(&x.screenshot(&koi.window), row(0), BANNER) > 0
+    });
+    assert_eq!(count_colour(&x.screenshot(&koi.window), row(11), ACTIVE), 0);
+    koi.type_line(&x, "exit");
+    eventually("tab 1 to close", Duration::from_secs(20), || {
+        closed_panes(&koi) == 1
+    });
+    koi.type_line(&x, "exit");
+    let (code, stderr, _) = koi.wait(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("unknown variant `left`"), "{stderr}");
 }
