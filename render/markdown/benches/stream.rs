@@ -2,6 +2,9 @@
 //! cached [`Renderer`] next to the overlay's renderer before it (kept in
 //! `legacy/` for this comparison only), in one run, interleaved.
 //!
+//! It also times the first use of the grammars, and the load of the set
+//! koi ships (bat's, from two-face) next to syntect's default set.
+//!
 //! `cargo bench -p koi_markdown --bench stream`
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
@@ -114,12 +117,43 @@ fn main() {
         comment: c(7),
         number: c(8),
     };
-    // The grammars load on first use; time that once, apart.
+    // The grammars load on first use; time that once, apart, then the
+    // load alone of the set koi ships next to syntect's own, interleaved.
     let t = Instant::now();
     let _ = koi_markdown::render("```rust\nfn x() {}\n```", WIDTH, &new_pal);
     println!(
         "first use (load grammars, highlight one Rust line): {:.1} ms",
         t.elapsed().as_secs_f64() * 1e3
+    );
+    let t = Instant::now();
+    let _ = koi_markdown::render("```toml\n[a]\nb = 1\n```", WIDTH, &new_pal);
+    println!(
+        "first TOML fence after that (its grammar's regexes): {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let (mut bat, mut own) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        let set = two_face::syntax::extra_newlines();
+        bat.push(t.elapsed());
+        let names = set.syntaxes().len();
+        let t = Instant::now();
+        let set = syntect::parsing::SyntaxSet::load_defaults_newlines();
+        own.push(t.elapsed());
+        std::hint::black_box((names, set.syntaxes().len()));
+    }
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2].as_secs_f64() * 1e3
+    };
+    println!(
+        "grammar set load, median of {ROUNDS}: bat's (two-face, {} syntaxes) {:.1} ms, syntect's default ({} syntaxes) {:.1} ms",
+        two_face::syntax::extra_newlines().syntaxes().len(),
+        median(bat),
+        syntect::parsing::SyntaxSet::load_defaults_newlines()
+            .syntaxes()
+            .len(),
+        median(own)
     );
     println!(
         "streaming {} bytes in {} tokens of {TOKEN_BYTES} bytes at {WIDTH} columns, {ROUNDS} rounds:",
