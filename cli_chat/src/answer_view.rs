@@ -274,6 +274,46 @@ mod tests {
         assert_eq!(shown, expected);
     }
 
+    /// Streams `src` in pieces of `chunk` bytes into a view `cols` wide.
+    fn stream(src: &str, cols: u16, chunk: usize) -> (AnswerView, Vec<u8>) {
+        let mut out = Vec::new();
+        let mut v = view(cols);
+        for piece in src.as_bytes().chunks(chunk) {
+            v.push(std::str::from_utf8(piece).unwrap(), &mut out)
+                .unwrap();
+        }
+        (v, out)
+    }
+
+    #[test]
+    fn emphasis_across_a_soft_break_is_printed_once_it_closes() {
+        // The first line used to be printed for good as `Some **bold`
+        // before the `**` closing it on the next line arrived.
+        let src = "Some **bold\nwords** here.\nnext line\n\nafter";
+        let (mut v, mut out) = stream(src, 40, 1);
+        v.finish(&mut out).unwrap();
+        let shown = screen(&out);
+        assert_eq!(
+            shown,
+            ["Some bold", "words here.", "next line", "", "after", ""]
+        );
+        // The literal opener was only ever drawn in the live region
+        // (repainted); the line printed for good is bold.
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("\x1b[0;1mbold"), "{s:?}");
+    }
+
+    #[test]
+    fn a_stray_opener_holds_its_line_for_a_few_lines_only() {
+        // Held while its closer may still come…
+        let (v, _) = stream("a **stray\nl2\nl3\n", 40, 4);
+        assert_eq!(v.committed, 0);
+        // …and printed once the bound has passed.
+        let (v, out) = stream("a **stray\nl2\nl3\nl4\nl5\nl6\n", 40, 4);
+        assert!(v.committed > 0);
+        assert!(String::from_utf8(out).unwrap().contains("a **stray\n"));
+    }
+
     #[test]
     fn a_table_waits_until_complete() {
         let mut out = Vec::new();

@@ -2,6 +2,9 @@
 //! cached [`Renderer`] next to the overlay's renderer before it (kept in
 //! `legacy/` for this comparison only), in one run, interleaved.
 //!
+//! It also times the first use of the grammars, and the load of the set
+//! koi ships (bat's, from two-face) next to syntect's default set.
+//!
 //! `cargo bench -p koi_markdown --bench stream`
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
@@ -9,6 +12,7 @@
 use std::time::{Duration, Instant};
 
 use koi_markdown::{Color, Palette, Renderer};
+use syntect::parsing::{ParseState, SyntaxSet};
 
 mod legacy {
     pub mod highlight;
@@ -114,13 +118,55 @@ fn main() {
         comment: c(7),
         number: c(8),
     };
-    // The grammars load on first use; time that once, apart.
+    // The grammars load on first use; time that once, apart, then the set
+    // koi ships next to syntect's own, interleaved.
     let t = Instant::now();
     let _ = koi_markdown::render("```rust\nfn x() {}\n```", WIDTH, &new_pal);
     println!(
         "first use (load grammars, highlight one Rust line): {:.1} ms",
         t.elapsed().as_secs_f64() * 1e3
     );
+    let t = Instant::now();
+    let _ = koi_markdown::render("```toml\n[a]\nb = 1\n```", WIDTH, &new_pal);
+    println!(
+        "first TOML fence after that (its grammar's regexes): {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    // Each set afresh (its regexes compile on first use, per set): load
+    // it, then parse one Rust line, as the first fence of an answer does.
+    let first_rust_line = |load: fn() -> SyntaxSet| {
+        let t = Instant::now();
+        let set = load();
+        let load_time = t.elapsed();
+        let rust = set.find_syntax_by_token("rust").unwrap();
+        let ops = ParseState::new(rust)
+            .parse_line("fn x() {}\n", &set)
+            .unwrap();
+        std::hint::black_box(ops);
+        (load_time, t.elapsed(), set.syntaxes().len())
+    };
+    let (mut bat, mut own) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        bat.push(first_rust_line(two_face::syntax::extra_newlines));
+        own.push(first_rust_line(SyntaxSet::load_defaults_newlines));
+    }
+    let median = |v: &[(Duration, Duration, usize)],
+                  pick: fn(&(Duration, Duration, usize)) -> Duration| {
+        let mut d: Vec<Duration> = v.iter().map(pick).collect();
+        d.sort();
+        d[d.len() / 2].as_secs_f64() * 1e3
+    };
+    for (name, v) in [
+        ("bat's (two-face), shipped", &bat),
+        ("syntect's default", &own),
+    ] {
+        println!(
+            "  {name:<26} {:>3} syntaxes: load {:.1} ms, load + first Rust line {:.1} ms (medians of {ROUNDS})",
+            v[0].2,
+            median(v, |x| x.0),
+            median(v, |x| x.1)
+        );
+    }
     println!(
         "streaming {} bytes in {} tokens of {TOKEN_BYTES} bytes at {WIDTH} columns, {ROUNDS} rounds:",
         src.len(),

@@ -1,5 +1,7 @@
-//! Fenced code coloured with syntect's grammars (the ones bat and delta
-//! use). Only the parser is used: scopes map to the answer [`Palette`], so
+//! Fenced code coloured with syntect's parser and bat's grammars (syntect's
+//! own set plus the ones it lacks that answers are full of: TOML,
+//! TypeScript, Dockerfile, Kotlin, Swift, Zig, Nix…), as `two-face` ships
+//! them. Only the parser is used: scopes map to the answer [`Palette`], so
 //! code matches the terminal's theme instead of a bundled one.
 //!
 //! The grammars load on first use, not at start-up: `k` answering a
@@ -12,10 +14,11 @@ use syntect::parsing::{ParseState, Scope, ScopeStack, ScopeStackOp, SyntaxRefere
 use crate::palette::Palette;
 use crate::styled::Span;
 
-/// The bundled grammars, deserialised on first use.
+/// The bundled grammars (bat's set, built for the pure-Rust regex
+/// engine), deserialised on first use.
 fn syntaxes() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
-    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+    SET.get_or_init(two_face::syntax::extra_newlines)
 }
 
 /// What a token is, as far as colour goes.
@@ -51,6 +54,8 @@ const CLASSES: &[(&str, Class)] = &[
     ("entity.name.struct", Class::Type),
     ("entity.name.enum", Class::Type),
     ("entity.name.trait", Class::Type),
+    // TOML's `[section]` headers.
+    ("entity.name.table", Class::Type),
     ("support.type", Class::Type),
     ("support.class", Class::Type),
 ];
@@ -87,21 +92,29 @@ fn colour(class: Class, pal: &Palette) -> crate::Color {
     }
 }
 
-/// Fence names people write that the bundled grammars know by another
-/// name (or not at all: TOML and TypeScript fall back to their nearest).
-fn canonical(lang: &str) -> &str {
-    match lang {
-        "shell" | "zsh" | "console" | "sh" | "fish" | "shellsession" => "bash",
-        "ts" | "typescript" | "tsx" | "jsx" | "mjs" | "cjs" => "js",
-        "jsonc" | "json5" => "json",
-        "golang" => "go",
-        "c++" | "cxx" | "hpp" => "cpp",
-        "py3" | "python3" => "py",
-        "yml" => "yaml",
-        "patch" => "diff",
-        other => other,
-    }
-}
+/// Fence names people write that no grammar knows as a name or file
+/// extension, and the grammar token they mean. Tried only after the name
+/// itself, so a grammar added to the set wins over its alias here.
+const ALIASES: &[(&str, &str)] = &[
+    ("shell", "bash"),
+    ("console", "bash"),
+    ("shellsession", "bash"),
+    ("terminal", "bash"),
+    ("jsonc", "json"),
+    ("json5", "json"),
+    ("mjs", "js"),
+    ("cjs", "js"),
+    ("golang", "go"),
+    ("c++", "cpp"),
+    ("cxx", "cpp"),
+    ("hpp", "cpp"),
+    ("py3", "py"),
+    ("python3", "py"),
+    ("patch", "diff"),
+    ("docker", "dockerfile"),
+    ("containerfile", "dockerfile"),
+    ("hcl", "terraform"),
+];
 
 /// The grammar for a fence's info string (its first word), if any.
 fn syntax_for(info: &str) -> Option<&'static SyntaxReference> {
@@ -114,7 +127,10 @@ fn syntax_for(info: &str) -> Option<&'static SyntaxReference> {
         return None;
     }
     let set = syntaxes();
-    set.find_syntax_by_token(canonical(&word))
+    set.find_syntax_by_token(&word).or_else(|| {
+        let (_, alias) = ALIASES.iter().find(|(name, _)| *name == word)?;
+        set.find_syntax_by_token(alias)
+    })
 }
 
 /// Parser state between lines.
@@ -263,6 +279,73 @@ mod tests {
         let mut sh = CodeHighlighter::new("shell");
         let out = sh.lines(&["echo \"hi\" # c"], &pal);
         assert_eq!(colour_of(&out[0], "hi"), Some(pal.string));
+    }
+
+    #[test]
+    fn fence_names_people_write_find_their_grammar() {
+        let cases = [
+            ("toml", "TOML"),
+            ("ts", "TypeScript"),
+            ("typescript", "TypeScript"),
+            ("tsx", "TypeScriptReact"),
+            ("dockerfile", "Dockerfile"),
+            ("Dockerfile", "Dockerfile"),
+            ("yaml", "YAML"),
+            ("yml", "YAML"),
+            ("sh", "Bourne Again Shell (bash)"),
+            ("zsh", "Bourne Again Shell (bash)"),
+            ("shell", "Bourne Again Shell (bash)"),
+            ("console", "Bourne Again Shell (bash)"),
+            ("rs", "Rust"),
+            ("py", "Python"),
+            ("js", "JavaScript"),
+            ("json", "JSON"),
+            ("jsonc", "JSON"),
+            ("kt", "Kotlin"),
+            ("kts", "Kotlin"),
+            ("tf", "Terraform"),
+            ("hcl", "Terraform"),
+            ("proto", "Protocol Buffer"),
+            ("fish", "Fish"),
+            ("kotlin", "Kotlin"),
+            ("swift", "Swift"),
+            ("zig", "Zig"),
+            ("nix", "Nix"),
+            ("go", "Go"),
+            ("golang", "Go"),
+            ("c++", "C++"),
+            ("diff", "Diff"),
+        ];
+        let mut wrong = Vec::new();
+        for (fence, want) in cases {
+            let got = syntax_for(fence).map(|s| s.name.as_str());
+            if got != Some(want) {
+                wrong.push(format!("{fence}: {got:?}, want {want}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        let dead: Vec<_> = ALIASES
+            .iter()
+            .filter(|(name, _)| syntax_for(name).is_none())
+            .collect();
+        assert!(dead.is_empty(), "aliases to no grammar: {dead:?}");
+        assert!(syntax_for("no-such-language").is_none());
+        assert!(syntax_for("").is_none());
+    }
+
+    #[test]
+    fn toml_and_typescript_are_coloured() {
+        let pal = Palette::ansi();
+        let mut toml = CodeHighlighter::new("toml");
+        let out = toml.lines(&["[package]", "name = \"koi\" # c", "n = 3"], &pal);
+        assert_eq!(colour_of(&out[0], "package"), Some(pal.type_name));
+        assert_eq!(colour_of(&out[1], "koi"), Some(pal.string));
+        assert_eq!(colour_of(&out[1], "# c"), Some(pal.comment));
+        assert_eq!(colour_of(&out[2], "3"), Some(pal.number));
+        let mut ts = CodeHighlighter::new("ts");
+        let out = ts.lines(&["const n: number = 1; // c"], &pal);
+        assert_eq!(colour_of(&out[0], "const"), Some(pal.keyword));
+        assert_eq!(colour_of(&out[0], "// c"), Some(pal.comment));
     }
 
     #[test]

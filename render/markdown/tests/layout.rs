@@ -190,3 +190,19 @@ fn every_prefix_streams_like_one_shot_and_settled_lines_stay() {
         }
     }
 }
+
+#[test]
+fn an_open_span_holds_its_line_only_for_a_few_lines() {
+    let pal = palette();
+    // Each source ends in a partial line that cannot underline the one
+    // before it, so only open spans hold lines back.
+    let settled = |src: &str| Renderer::new().layout(src, 40, &pal).settled_lines();
+    // Closed on its own line: the line settles once it ends.
+    assert_eq!(settled("a **b** c\nd\nz"), 2);
+    // Open: its line, and those after it, wait for the closer…
+    assert_eq!(settled("x\na **b\nc\nz"), 1);
+    assert_eq!(settled("x\na **b\nc\nd\ne\nz"), 1);
+    // …until four lines have ended since it opened, or its paragraph did.
+    assert_eq!(settled("x\na **b\nc\nd\ne\nf\nz"), 6);
+    assert_eq!(settled("x\na **b\n\nc\nz"), 4);
+}

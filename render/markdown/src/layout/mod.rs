@@ -3,6 +3,7 @@
 //! so a streaming answer re-lays only the block that grows.
 
 mod block;
+mod open_spans;
 mod table;
 
 use std::collections::hash_map::DefaultHasher;
@@ -15,6 +16,14 @@ use pulldown_cmark::{Event, Options, Parser, Tag};
 use crate::palette::Palette;
 use crate::styled::StyledLine;
 use block::{BlockLayout, CodeCache};
+
+/// How many source lines (its own included) an inline span left open (a
+/// `**` without its closer yet) holds the line it opened in from settling. Emphasis in an
+/// answer covers a phrase, which wraps over a line or two; a held line is
+/// still drawn in `k`'s live region, but that has only a screen's rows, and
+/// a stray `*` must not hold the rest of its paragraph. Past this, the line
+/// settles as it is laid out then.
+const HOLD_LINES: usize = 4;
 
 /// The end given to a blank separator line until the line after it is
 /// known (it settles with that line).
@@ -46,6 +55,9 @@ enum Settles {
 struct BlockInfo {
     range: Range<usize>,
     settles: Settles,
+    /// Possible openers of inline spans still open at the end of its last
+    /// complete line (see [`open_spans`]).
+    open: Vec<open_spans::Offset>,
 }
 
 /// An answer's layout: the lines, and for each the source offset it
@@ -121,6 +133,7 @@ impl Renderer {
             .into_offset_iter()
             .peekable();
         let mut last_end = 0usize;
+        let complete = complete_lines(src);
         while let Some((event, range)) = events.next() {
             let settles = settles(&event, src, &range);
             let start = range.start;
@@ -150,6 +163,13 @@ impl Renderer {
                     end: SEPARATOR_END,
                 });
             }
+            // Only the block that reaches the last complete line can still
+            // have spans open across it.
+            let open = if start < complete && end + 1 >= complete {
+                open_spans::open_delimiters(src, &block_events, complete)
+            } else {
+                Vec::new()
+            };
             let slice = src.get(start..end).unwrap_or("");
             let hash = hash_of(slice);
             let hit = self
@@ -186,6 +206,7 @@ impl Renderer {
             infos.push(BlockInfo {
                 range: start..end,
                 settles,
+                open,
             });
             last_end = content_end.max(start);
         }
@@ -236,9 +257,7 @@ fn settles(event: &Event<'_>, src: &str, range: &Range<usize>) -> Settles {
 /// The source offset up to which the layout can no longer change when
 /// more text is appended.
 fn settled_offset(src: &str, infos: &[BlockInfo]) -> usize {
-    // Only whole lines count: the partial last line can still become
-    // anything.
-    let complete = src.rfind('\n').map_or(0, |i| i + 1);
+    let complete = complete_lines(src);
     let Some(last) = infos.iter().rposition(|b| b.range.start < complete) else {
         return 0;
     };
@@ -256,13 +275,34 @@ fn settled_offset(src: &str, infos: &[BlockInfo]) -> usize {
             // The next line may still turn the last one into a setext
             // heading (`===`, `---`) or a table's header (`|---|`).
             let may_underline = tail.chars().all(|c| " \t=-|:".contains(c));
-            if may_underline && !last_line_blank {
+            let settled = if may_underline && !last_line_blank {
                 last_line_start
             } else {
                 complete
-            }
+            };
+            settled.min(held_from(src, &block.open, complete))
         }
     }
+}
+
+/// Where the source ends its last whole line: the partial line after it
+/// can still become anything.
+fn complete_lines(src: &str) -> usize {
+    src.rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The start of the line of the first span opener in `open` that can still
+/// be closed (no blank line has ended its paragraph) and has held its line
+/// for fewer than [`HOLD_LINES`] lines; `complete` when there is none.
+fn held_from(src: &str, open: &[open_spans::Offset], complete: usize) -> usize {
+    open.iter()
+        .copied()
+        .filter(|&at| at < complete)
+        .find(|&at| {
+            let lines = src[at..complete].matches('\n').count();
+            lines <= HOLD_LINES && !has_blank_line(src, at, complete)
+        })
+        .map_or(complete, |at| src[..at].rfind('\n').map_or(0, |i| i + 1))
 }
 
 fn hash_of(s: &str) -> u64 {
