@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::shells::Shell;
 use koi_testkit::FakeProvider;
 
 use crate::common::{Home, Tmux, K};
@@ -59,46 +60,20 @@ fn stalling_model() -> FakeProvider {
         .hang_after(2)])
 }
 
-/// A shell of koi's integration, started in tmux the manual way (koi did
-/// not start it).
-#[derive(Clone, Copy, Debug)]
-enum Shell {
-    Bash,
-    Zsh,
-    Fish,
+/// Starting one of koi's shells in tmux the manual way (koi did not
+/// start it), with its snippet sourced.
+trait InTmux {
+    fn start(self, home: &Home) -> Tmux;
 }
 
-impl Shell {
-    fn name(self) -> &'static str {
-        match self {
-            Shell::Bash => "bash",
-            Shell::Zsh => "zsh",
-            Shell::Fish => "fish",
-        }
-    }
-
-    fn prompt(self) -> &'static str {
-        match self {
-            Shell::Bash => "$",
-            Shell::Zsh => "%",
-            Shell::Fish => ">",
-        }
-    }
-
-    fn installed(self) -> bool {
-        std::process::Command::new(self.name())
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
+impl InTmux for Shell {
     /// The shell in tmux with koi's snippet in its rc file and `k` on
     /// its PATH, at its prompt.
     fn start(self, home: &Home) -> Tmux {
         let k_dir = Path::new(K).parent().unwrap().display().to_string();
         let script = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../assets/shell")
-            .join(format!("koi.{}", self.name()));
+            .join(format!("koi.{}", self.program()));
         let script = script.display();
         let (rc, text, command) = match self {
             Shell::Bash => {
@@ -125,7 +100,7 @@ impl Shell {
         std::fs::write(&rc, text).unwrap();
         let t = Tmux::start_cmd(home, &command);
         wait(&t, "the prompt", |s| {
-            s.lines().any(|l| l.trim_end() == self.prompt())
+            s.lines().any(|l| l.trim_end() == self.prompt().trim_end())
         });
         t
     }
@@ -205,7 +180,7 @@ fn ctrl_c_under_tmux_cancels_a_suggestion_mid_stream() {
 
 #[test]
 fn ctrl_c_on_a_hash_line_under_tmux_gives_the_line_back() {
-    for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
+    for shell in Shell::ALL {
         if !shell.installed() {
             eprintln!("{shell:?} is not installed (scripts/deps lists it); skipped");
             continue;
@@ -224,7 +199,7 @@ fn ctrl_c_gives_the_line_back(shell: Shell) {
     t.keys(&["C-c"]);
     // The line back in the shell's buffer, editable: a key typed on it.
     t.keys(&["-l", "X"]);
-    let line = format!("{} # make a fileX", shell.prompt());
+    let line = format!("{}# make a fileX", shell.prompt());
     wait(&t, "the line back", |s| {
         s.lines().any(|l| l.trim_end() == line)
     });

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::shells::Shell;
 use koi_testkit::FakeProvider;
 
 use crate::harness::{eventually, Image, Koi, TestConfig, Xvfb};
@@ -18,38 +19,6 @@ const MODEL_WAIT: Duration = Duration::from_secs(30);
 /// The bar's background (term/src/app/suggest.rs).
 const BAR_BACKGROUND: [u8; 3] = [0x1f, 0x2f, 0x26];
 const ROWS: u16 = 12;
-
-#[derive(Clone, Copy, Debug)]
-enum Shell {
-    Bash,
-    Zsh,
-    Fish,
-}
-
-impl Shell {
-    fn program(self) -> &'static str {
-        match self {
-            Shell::Bash => "bash",
-            Shell::Zsh => "zsh",
-            Shell::Fish => "fish",
-        }
-    }
-
-    fn prompt(self) -> &'static str {
-        match self {
-            Shell::Bash => "$ ",
-            Shell::Zsh => "% ",
-            Shell::Fish => "> ",
-        }
-    }
-
-    fn installed(self) -> bool {
-        std::process::Command::new(self.program())
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-}
 
 struct Scene {
     koi: Koi,

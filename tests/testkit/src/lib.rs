@@ -53,6 +53,7 @@ pub mod pty;
 mod reply;
 mod script;
 mod server;
+pub mod shells;
 pub mod window;
 mod wire;
 
