@@ -4,6 +4,7 @@
 //! and a line that breaks it must be caught.
 
 use koi_testkit::json_schema::check;
+use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 use serde_json::{json, Value};
 
@@ -115,4 +116,57 @@ fn the_schema_names_every_documented_event_and_catches_a_broken_line() {
     for line in broken {
         assert!(!check(&schema, &line).is_empty(), "{line} passed");
     }
+}
+
+/// The brief every explore child's request starts with
+/// (ai_chat_engine/src/explore): how the fake model tells child from parent.
+const CHILD_MARK: &str = "You are a read-only helper";
+
+#[test]
+fn an_explore_call_streams_its_subagent_steps_in_the_schema() {
+    let server = FakeProvider::start_with(|req, _| {
+        let body = req.body_str();
+        let answered = body.contains("\"role\":\"tool\"");
+        match (body.contains(CHILD_MARK), answered) {
+            (false, false) => ChatStream::new()
+                .tool_call("e1", "explore", r#"{"task":"what does a.txt say?"}"#)
+                .tool_calls()
+                .reply(),
+            (false, true) => ChatStream::new().text("It says hello.").stop().reply(),
+            (true, false) => ChatStream::new()
+                .tool_call("r1", "fs_read", r#"{"path":"a.txt"}"#)
+                .tool_calls()
+                .reply(),
+            (true, true) => ChatStream::new()
+                .text("a.txt greets the reader.")
+                .stop()
+                .reply(),
+        }
+    });
+    let home = Home::new(Some(&server));
+    std::fs::write(home.ws().join("a.txt"), "hello\n").unwrap();
+    let run = home.run(&["--json", "summarise a.txt"], None);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let seen = validate(&run);
+    assert!(seen.iter().any(|t| t == "subagent"), "{seen:?}");
+
+    // The child's own steps, in order, all for the parent's call.
+    let events = run.events();
+    let steps: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "subagent")
+        .inspect(|e| assert_eq!(e["parent"], "e1", "{e}"))
+        .map(|e| &e["step"])
+        .collect();
+    let kinds: Vec<&str> = steps.iter().map(|s| s["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["round", "tool_start", "tool_done", "round", "finished"],
+        "{steps:?}"
+    );
+    assert_eq!(steps[1]["name"], "fs_read");
+    // Only the child's answer reached the parent's next request.
+    let last = server.requests().pop().unwrap().body_str();
+    assert!(last.contains("a.txt greets the reader."), "{last}");
+    assert!(!last.contains("\"r1\""), "{last}");
 }
