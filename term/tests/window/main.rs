@@ -8,6 +8,7 @@ mod focus;
 mod harness;
 mod ime;
 mod links;
+mod memory;
 mod overlay;
 mod pane_overlay;
 mod paste;

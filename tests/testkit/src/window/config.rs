@@ -13,6 +13,7 @@ pub struct TestConfig {
     rows: u16,
     shell: Option<(String, Vec<String>)>,
     base_url: Option<String>,
+    memory: bool,
 }
 
 impl TestConfig {
@@ -25,6 +26,7 @@ impl TestConfig {
             rows,
             shell: None,
             base_url: None,
+            memory: false,
         }
     }
 
@@ -39,6 +41,13 @@ impl TestConfig {
     /// curator, whose side requests only its own tests expect.
     pub fn ai(mut self, server: &FakeProvider) -> TestConfig {
         self.base_url = Some(server.base_url());
+        self
+    }
+
+    /// With [`TestConfig::ai`]: the memory curator on, for the tests of
+    /// memory itself.
+    pub fn memory(mut self) -> TestConfig {
+        self.memory = true;
         self
     }
 
@@ -58,8 +67,9 @@ impl TestConfig {
         }
         if let Some(url) = &self.base_url {
             text.push_str(&format!(
-                "[ai]\nmemory = false\nprovider = \"openai\"\nbase_url = {url:?}\n\
-                 model = \"test-model\"\napi_key = \"sk-test-not-secret\"\n"
+                "[ai]\nmemory = {}\nprovider = \"openai\"\nbase_url = {url:?}\n\
+                 model = \"test-model\"\napi_key = \"sk-test-not-secret\"\n",
+                self.memory
             ));
         }
         text

@@ -19,9 +19,14 @@ pub const EXIT_WAIT: Duration = Duration::from_secs(30);
 /// koi and `k` both read it when started with the harness's environment:
 /// `dir/xdg/koi/koi.toml`.
 pub fn write_ai_config(dir: &Path, server: &FakeProvider) -> PathBuf {
-    let path = dir.join("xdg/koi/koi.toml");
+    let path = config_path(dir);
     TestConfig::new(100, 30).ai(server).write(&path);
     path
+}
+
+/// Where koi and `k` read the harness's config: `dir/xdg/koi/koi.toml`.
+fn config_path(dir: &Path) -> PathBuf {
+    dir.join("xdg/koi/koi.toml")
 }
 
 /// Where the harness's koi (and a `k` given [`Scene::k_env`]) keep their
@@ -93,9 +98,25 @@ impl Scene {
     /// koi with a shell in a fresh directory, talking to `server`; `extra`
     /// are more koi arguments, `env` more environment for koi and its shell.
     pub fn start(server: FakeProvider, extra: &[&str], env: &[(&str, String)]) -> Scene {
+        let config = TestConfig::new(100, 30).ai(&server);
+        Scene::start_configured(server, config, extra, env)
+    }
+
+    /// [`Scene::start`] with `config` (made with [`TestConfig::ai`] on
+    /// `server`) instead of the default one.
+    pub fn start_configured(
+        server: FakeProvider,
+        config: TestConfig,
+        extra: &[&str],
+        env: &[(&str, String)],
+    ) -> Scene {
         let x = Xvfb::start();
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let config = write_ai_config(dir.path(), &server);
+        let config = {
+            let path = config_path(dir.path());
+            config.write(&path);
+            path
+        };
         let koi = Koi::start_with_env(&x, dir.path(), &config, extra, env);
         Scene {
             koi,
