@@ -174,6 +174,10 @@ fn serve(conn: &RustConnection, png: &[u8], plan: Plan, stop: &AtomicBool) -> Se
                 write(chunk_type, &[]);
                 conn.flush().unwrap();
                 served.ended = true;
+                // Stay connected, as real owners do: a client that hangs
+                // up at once can lose its last request (the server then
+                // sometimes drops the end marker: seen here with Xvfb).
+                while next_event(conn, stop).is_some() {}
                 break;
             }
         }

@@ -94,7 +94,10 @@ fn chunks_of_another_type_are_refused() {
     };
     let owner = FakeOwner::start(&x.display, noise_png(), plan);
     let (read, _) = koi_reads(&x);
-    assert_eq!(owner.finish().chunks, 1, "koi stops at the first");
+    // koi refuses the first; the owner may answer its deletion with one
+    // more before it sees koi gone, but never gets to the end.
+    let served = owner.finish();
+    assert!(served.chunks >= 1 && !served.ended, "{served:?}");
     assert!(matches!(read, Err(PasteError::ChunkType(_))), "{read:?}");
 }
 
