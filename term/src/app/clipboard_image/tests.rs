@@ -12,9 +12,6 @@ use super::{read_png, PasteError, MAX_IMAGE_BYTES, OWNER_WAIT, TRANSFER_WAIT};
 /// Past this koi is hung: every wait of its own is shorter.
 const HANG: Duration = Duration::from_secs(20);
 
-/// Scheduling slack on a loaded machine, over koi's own waits.
-const SLACK: Duration = Duration::from_secs(3);
-
 /// A real PNG of noise, so that it does not compress: some 300 KB.
 fn noise_png() -> Vec<u8> {
     let (width, height) = (320u32, 320u32);
@@ -82,7 +79,9 @@ fn an_owner_that_stops_mid_transfer_is_given_up_on() {
     let (read, took) = koi_reads(&x);
     assert_eq!(owner.finish().chunks, 2);
     assert!(matches!(read, Err(PasteError::Stalled)), "{read:?}");
-    assert!(took >= OWNER_WAIT && took < OWNER_WAIT + SLACK, "{took:?}");
+    // The kind says why koi stopped; a wait cut short would show here
+    // (being slow only lengthens it, so there is no upper bound to flake).
+    assert!(took >= OWNER_WAIT, "{took:?}");
 }
 
 #[test]
@@ -110,10 +109,11 @@ fn other_property_changes_do_not_stretch_the_wait() {
         ..Plan::incr(64 * 1024)
     };
     let owner = FakeOwner::start(&x.display, noise_png(), plan);
-    let (read, took) = koi_reads(&x);
+    let (read, _) = koi_reads(&x);
     owner.finish();
+    // Stretched by the distractions, the wait would never end: the HANG
+    // guard in `koi_reads` would fail the test instead.
     assert!(matches!(read, Err(PasteError::Stalled)), "{read:?}");
-    assert!(took < OWNER_WAIT + SLACK, "{took:?}");
 }
 
 #[test]
@@ -128,10 +128,7 @@ fn an_owner_trickling_chunks_is_cut_off() {
     let (read, took) = koi_reads(&x);
     assert!(owner.finish().chunks > 2);
     assert!(matches!(read, Err(PasteError::TooSlow)), "{read:?}");
-    assert!(
-        took >= TRANSFER_WAIT && took < TRANSFER_WAIT + SLACK,
-        "{took:?}"
-    );
+    assert!(took >= TRANSFER_WAIT, "{took:?}");
 }
 
 #[test]
@@ -142,8 +139,8 @@ fn an_announced_size_over_the_cap_is_refused_at_once() {
         ..Plan::incr(64 * 1024)
     };
     let owner = FakeOwner::start(&x.display, noise_png(), plan);
-    let (read, took) = koi_reads(&x);
-    owner.finish();
+    let (read, _) = koi_reads(&x);
+    // Refused from the announcement: koi never asked for a chunk.
+    assert_eq!(owner.finish().chunks, 0);
     assert!(matches!(read, Err(PasteError::TooLarge)), "{read:?}");
-    assert!(took < OWNER_WAIT, "{took:?}");
 }
