@@ -91,6 +91,26 @@ impl Home {
         c
     }
 
+    /// `k policy check --all-modes --json` for `tool` called with `args`:
+    /// one verdict line per mode (the run must succeed).
+    pub fn policy_verdicts(&self, tool: &str, args: &str) -> Vec<serde_json::Value> {
+        let run = self.run(
+            &[
+                "policy",
+                "check",
+                "--all-modes",
+                "--json",
+                "--tool",
+                tool,
+                "--args",
+                args,
+            ],
+            None,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.events()
+    }
+
     /// Runs `k` with `stdin` piped in (empty: /dev/null) and checks that
     /// nothing it printed or stored holds the key.
     pub fn run(&self, args: &[&str], stdin: Option<&str>) -> Run {

@@ -33,21 +33,7 @@ fn filesystem_server() -> String {
 }
 
 fn codes(home: &Home, tool: &str, args: &str) -> (String, Vec<serde_json::Value>) {
-    let run = home.run(
-        &[
-            "policy",
-            "check",
-            "--all-modes",
-            "--json",
-            "--tool",
-            tool,
-            "--args",
-            args,
-        ],
-        None,
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let events = run.events();
+    let events = home.policy_verdicts(tool, args);
     let codes = events
         .iter()
         .map(|v| match v["verdict"]["decision"].as_str().unwrap() {

@@ -109,21 +109,7 @@ fn policy_check_text_says_why() {
 fn policy_check_knows_the_engines_own_explore_tool() {
     let home = Home::new(None);
     let check = |tool: &str, args: &str| {
-        let run = home.run(
-            &[
-                "policy",
-                "check",
-                "--all-modes",
-                "--json",
-                "--tool",
-                tool,
-                "--args",
-                args,
-            ],
-            None,
-        );
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        run.events()
+        home.policy_verdicts(tool, args)
             .iter()
             .map(|v| {
                 let verdict = &v["verdict"];
