@@ -80,7 +80,7 @@ pub use cost::{ModelPrice, Prices, UsageReport};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
 pub use explore::{SubagentEnd, SubagentReport, SubagentStep};
 pub use failed_command::FailedCommand;
-pub use goal::{Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
+pub use goal::{BudgetLimits, Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
 pub use image::{Image, ImageError, ImageFormat, MediaLevel};
 pub use memory::{MemoryError, MemoryPaths, MemoryReport, MemoryScope};
 pub use memory_worker::MemoryOutcome;

@@ -1,44 +1,9 @@
 //! The slash commands both front ends (the overlay and `k`'s REPL) accept,
 //! parsed in one place so they mean the same thing everywhere.
 
-/// What `/goal` asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GoalCommand {
-    /// `/goal`: show the goal.
-    Show,
-    /// `/goal clear`: end it.
-    Clear,
-    /// `/goal resume`: go on with a paused or blocked goal.
-    Resume,
-    /// `/goal TEXT [--check COMMAND]`: set a goal and start on it.
-    Set {
-        /// What to achieve.
-        objective: String,
-        /// The command whose exit 0 means done, if named here.
-        check: Option<String>,
-    },
-}
+mod goal;
 
-impl GoalCommand {
-    fn parse(arg: Option<String>) -> GoalCommand {
-        let Some(arg) = arg else {
-            return GoalCommand::Show;
-        };
-        match arg.as_str() {
-            "clear" => return GoalCommand::Clear,
-            "resume" | "continue" => return GoalCommand::Resume,
-            _ => {}
-        }
-        let (objective, check) = match arg.split_once("--check") {
-            Some((o, c)) => (o, Some(c.trim().to_string()).filter(|c| !c.is_empty())),
-            None => (arg.as_str(), None),
-        };
-        GoalCommand::Set {
-            objective: objective.trim().to_string(),
-            check,
-        }
-    }
-}
+pub use goal::GoalCommand;
 
 /// What `/memory` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,7 +115,10 @@ impl SlashCommand {
 #[cfg(test)]
 mod tests {
     use super::SlashCommand::{self, *};
+    use std::num::NonZeroU32;
+
     use super::{GoalCommand, MemoryCommand};
+    use crate::goal::BudgetLimits;
     use crate::memory::MemoryScope;
 
     #[test]
@@ -176,10 +144,14 @@ mod tests {
             ("/goal clear", Goal(GoalCommand::Clear)),
             ("/goal resume", Goal(GoalCommand::Resume)),
             (
-                "/goal make the tests pass --check cargo test -q",
+                "/goal make the tests pass --turns 2 --check cargo test -q",
                 Goal(GoalCommand::Set {
                     objective: "make the tests pass".into(),
                     check: Some("cargo test -q".into()),
+                    limits: BudgetLimits {
+                        turns: NonZeroU32::new(2),
+                        ..BudgetLimits::default()
+                    },
                 }),
             ),
             (
@@ -187,6 +159,7 @@ mod tests {
                 Goal(GoalCommand::Set {
                     objective: "tidy up".into(),
                     check: None,
+                    limits: BudgetLimits::default(),
                 }),
             ),
             ("/image shot one.png", Image(Some("shot one.png".into()))),

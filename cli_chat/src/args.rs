@@ -1,8 +1,10 @@
 //! The command line: `k [QUESTION]…`, its flags, and the subcommands.
 
+use std::num::{NonZeroU32, NonZeroU64};
 use std::path::PathBuf;
 
-use ai_chat_engine::ProviderKind;
+use ai_chat_engine::goal::{parse_minutes, parse_tokens, parse_turns};
+use ai_chat_engine::{BudgetLimits, ProviderKind};
 use ai_tools::Mode;
 use clap::{Args, Parser, Subcommand};
 
@@ -128,17 +130,29 @@ pub struct GoalFlags {
     #[arg(long, value_name = "COMMAND")]
     pub check: Option<String>,
 
-    /// Most turns the goal may take (default 10).
-    #[arg(long, value_name = "N")]
-    pub goal_turns: Option<u32>,
+    /// Most turns the goal may take (default 10; /goal's --turns).
+    #[arg(long, value_name = "N", value_parser = parse_turns)]
+    pub goal_turns: Option<NonZeroU32>,
 
-    /// Most tokens (input + output) the goal may spend (default 2000000).
-    #[arg(long, value_name = "N")]
-    pub goal_tokens: Option<u64>,
+    /// Most tokens (input + output) the goal may spend (default 2000000;
+    /// /goal's --tokens).
+    #[arg(long, value_name = "N", value_parser = parse_tokens)]
+    pub goal_tokens: Option<NonZeroU64>,
 
-    /// Most minutes the goal may take (default 60).
-    #[arg(long, value_name = "N")]
-    pub goal_minutes: Option<u64>,
+    /// Most minutes the goal may take (default 60; /goal's --minutes).
+    #[arg(long, value_name = "N", value_parser = parse_minutes)]
+    pub goal_minutes: Option<NonZeroU64>,
+}
+
+impl GoalFlags {
+    /// The budget limits these flags name.
+    pub fn limits(&self) -> BudgetLimits {
+        BudgetLimits {
+            turns: self.goal_turns,
+            tokens: self.goal_tokens,
+            minutes: self.goal_minutes,
+        }
+    }
 }
 
 /// Flags every form of `k` accepts.

@@ -2,7 +2,7 @@
 
 use std::io::{self, IsTerminal, Read};
 
-use ai_chat_engine::{GoalState, Step, UserInput};
+use ai_chat_engine::{BudgetLimits, GoalState, Step, UserInput};
 use ai_tools::terminal_text::escape_controls;
 use anyhow::{bail, Context, Result};
 
@@ -44,7 +44,7 @@ pub fn run(cli: &Cli, question: Option<String>, piped: Option<Piped>) -> Result<
 pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
     let goal = match &cli.goal.goal {
         Some(text) => Some(
-            goal_cmd::spec(text, cli.goal.check.as_deref(), &cli.goal)
+            goal_cmd::spec(text, None, BudgetLimits::default(), &cli.goal)
                 .map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
         None => None,

@@ -50,8 +50,9 @@ at an empty prompt (or Ctrl+D, or /exit) leaves.
   /cost            this conversation's tokens, cache hits and (with prices) cost
   /init            draft an AGENTS.md for this project (the write asks first)
   /compact         summarise older history now (it also happens by itself)
-  /goal TEXT --check COMMAND
-                   work on TEXT over turns until COMMAND exits 0
+  /goal TEXT [--turns N] [--tokens N] [--minutes N] --check COMMAND
+                   work on TEXT over turns until COMMAND exits 0, within a
+                   budget (default 10 turns, 2000000 tokens, 60 minutes)
   /goal            show the goal · /goal resume goes on · /goal clear ends it
   /image FILE      attach an image (PNG, JPEG, GIF, WebP) to the next message
   /memory          what the assistant remembers, and its latest changes
@@ -321,16 +322,18 @@ impl Repl {
                 let started = self.engine.continue_goal(&self.conv);
                 self.follow(started);
             }
-            GoalCommand::Set { objective, check } => {
-                let check = check.or_else(|| self.goal_flags.check.clone());
-                match goal_cmd::spec(&objective, check.as_deref(), &self.goal_flags) {
-                    Ok(spec) => {
-                        let started = self.engine.start_goal(&self.conv, spec);
-                        self.follow(started);
-                    }
-                    Err(e) => say!("k: {e}"),
+            GoalCommand::Set {
+                objective,
+                check,
+                limits,
+            } => match goal_cmd::spec(&objective, check.as_deref(), limits, &self.goal_flags) {
+                Ok(spec) => {
+                    let started = self.engine.start_goal(&self.conv, spec);
+                    self.follow(started);
                 }
-            }
+                Err(e) => say!("k: {e}"),
+            },
+            GoalCommand::Invalid(e) => say!("k: {e}"),
         }
     }
 

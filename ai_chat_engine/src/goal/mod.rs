@@ -11,49 +11,20 @@
 //! short by a crash or exit: it comes back paused, never running by
 //! itself.
 
+mod budget;
 mod check;
 mod driver;
 
-use std::time::Duration;
-
 use serde::{Deserialize, Serialize};
 
+pub use budget::{
+    parse_minutes, parse_tokens, parse_turns, BudgetLimits, GoalBudget, DEFAULT_MAX_TIME,
+    DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS,
+};
 pub(crate) use driver::{run_goal, GoalStart};
-
-/// Turns a goal may take unless the user says otherwise: enough for an
-/// investigate-fix-test cycle to go round several times.
-pub const DEFAULT_MAX_TURNS: u32 = 10;
-
-/// Tokens (input + output, cached input included) a goal may spend by
-/// default: a few long turns on a hosted model.
-pub const DEFAULT_MAX_TOKENS: u64 = 2_000_000;
-
-/// Wall time a goal may take by default.
-pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(60 * 60);
 
 /// The line a model answers with when it cannot continue.
 pub const BLOCKED_MARKER: &str = "GOAL BLOCKED:";
-
-/// What a goal may spend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GoalBudget {
-    /// Turns (each ends with the model's answer and a check).
-    pub max_turns: u32,
-    /// Tokens, input and output.
-    pub max_tokens: u64,
-    /// Seconds of wall time spent in turns and checks.
-    pub max_secs: u64,
-}
-
-impl Default for GoalBudget {
-    fn default() -> Self {
-        GoalBudget {
-            max_turns: DEFAULT_MAX_TURNS,
-            max_tokens: DEFAULT_MAX_TOKENS,
-            max_secs: DEFAULT_MAX_TIME.as_secs(),
-        }
-    }
-}
 
 /// A goal as the user set it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,9 +38,14 @@ pub struct GoalSpec {
 }
 
 impl GoalSpec {
-    /// A goal with the default budget. Without a check there is nothing
-    /// to prove it done, so both texts are required.
-    pub fn new(objective: &str, check: Option<&str>) -> Result<GoalSpec, String> {
+    /// A goal with the default budget but for the `limits` named. Without
+    /// a check there is nothing to prove it done, so both texts are
+    /// required.
+    pub fn new(
+        objective: &str,
+        check: Option<&str>,
+        limits: BudgetLimits,
+    ) -> Result<GoalSpec, String> {
         let objective = objective.trim();
         if objective.is_empty() {
             return Err("a goal needs a text saying what to achieve".into());
@@ -82,7 +58,7 @@ impl GoalSpec {
         Ok(GoalSpec {
             objective: objective.to_string(),
             check: check.to_string(),
-            budget: GoalBudget::default(),
+            budget: limits.budget(),
         })
     }
 }

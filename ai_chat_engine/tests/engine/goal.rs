@@ -3,7 +3,9 @@
 //! model's "cannot continue" block; a resumed session comes back paused.
 
 use ai_chat_engine::session_log::{read_log, Entry};
-use ai_chat_engine::{EngineError, GoalBudget, GoalReport, GoalSpec, GoalState, StreamMsg};
+use ai_chat_engine::{
+    EngineError, GoalBudget, GoalCommand, GoalReport, GoalSpec, GoalState, SlashCommand, StreamMsg,
+};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 
@@ -175,6 +177,45 @@ fn a_spent_budget_blocks_the_goal_with_the_reason() {
     let last = goal_reports(&msgs).pop().unwrap();
     assert!(last.to_string().contains("blocked: budget spent"));
     assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn a_budget_set_with_slash_goal_is_the_one_that_blocks_the_goal() {
+    // One answer is scripted: under the default budget (10 turns) the
+    // failed check would send a second request, which the strict fake
+    // provider refuses; `--turns 1` stops after the first.
+    let server = FakeProvider::start([answer("try 1")]);
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let line = "/goal make the counter reach three --turns 1 --check echo not yet; false";
+    let SlashCommand::Goal(GoalCommand::Set {
+        objective,
+        check,
+        limits,
+    }) = SlashCommand::parse(line)
+    else {
+        panic!("{line:?} does not set a goal");
+    };
+    let spec = GoalSpec::new(&objective, check.as_deref(), limits).unwrap();
+    assert_eq!(
+        spec.budget,
+        GoalBudget {
+            max_turns: 1,
+            ..GoalBudget::default()
+        }
+    );
+    let (rx, _c) = h.engine.start_goal(&conv, spec);
+    let msgs = collect(&rx);
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert_eq!(checks(&msgs), [false]);
+    let goal = conv.goal().unwrap();
+    assert_eq!(goal.spec.check, "echo not yet; false");
+    assert!(
+        matches!(&goal.state, GoalState::Blocked { reason } if reason == "budget spent: 1 of 1 turns"),
+        "{:?}",
+        goal.state
+    );
+    assert_eq!(server.requests().len(), 1);
 }
 
 #[test]

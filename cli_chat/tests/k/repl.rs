@@ -143,6 +143,9 @@ fn repl_in_tmux() {
     t.wait_for("no goal; set one", 1);
     t.type_line("/goal say hello");
     t.wait_for("a goal needs a check", 1);
+    // A bad budget option is said, not read as words of the goal.
+    t.type_line("/goal say hello --turns 0 --check true");
+    t.wait_for("--turns 0: a goal needs at least 1 of its turns", 1);
     t.type_line("/goal say hello --check true");
     t.wait_for("goal check passed", 1);
     t.wait_for("goal complete", 1);

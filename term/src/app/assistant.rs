@@ -22,7 +22,7 @@ const INTERRUPT_WAIT: std::time::Duration = std::time::Duration::from_millis(500
 pub enum Job {
     /// `/compact`.
     Compact,
-    /// `/goal TEXT --check COMMAND`.
+    /// `/goal TEXT [--turns N] [--tokens N] [--minutes N] --check COMMAND`.
     Goal(GoalSpec),
     /// `/goal resume`.
     GoalResume,

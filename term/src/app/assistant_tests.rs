@@ -400,7 +400,7 @@ fn cost_shows_the_conversations_tokens_cache_hits_and_money() {
 
 #[test]
 fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
-    use ai_chat_engine::{CompactionReport, GoalReport, GoalSpec, GoalState};
+    use ai_chat_engine::{BudgetLimits, CompactionReport, GoalReport, GoalSpec, GoalState};
 
     use super::Job;
 
@@ -408,7 +408,7 @@ fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
     let mut a = f.assistant();
     // No conversation yet: nothing to compact.
     assert!(a.start_job(Job::Compact, &f.ws()).is_err());
-    let spec = GoalSpec::new("note the plan", Some("test -d .")).unwrap();
+    let spec = GoalSpec::new("note the plan", Some("test -d ."), BudgetLimits::default()).unwrap();
     a.start_job(Job::Goal(spec), &f.ws()).unwrap();
     let msgs = finish(&mut a);
     assert!(matches!(msgs.last(), Some(StreamMsg::Done)), "{msgs:?}");

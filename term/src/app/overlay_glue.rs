@@ -248,12 +248,15 @@ impl Ctx<'_> {
                 Err(e) => self.overlay.error(e),
             },
             SlashCommand::Goal(GoalCommand::Resume) => self.start_job(Job::GoalResume),
-            SlashCommand::Goal(GoalCommand::Set { objective, check }) => {
-                match GoalSpec::new(&objective, check.as_deref()) {
-                    Ok(spec) => self.start_job(Job::Goal(spec)),
-                    Err(e) => self.overlay.error(e),
-                }
-            }
+            SlashCommand::Goal(GoalCommand::Set {
+                objective,
+                check,
+                limits,
+            }) => match GoalSpec::new(&objective, check.as_deref(), limits) {
+                Ok(spec) => self.start_job(Job::Goal(spec)),
+                Err(e) => self.overlay.error(e),
+            },
+            SlashCommand::Goal(GoalCommand::Invalid(e)) => self.overlay.error(e),
             SlashCommand::Image(Some(file)) => {
                 match self.assistant.attach_image(&file, &self.workspace) {
                     Ok(line) => self.overlay.notice(line),

@@ -48,7 +48,8 @@ const PAGE_LINES: isize = 10;
 pub const HELP: &str = "Enter send · Shift+Enter newline · Esc cancel/close · PgUp/PgDn scroll\n\
 Tab pick attachment · Ctrl+D toggle it · Ctrl+R reasoning · Ctrl+Y insert code\n\
 drag/double/triple-click select · Ctrl+Shift+C copy selection (or answer)\n\
-/new · /clear · /resume [id] · /fork [id] · /model [name] · /mode [name] · /cd DIR · /status · /cost ·\n/image FILE · /init · /compact · /goal TEXT --check COMMAND · /goal [resume|clear] · /memory [edit [global]] · /help";
+/new · /clear · /resume [id] · /fork [id] · /model [name] · /mode [name] · /cd DIR · /status · /cost ·\n/image FILE · /init · /compact · /memory [edit [global]] · /help\n\
+/goal TEXT [--turns N] [--tokens N] [--minutes N] --check COMMAND · /goal [resume|clear]";
 
 /// What the app should do after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
