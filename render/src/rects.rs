@@ -1,5 +1,10 @@
 //! The solid-rectangle pipeline: one instanced draw per layer for cell
 //! backgrounds, selection, cursor and overlay boxes.
+//!
+//! Every rectangle is opaque ([`RectInstance::new`] is the only way to make
+//! one), so they are written without blending: the same pixels, and a
+//! software rasteriser never reads the target under a full screen of cell
+//! backgrounds.
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt as _;
@@ -23,7 +28,8 @@ pub(crate) struct RectInstance {
 }
 
 impl RectInstance {
-    /// A rectangle in pixels, coloured for a target that is (or is not) sRGB.
+    /// An opaque rectangle in pixels, coloured for a target that is (or is
+    /// not) sRGB.
     pub fn new(x: f32, y: f32, w: f32, h: f32, color: Rgb, srgb_target: bool) -> Self {
         Self {
             origin: [x, y],
@@ -103,7 +109,7 @@ impl RectPipeline {
                 compilation_options: Default::default(),
                 targets: &[Some(wgpu::ColorTargetState {
                     format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                    blend: None,
                     write_mask: wgpu::ColorWrites::ALL,
                 })],
             }),

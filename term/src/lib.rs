@@ -14,6 +14,7 @@ pub mod overlay;
 pub mod overlay_token;
 pub mod palette;
 pub mod prompt_suggest;
+pub mod raster_threads;
 pub mod screenshot;
 pub mod session;
 pub mod shell_integration;

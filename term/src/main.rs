@@ -67,6 +67,8 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    // Before any thread starts (see the function).
+    term::raster_threads::reserve_a_core_for_the_parser();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

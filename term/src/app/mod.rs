@@ -258,6 +258,15 @@ impl App {
 
     fn draw(&mut self) {
         let Some(t) = &mut self.terminal else { return };
+        // The window closes once its last shell has ended (the exit events
+        // close it): a frame of that shell's last output would only hold
+        // the exit back, by a whole frame of a software rasteriser.
+        if self.closing || t.workspace.every_shell_ended() {
+            if t.workspace.rearm_all() {
+                let _ = self.proxy.send_event(UserEvent::Wakeup);
+            }
+            return;
+        }
         let started = Instant::now();
         // This frame shows everything up to now.
         self.next_frame = None;

@@ -11,7 +11,7 @@ use winit::event_loop::ActiveEventLoop;
 use super::clipboard::Kind;
 use super::keyboard::Translated;
 use super::layout::{Axis, PaneId};
-use super::{dump, App};
+use super::{dump, App, UserEvent};
 use crate::config::Action;
 use crate::input::{Key, KeyAction};
 use crate::session::SessionEvent;
@@ -305,8 +305,12 @@ impl App {
             return Some(at);
         }
         self.next_hidden_rearm = None;
-        if let Some(t) = &self.terminal {
-            t.workspace.rearm_hidden();
+        if self
+            .terminal
+            .as_ref()
+            .is_some_and(|t| t.workspace.rearm_hidden())
+        {
+            let _ = self.proxy.send_event(UserEvent::Wakeup);
         }
         None
     }

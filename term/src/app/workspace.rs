@@ -194,6 +194,14 @@ impl Workspace {
         &mut self.tabs[index]
     }
 
+    /// Whether every pane's shell has ended and its output is parsed:
+    /// the window is about to close.
+    pub fn every_shell_ended(&self) -> bool {
+        self.panes
+            .values()
+            .all(|pane| pane.session.exit_status().is_some())
+    }
+
     pub fn focused_id(&self) -> PaneId {
         self.tab().focus
     }
@@ -523,18 +531,31 @@ impl Workspace {
     }
 
     /// Re-arm the wake-ups of hidden panes, so their exits and bells are
-    /// seen (throttled by the caller).
-    pub fn rearm_hidden(&self) {
-        for (index, tab) in self.tabs.iter().enumerate() {
-            if index == self.active {
-                continue;
-            }
+    /// seen (throttled by the caller); whether one holds events already.
+    pub fn rearm_hidden(&self) -> bool {
+        self.rearm_tabs(|index| index != self.active)
+    }
+
+    /// Re-arm every pane's wake-up without a frame; whether one holds
+    /// events already.
+    pub fn rearm_all(&self) -> bool {
+        self.rearm_tabs(|_| true)
+    }
+
+    /// Re-arms the panes of the tabs `pick` takes. Events that came while
+    /// a pane was still armed woke nobody: `true` asks the caller to
+    /// handle them.
+    fn rearm_tabs(&self, pick: impl Fn(usize) -> bool) -> bool {
+        let mut pending = false;
+        for (_, tab) in self.tabs.iter().enumerate().filter(|(i, _)| pick(*i)) {
             for id in tab.layout.panes() {
                 if let Some(pane) = self.panes.get(&id) {
                     pane.session.rearm_wakeup();
+                    pending |= !pane.session.events().is_empty();
                 }
             }
         }
+        pending
     }
 
     /// The labels for the tab bar.

@@ -223,6 +223,7 @@ impl Session {
         cmd.env("COLORTERM", "truecolor");
         cmd.env("TERM_PROGRAM", "koi");
         cmd.env("TERM_PROGRAM_VERSION", env!("CARGO_PKG_VERSION"));
+        crate::raster_threads::scrub(&mut cmd);
         for (key, value) in options.env.iter().chain(&integration_env) {
             cmd.env(key, value);
         }

@@ -102,37 +102,43 @@ impl Reader {
             {
                 break;
             }
-            let filled = match self.fill(&mut buf) {
-                Some(n) => n,
-                None => break,
-            };
-            self.bytes_read.fetch_add(filled as u64, Ordering::Relaxed);
-            actions.clear();
-            scanner.scan(&buf[..filled], |end, seq| {
-                if let Some(action) = requests::classify(seq) {
-                    actions.push((end, action));
+            // Parse each read as it comes, under one lock for up to a
+            // slice: while a read is parsed the writer refills the PTY, so
+            // the next read rarely waits, and the lock, the replies and the
+            // wakeup are paid once per slice, not once per read.
+            let mut term = None;
+            let mut parsed = 0;
+            let mut eof = false;
+            loop {
+                let Some(filled) = read_some(&mut *self.pty, &mut buf) else {
+                    eof = true;
+                    break;
+                };
+                self.bytes_read.fetch_add(filled as u64, Ordering::Relaxed);
+                let term = term.get_or_insert_with(|| self.terminal.lock());
+                self.parse(
+                    term,
+                    &mut parser,
+                    &mut scanner,
+                    &mut actions,
+                    &mut tracked,
+                    &buf[..filled],
+                );
+                parsed += filled;
+                if parsed >= MAX_LOCKED_SLICE || !self.poll.readable_now() {
+                    break;
                 }
-            });
-            let mut term = self.terminal.lock();
-            // Parse up to each action, so it sees the screen as it was there
-            // and its reply queues behind the parser's earlier ones.
-            let mut done = 0;
-            for (end, action) in actions.drain(..) {
-                parser.advance(&mut *term, &buf[done..end]);
-                done = end;
-                if action.needs_current_state() && parser.sync_bytes_count() > 0 {
-                    // A query inside a synchronized update: the update ends
-                    // here, or the answer would describe an older screen.
-                    parser.stop_sync(&mut *term);
-                }
-                self.on_action(&mut term, &mut tracked, action);
             }
-            parser.advance(&mut *term, &buf[done..filled]);
-            self.flush_replies(&term);
-            drop(term);
-            if parser.sync_bytes_count() == 0 {
-                self.proxy_wakeup();
-                latency_trace::hop(Hop::Parsed);
+            if let Some(term) = term {
+                self.flush_replies(&term);
+                drop(term);
+                if parser.sync_bytes_count() == 0 {
+                    self.proxy_wakeup();
+                    latency_trace::hop(Hop::Parsed);
+                }
+            }
+            if eof {
+                break;
             }
         }
 
@@ -150,22 +156,36 @@ impl Reader {
         Some(status)
     }
 
-    /// Read what is available, up to one slice, without blocking past the
-    /// first read. `None` on EOF or a dead PTY.
-    fn fill(&mut self, buf: &mut [u8]) -> Option<usize> {
-        let mut filled = 0;
-        loop {
-            match self.pty.read(&mut buf[filled..]) {
-                Ok(0) => return (filled > 0).then_some(filled),
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                // EIO is how Linux says the other side of the PTY is gone.
-                Err(_) => return (filled > 0).then_some(filled),
+    /// Feeds `bytes` to the parser, stopping at each request koi answers
+    /// itself so its reply sees the screen as it was there and queues
+    /// behind the parser's earlier replies.
+    fn parse(
+        &self,
+        term: &mut Term<EventProxy>,
+        parser: &mut Processor<StdSyncHandler>,
+        scanner: &mut SeqScanner,
+        actions: &mut Vec<(usize, Action)>,
+        tracked: &mut Tracked,
+        bytes: &[u8],
+    ) {
+        actions.clear();
+        scanner.scan(bytes, |end, seq| {
+            if let Some(action) = requests::classify(seq) {
+                actions.push((end, action));
             }
-            if filled == buf.len() || !self.poll.readable_now() {
-                return Some(filled);
+        });
+        let mut done = 0;
+        for (end, action) in actions.drain(..) {
+            parser.advance(term, &bytes[done..end]);
+            done = end;
+            if action.needs_current_state() && parser.sync_bytes_count() > 0 {
+                // A query inside a synchronized update: the update ends
+                // here, or the answer would describe an older screen.
+                parser.stop_sync(term);
             }
+            self.on_action(term, tracked, action);
         }
+        parser.advance(term, &bytes[done..]);
     }
 
     fn on_action(&self, term: &mut Term<EventProxy>, tracked: &mut Tracked, action: Action) {
@@ -234,6 +254,20 @@ impl Reader {
     fn proxy_wakeup(&self) {
         use alacritty_terminal::event::{Event, EventListener};
         self.proxy.send_event(Event::Wakeup);
+    }
+}
+
+/// One read of what the PTY holds (it was readable). `None` on EOF or a
+/// dead PTY.
+fn read_some(pty: &mut dyn Read, buf: &mut [u8]) -> Option<usize> {
+    loop {
+        match pty.read(buf) {
+            Ok(0) => return None,
+            Ok(n) => return Some(n),
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            // EIO is how Linux says the other side of the PTY is gone.
+            Err(_) => return None,
+        }
     }
 }
 

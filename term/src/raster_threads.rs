@@ -1,0 +1,54 @@
+//! How many threads a software rasteriser may take.
+//!
+//! Mesa's CPU drivers (lavapipe for Vulkan, llvmpipe for GL) rasterise on
+//! one thread per core unless `LP_NUM_THREADS` says otherwise. During a
+//! flood their threads then take the core the PTY reader parses on, and a
+//! frame slows the parser far more than it costs: on a 2-core machine a
+//! dense 16 MB flood took 1.4× as long as with one raster thread. koi
+//! leaves one core to the parser. A value the user set wins, and shells
+//! koi starts never see the one koi chose.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Mesa's variable for the number of rasteriser threads.
+pub const VAR: &str = "LP_NUM_THREADS";
+
+/// Whether koi set [`VAR`] itself (and must keep it from its children).
+static CHOSEN_BY_KOI: AtomicBool = AtomicBool::new(false);
+
+/// Sets [`VAR`] to all cores but one, unless it is set. Call it first in
+/// `main`, before any thread starts: the environment is not safe to change
+/// while another thread may read it.
+pub fn reserve_a_core_for_the_parser() {
+    if std::env::var_os(VAR).is_some() {
+        return;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::env::set_var(VAR, threads_for(cores).to_string());
+    CHOSEN_BY_KOI.store(true, Ordering::Relaxed);
+}
+
+/// The rasteriser threads for a machine with `cores` cores.
+fn threads_for(cores: usize) -> usize {
+    cores.saturating_sub(1).max(1)
+}
+
+/// Keeps the value koi chose from a child's environment.
+pub(crate) fn scrub(cmd: &mut portable_pty::CommandBuilder) {
+    if CHOSEN_BY_KOI.load(Ordering::Relaxed) {
+        cmd.env_remove(VAR);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_core_is_left_to_the_parser_and_one_thread_always_rasterises() {
+        assert_eq!(threads_for(1), 1);
+        assert_eq!(threads_for(2), 1);
+        assert_eq!(threads_for(16), 15);
+        assert_eq!(threads_for(0), 1);
+    }
+}
