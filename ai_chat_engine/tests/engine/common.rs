@@ -147,6 +147,21 @@ pub fn tokens(msgs: &[StreamMsg]) -> String {
         .collect()
 }
 
+/// Each round's usage as (input, cached input, output) tokens, in order.
+pub fn usage(msgs: &[StreamMsg]) -> Vec<(u64, u64, u64)> {
+    msgs.iter()
+        .filter_map(|m| match m {
+            StreamMsg::Usage {
+                input,
+                cached_input,
+                output,
+                ..
+            } => Some((*input, *cached_input, *output)),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn reasoning(msgs: &[StreamMsg]) -> String {
     msgs.iter()
         .filter_map(|m| match m {

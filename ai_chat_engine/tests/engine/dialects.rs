@@ -1,27 +1,13 @@
 //! Each provider's SSE dialect end to end: text, reasoning, tool calls,
 //! usage with cached tokens, and what goes back on the next request.
 
-use ai_chat_engine::{EngineError, ProviderKind, StreamMsg};
+use ai_chat_engine::{EngineError, ProviderKind};
 use koi_testkit::anthropic::MessagesStream;
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::openai_responses::ResponsesStream;
 use koi_testkit::{sse_event, FakeProvider, Reply};
 
 use crate::common::*;
-
-fn usage(msgs: &[StreamMsg]) -> Vec<(u64, u64, u64)> {
-    msgs.iter()
-        .filter_map(|m| match m {
-            StreamMsg::Usage {
-                input,
-                cached_input,
-                output,
-                ..
-            } => Some((*input, *cached_input, *output)),
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn openai_chat_reasoning_and_cached_usage() {

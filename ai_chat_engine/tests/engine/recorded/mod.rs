@@ -198,15 +198,7 @@ pub fn replay(
             "{ctx}: answer"
         );
         assert_eq!(reasoning(&msgs), expect.reasoning, "{ctx}: reasoning");
-        let got_usage = msgs.iter().find_map(|m| match m {
-            StreamMsg::Usage {
-                input,
-                cached_input,
-                output,
-                ..
-            } => Some((*input, *cached_input, *output)),
-            _ => None,
-        });
+        let got_usage = usage(&msgs).first().copied();
         if let Some(u) = expect.usage {
             assert_eq!(got_usage, Some(u), "{ctx}: usage");
         }
