@@ -8,6 +8,7 @@
 
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::Term;
 use render::{Color, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
 use winit::event::{ElementState, MouseButton};
 
@@ -16,7 +17,6 @@ use super::keyboard::Translated;
 use super::links::{self, Target, TargetKind};
 use super::App;
 use crate::input::{Key, KeyAction, Mods};
-use crate::session::Terminal;
 
 /// Label colours: black on amber, as hints are in most terminals.
 const LABEL_BACKGROUND: Rgb = Rgb::new(0xff, 0xc1, 0x07);
@@ -46,46 +46,69 @@ fn link_mods(mods: Mods) -> bool {
     }
 }
 
-fn row_chars(term: &Terminal, row: usize) -> Vec<char> {
+/// View row `row` of `term`: its cells' characters, one per cell.
+fn row_chars<T>(term: &Term<T>, row: usize) -> Vec<char> {
     let line = Line(row as i32 - term.grid().display_offset() as i32);
     let grid_row = &term.grid()[line];
     (0..term.columns()).map(|c| grid_row[Column(c)].c).collect()
 }
 
+/// The OSC 8 hyperlinks on view row `row`: each run of cells that carries
+/// one link, with the link's URI (whatever the cells say).
+fn hyperlinks<T>(term: &Term<T>, row: usize) -> Vec<Target> {
+    let line = Line(row as i32 - term.grid().display_offset() as i32);
+    let grid_row = &term.grid()[line];
+    let mut out = Vec::new();
+    let mut col = 0;
+    while col < term.columns() {
+        let Some(link) = grid_row[Column(col)].hyperlink() else {
+            col += 1;
+            continue;
+        };
+        let start = col;
+        while col < term.columns() && grid_row[Column(col)].hyperlink().as_ref() == Some(&link) {
+            col += 1;
+        }
+        out.push(Target {
+            start,
+            end: col,
+            text: link.uri().to_owned(),
+            kind: TargetKind::Url,
+        });
+    }
+    out
+}
+
+/// What hints mode labels on view row `row`: its OSC 8 links by their
+/// URI, then the targets the row's text shows outside them.
+fn hint_targets<T>(term: &Term<T>, row: usize) -> Vec<Target> {
+    let mut out = hyperlinks(term, row);
+    let shown: Vec<Target> = links::targets(&row_chars(term, row))
+        .into_iter()
+        .filter(|t| !out.iter().any(|l| l.start < t.end && t.start < l.end))
+        .collect();
+    out.extend(shown);
+    out.sort_by_key(|t| t.start);
+    out
+}
+
 /// The link at view cell (`col`, `row`): an OSC 8 hyperlink (its whole
 /// run of cells), else a plain URL in the row's text.
-pub fn link_at(term: &Terminal, col: usize, row: usize) -> Option<Hover> {
+pub fn link_at<T>(term: &Term<T>, col: usize, row: usize) -> Option<Hover> {
     if row >= term.screen_lines() || col >= term.columns() {
         return None;
     }
-    let line = Line(row as i32 - term.grid().display_offset() as i32);
-    let grid_row = &term.grid()[line];
-    if let Some(link) = grid_row[Column(col)].hyperlink() {
-        let same = |c: usize| grid_row[Column(c)].hyperlink().as_ref() == Some(&link);
-        let mut start = col;
-        while start > 0 && same(start - 1) {
-            start -= 1;
-        }
-        let mut end = col + 1;
-        while end < term.columns() && same(end) {
-            end += 1;
-        }
-        return Some(Hover {
-            row,
-            start,
-            end,
-            uri: link.uri().to_owned(),
-        });
-    }
-    links::urls(&row_chars(term, row))
-        .into_iter()
-        .find(|t| (t.start..t.end).contains(&col))
-        .map(|t| Hover {
-            row,
-            start: t.start,
-            end: t.end,
-            uri: t.text,
-        })
+    let at = |t: &Target| (t.start..t.end).contains(&col);
+    let target = match hyperlinks(term, row).into_iter().find(at) {
+        Some(link) => link,
+        None => links::urls(&row_chars(term, row)).into_iter().find(at)?,
+    };
+    Some(Hover {
+        row,
+        start: target.start,
+        end: target.end,
+        uri: target.text,
+    })
 }
 
 impl App {
@@ -171,7 +194,7 @@ impl App {
         let term = pane.session.terminal().lock();
         let mut found = Vec::new();
         for row in 0..term.screen_lines() {
-            for target in links::targets(&row_chars(&term, row)) {
+            for target in hint_targets(&term, row) {
                 found.push((row, target));
             }
         }
@@ -270,5 +293,76 @@ pub fn underline(frame: &mut render::Frame, hover: &Hover) {
         if let Some(cell) = frame.cell_mut(col, hover.row) {
             cell.underline = render::UnderlineStyle::Single;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alacritty_terminal::event::VoidListener;
+    use alacritty_terminal::term::Config;
+    use alacritty_terminal::vte::ansi::Processor;
+
+    fn term_with(bytes: &str) -> Term<VoidListener> {
+        let mut term = Term::new(
+            Config::default(),
+            &crate::GridSize::new(100, 3),
+            VoidListener,
+        );
+        let mut parser: Processor = Processor::new();
+        parser.advance(&mut term, bytes.as_bytes());
+        term
+    }
+
+    /// An OSC 8 link around `text`.
+    fn osc8(uri: &str, text: &str) -> String {
+        format!("\x1b]8;;{uri}\x1b\\{text}\x1b]8;;\x1b\\")
+    }
+
+    #[test]
+    fn hints_label_an_osc8_link_by_its_uri_and_the_plain_targets_beside_it() {
+        let row = format!(
+            "{} see https://plain.example/x {} abc1234f",
+            osc8("https://example.com/docs", "the docs"),
+            osc8("https://example.com/same", "https://example.com/same"),
+        );
+        let term = term_with(&row);
+        let targets = hint_targets(&term, 0);
+        let found: Vec<(usize, usize, &str, TargetKind)> = targets
+            .iter()
+            .map(|t| (t.start, t.end, t.text.as_str(), t.kind))
+            .collect();
+        // The second link's text is a URL too: it is labelled once, by
+        // its link.
+        assert_eq!(
+            found,
+            [
+                (0, 8, "https://example.com/docs", TargetKind::Url),
+                (13, 36, "https://plain.example/x", TargetKind::Url),
+                (37, 61, "https://example.com/same", TargetKind::Url),
+                (62, 70, "abc1234f", TargetKind::GitHash),
+            ],
+            "{targets:?}"
+        );
+    }
+
+    #[test]
+    fn the_link_under_a_cell_is_its_osc8_uri_else_the_url_the_text_shows() {
+        let row = format!(
+            "{} https://plain.example/x",
+            osc8("https://example.com/docs", "docs")
+        );
+        let term = term_with(&row);
+        let hover = link_at(&term, 2, 0).expect("the OSC 8 link");
+        assert_eq!(
+            (hover.start, hover.end, hover.uri.as_str()),
+            (0, 4, "https://example.com/docs")
+        );
+        let hover = link_at(&term, 10, 0).expect("the plain URL");
+        assert_eq!(
+            (hover.start, hover.end, hover.uri.as_str()),
+            (5, 28, "https://plain.example/x")
+        );
+        assert_eq!(link_at(&term, 4, 0), None, "the space between them");
     }
 }
