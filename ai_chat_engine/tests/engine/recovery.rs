@@ -418,6 +418,24 @@ fn loading_ends_what_an_interrupted_call_left_running() {
         .env(ai_tools::run_tag::RUN_TAG_VAR, tag.value())
         .spawn()
         .unwrap();
+    // `spawn` returns once the child is in `execve`, before the kernel has
+    // laid out its new environment: until then /proc shows it empty, and
+    // no scan could find the tag. A stray from a crashed run is long past
+    // that; wait until this one is too.
+    let needle = format!("{}={}", ai_tools::run_tag::RUN_TAG_VAR, tag.value());
+    let environ = format!("/proc/{}/environ", stray.id());
+    let shows_tag = || {
+        std::fs::read(&environ)
+            .is_ok_and(|env| env.split(|b| *b == 0).any(|e| e == needle.as_bytes()))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !shows_tag() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stray never showed its tag"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let sh = call(
         "c2",
         "shell_exec",
