@@ -70,6 +70,14 @@ impl Wakeup {
         }
     }
 
+    /// Wakes the owner even while an earlier wake-up is pending: that one
+    /// may wait for a frame a flood's pacing holds back, and an exit must
+    /// close the window now, not after that frame.
+    pub(crate) fn force(&self) {
+        self.pending.store(true, Ordering::Release);
+        (self.callback)();
+    }
+
     pub(crate) fn rearm(&self) {
         self.pending.store(false, Ordering::Release);
     }
@@ -99,7 +107,8 @@ impl EventProxy {
     }
 
     pub(crate) fn emit_exit(&self, status: super::ExitStatus) {
-        self.emit(SessionEvent::Exited(status));
+        let _ = self.events.send(SessionEvent::Exited(status));
+        self.wakeup.force();
     }
 
     /// Queue koi's own reply behind those the parser queued so far.
@@ -166,5 +175,40 @@ impl EventListener for EventProxy {
             // The reader thread reports exits itself, after draining output.
             Event::ChildExit(_) | Event::Exit => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    #[test]
+    fn an_exit_wakes_the_owner_while_an_earlier_wakeup_is_still_pending() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counter = calls.clone();
+        let wakeup = Wakeup::new(Arc::new(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }));
+        let (events, received) = crossbeam_channel::unbounded();
+        let proxy = EventProxy::new(events, wakeup.clone());
+        proxy.send_event(Event::Wakeup);
+        proxy.send_event(Event::Wakeup);
+        proxy.send_event(Event::Bell);
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "a batch wakes once");
+        let status = crate::session::ExitStatus {
+            code: 0,
+            signal: None,
+        };
+        proxy.emit_exit(status.clone());
+        assert_eq!(calls.load(Ordering::SeqCst), 2, "the exit woke the owner");
+        let got: Vec<_> = received.try_iter().collect();
+        assert_eq!(got, [SessionEvent::Bell, SessionEvent::Exited(status)]);
+        // Still one wake-up per batch after the owner's next snapshot.
+        wakeup.rearm();
+        proxy.send_event(Event::Wakeup);
+        proxy.send_event(Event::Wakeup);
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
     }
 }
