@@ -99,14 +99,31 @@ struct FaceMetrics {
 
 /// The font system with the fallback loaded, the resolved family, and the
 /// metrics at the configured size.
-pub(crate) struct Fonts {
-    pub system: FontSystem,
-    pub family: String,
+///
+/// Loading scans every installed font, which takes a while: a window can
+/// load them on another thread while its GPU starts, learn the cell size
+/// from [`Fonts::cell_size`] to start its shell early, then hand them to
+/// [`crate::Renderer::with_fonts`].
+pub struct Fonts {
+    pub(crate) system: FontSystem,
+    pub(crate) family: String,
     /// An installed colour emoji family, preferred for emoji-presentation
     /// characters over monochrome symbol fonts that also cover them.
-    pub emoji_family: Option<String>,
-    pub size_px: f32,
-    pub metrics: CellMetrics,
+    pub(crate) emoji_family: Option<String>,
+    pub(crate) size_px: f32,
+    pub(crate) metrics: CellMetrics,
+    /// The configuration measured, so a renderer can tell whether its
+    /// window wants another (a scale factor guessed before the window).
+    pub(crate) config: FontConfig,
+}
+
+impl std::fmt::Debug for Fonts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fonts")
+            .field("family", &self.family)
+            .field("metrics", &self.metrics)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Fonts {
@@ -130,13 +147,25 @@ impl Fonts {
                 stroke: 1,
                 strikeout_top: 0,
             },
+            config: config.clone(),
         };
         fonts.configure(config);
         fonts
     }
 
+    /// Cell width and height in physical pixels.
+    pub fn cell_size(&self) -> (u32, u32) {
+        (self.metrics.width, self.metrics.height)
+    }
+
+    /// The settings these fonts were measured with.
+    pub fn config(&self) -> &FontConfig {
+        &self.config
+    }
+
     /// Applies a new family/size/scale and re-measures the cell.
-    pub fn configure(&mut self, config: &FontConfig) {
+    pub(crate) fn configure(&mut self, config: &FontConfig) {
+        self.config = config.clone();
         self.family = match &config.family {
             Some(name) if self.has_family(name) => name.clone(),
             Some(name) => {
@@ -158,7 +187,7 @@ impl Fonts {
     }
 
     /// Attributes for the primary (or emoji) family in the given face.
-    pub fn attrs(&self, bold: bool, italic: bool, emoji: bool) -> Attrs<'_> {
+    pub(crate) fn attrs(&self, bold: bool, italic: bool, emoji: bool) -> Attrs<'_> {
         let family = match (&self.emoji_family, emoji) {
             (Some(name), true) => name,
             _ => &self.family,
@@ -174,7 +203,7 @@ impl Fonts {
     }
 
     /// A buffer holding `text` shaped at the configured size, one cell high.
-    pub fn shape(
+    pub(crate) fn shape(
         &mut self,
         text: &str,
         (bold, italic, emoji): (bool, bool, bool),

@@ -21,39 +21,104 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
 }
 
-impl Gpu {
-    /// A wgpu instance whose backends honour `WGPU_BACKEND` (e.g. `vulkan`,
-    /// `gl`) and the other `WGPU_*` variables. Create window surfaces from
-    /// this instance, then pass both to [`Gpu::for_surface`].
-    pub fn new_instance() -> wgpu::Instance {
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
-    }
+/// The backends tried in turn unless `WGPU_BACKEND` names some: each
+/// platform's own API (Vulkan, Metal, DX12), then GL. Starting GL's driver
+/// beside Vulkan's when Vulkan has an adapter only costs time: on a
+/// software stack it loads a second driver, 20–25 ms of CPU per launch.
+const BACKEND_ORDER: [wgpu::Backends; 2] = [wgpu::Backends::PRIMARY, wgpu::Backends::GL];
 
-    /// Like [`Gpu::new_instance`], connected to the platform's display
-    /// (with winit: `event_loop.owned_display_handle()`), which the GL
-    /// backend needs to present on Wayland.
-    pub fn new_instance_with_display<D>(display: D) -> wgpu::Instance
-    where
-        D: wgpu::rwh::HasDisplayHandle + std::fmt::Debug + Send + Sync + 'static,
-    {
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
-            Box::new(display),
-        ))
+/// The error when no backend was tried, or one made no surface.
+fn no_adapter(backends: impl Into<String>) -> RenderError {
+    RenderError::NoAdapter {
+        backends: backends.into(),
+    }
+}
+
+/// Tries `attempt` with each backend in turn: the first hardware adapter
+/// wins. A software one is kept while a later backend may still find
+/// hardware (a GPU that has a GL driver and no Vulkan one), and taken when
+/// none does.
+fn first_adapter<T>(
+    mut attempt: impl FnMut(wgpu::Backends) -> Result<(Gpu, T), RenderError>,
+) -> Result<(Gpu, T), RenderError> {
+    let mut software = None;
+    let mut last = None;
+    for backends in backend_order() {
+        if software.is_some() && !a_gpu_may_be_present() {
+            break;
+        }
+        match attempt(backends) {
+            Ok(found) if !found.0.is_cpu() => return Ok(found),
+            Ok(found) => {
+                software.get_or_insert(found);
+            }
+            Err(err) => {
+                log::debug!("render: {backends:?}: {err}");
+                last = Some(err);
+            }
+        }
+    }
+    software.ok_or_else(|| last.unwrap_or_else(|| no_adapter("none")))
+}
+
+/// Whether the machine may have a GPU at all. On Linux every GPU driver
+/// (GL or Vulkan) opens a node under `/dev/dri`; with none, a software
+/// adapter is the best any backend can offer.
+fn a_gpu_may_be_present() -> bool {
+    if cfg!(target_os = "linux") {
+        std::fs::read_dir("/dev/dri").is_ok_and(|mut nodes| nodes.next().is_some())
+    } else {
+        true
+    }
+}
+
+/// The backends to try, in order.
+fn backend_order() -> Vec<wgpu::Backends> {
+    match wgpu::Backends::from_env() {
+        Some(chosen) => vec![chosen],
+        None => BACKEND_ORDER.to_vec(),
+    }
+}
+
+impl Gpu {
+    /// A wgpu instance for `backends`, with the other options from the
+    /// `WGPU_*` variables.
+    fn instance(backends: wgpu::Backends) -> wgpu::Instance {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        wgpu::Instance::new(desc)
     }
 
     /// A context with no window: any adapter wgpu finds, hardware first,
     /// then a software fallback (lavapipe / llvmpipe).
     pub fn new_headless() -> Result<Self, RenderError> {
-        Self::with_instance(Self::new_instance(), None)
+        first_adapter(|backends| Ok((Self::with_instance(Self::instance(backends), None)?, ())))
+            .map(|(gpu, ())| gpu)
     }
 
-    /// A context whose adapter can present to `surface`, which must have
-    /// been created from `instance`.
-    pub fn for_surface(
-        instance: wgpu::Instance,
-        surface: &wgpu::Surface<'_>,
-    ) -> Result<Self, RenderError> {
-        Self::with_instance(instance, Some(surface))
+    /// A context for a window, and the window's surface. `display` is the
+    /// platform's display connection (with winit: a clone of
+    /// `event_loop.owned_display_handle()`), which the GL backend needs to
+    /// present on Wayland; `surface` makes the window's surface from an
+    /// instance. The backends are tried in turn until one has an adapter
+    /// that can present to the window.
+    pub fn for_window<D, E>(
+        display: impl Fn() -> D,
+        surface: impl Fn(&wgpu::Instance) -> Result<wgpu::Surface<'static>, E>,
+    ) -> Result<(Self, wgpu::Surface<'static>), RenderError>
+    where
+        D: wgpu::rwh::HasDisplayHandle + std::fmt::Debug + Send + Sync + 'static,
+        E: std::fmt::Display,
+    {
+        first_adapter(|backends| {
+            let mut desc =
+                wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display()));
+            desc.backends = backends;
+            let instance = wgpu::Instance::new(desc);
+            let made = surface(&instance)
+                .map_err(|err| no_adapter(format!("{backends:?} (no surface: {err})")))?;
+            Ok((Self::with_instance(instance, Some(&made))?, made))
+        })
     }
 
     fn with_instance(
@@ -96,6 +161,13 @@ impl Gpu {
     pub fn adapter_summary(&self) -> String {
         let info = self.adapter.get_info();
         format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+    }
+
+    /// Whether the adapter is a CPU rasteriser (lavapipe, llvmpipe): it
+    /// draws on the cores everything else needs, and its pixels are in
+    /// memory already.
+    pub fn is_cpu(&self) -> bool {
+        self.adapter.get_info().device_type == wgpu::DeviceType::Cpu
     }
 
     /// The largest texture side the device accepts.

@@ -22,11 +22,13 @@
 //!
 //! In a window (the caller owns winit; `render` never depends on it):
 //! ```no_run
-//! # fn demo(window: std::sync::Arc<impl render::wgpu::DisplayAndWindowHandle + 'static>) -> Result<(), Box<dyn std::error::Error>> {
+//! # fn demo<D>(display: D, window: std::sync::Arc<impl render::wgpu::DisplayAndWindowHandle + 'static>) -> Result<(), Box<dyn std::error::Error>>
+//! # where D: render::wgpu::rwh::HasDisplayHandle + Clone + std::fmt::Debug + Send + Sync + 'static {
 //! use render::{FontConfig, Frame, Gpu, Renderer, Theme, WindowSurface};
-//! let instance = Gpu::new_instance(); // or new_instance_with_display(owned display handle)
-//! let surface = instance.create_surface(window)?; // wgpu::Surface<'static>
-//! let gpu = Gpu::for_surface(instance, &surface)?;
+//! // `display`: with winit, `event_loop.owned_display_handle()`.
+//! let (gpu, surface) = Gpu::for_window(|| display.clone(), |instance| {
+//!     instance.create_surface(window.clone())
+//! })?;
 //! let mut target = WindowSurface::new(&gpu, surface, 1280, 800)?;
 //! let font = FontConfig { family: None, size_pt: 12.0, scale_factor: 2.0 };
 //! let mut renderer = Renderer::new(&gpu, font, Theme::default(), target.format())?;
@@ -68,7 +70,7 @@ pub use compose::{
 };
 pub use cpu_target::{CpuTarget, PixelRows};
 pub use error::RenderError;
-pub use font::{CellMetrics, FontConfig, FALLBACK_FAMILY};
+pub use font::{CellMetrics, FontConfig, Fonts, FALLBACK_FAMILY};
 pub use frame::{
     Cell, CellFlags, CursorShape, CursorSpec, Damage, Frame, SelectionSpan, UnderlineStyle,
 };

@@ -134,13 +134,23 @@ impl Renderer {
         theme: Theme,
         format: wgpu::TextureFormat,
     ) -> Result<Self, RenderError> {
+        Self::with_fonts(gpu, Fonts::new(&font), theme, format)
+    }
+
+    /// [`Renderer::new`] with fonts loaded beforehand (on another thread
+    /// while the GPU started, say).
+    pub fn with_fonts(
+        gpu: &crate::Gpu,
+        mut fonts: Fonts,
+        theme: Theme,
+        format: wgpu::TextureFormat,
+    ) -> Result<Self, RenderError> {
         if !is_supported_format(format) {
             return Err(RenderError::UnsupportedFormat(format));
         }
         let device = gpu.device.clone();
         let queue = gpu.queue.clone();
         let srgb = format.is_srgb();
-        let mut fonts = Fonts::new(&font);
         let glyphs = glyphs::Glyphs::new(&device, &queue, format);
         let empty = glyphon::Buffer::new(&mut fonts.system, glyphon::Metrics::new(1.0, 1.0));
         let rects = RectPipeline::new(&device, format);
@@ -183,7 +193,12 @@ impl Renderer {
 
     /// Cell width and height in physical pixels.
     pub fn cell_size(&self) -> (u32, u32) {
-        (self.fonts.metrics.width, self.fonts.metrics.height)
+        self.fonts.cell_size()
+    }
+
+    /// The font settings in use.
+    pub fn font_config(&self) -> &FontConfig {
+        self.fonts.config()
     }
 
     /// Full cell metrics (baseline, underline and strikeout positions).

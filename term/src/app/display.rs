@@ -80,13 +80,19 @@ pub struct Display {
 }
 
 impl Display {
+    /// `fonts` is called once the GPU is up (they load meanwhile on another
+    /// thread, see [`super::startup`]). They were measured for a guessed
+    /// scale factor, and are measured again if the window's differs.
     pub fn new(
         window: Arc<Window>,
-        instance: render::wgpu::Instance,
+        display: winit::event_loop::OwnedDisplayHandle,
         config: &Config,
+        fonts: impl FnOnce() -> anyhow::Result<render::Fonts>,
     ) -> anyhow::Result<Self> {
-        let surface = instance.create_surface(window.clone())?;
-        let gpu = Gpu::for_surface(instance, &surface)?;
+        let (gpu, surface) = Gpu::for_window(
+            || display.clone(),
+            |instance| instance.create_surface(window.clone()),
+        )?;
         let size = window.inner_size();
         let scale = window.scale_factor();
         let x11 = matches!(
@@ -100,7 +106,11 @@ impl Display {
             #[cfg(all(unix, not(target_os = "macos")))]
             Target::PutImage { .. } => render::wgpu::TextureFormat::Bgra8Unorm,
         };
-        let renderer = Renderer::new(&gpu, config.font_config(scale), config.theme(), format)?;
+        let mut renderer = Renderer::with_fonts(&gpu, fonts()?, config.theme(), format)?;
+        let font = config.font_config(scale);
+        if *renderer.font_config() != font {
+            renderer.set_font(&font);
+        }
         let mut display = Self {
             window,
             gpu,
@@ -129,6 +139,12 @@ impl Display {
     fn apply_padding(&mut self) {
         let px = (f64::from(self.padding) * self.window.scale_factor()).round() as u32;
         self.renderer.set_padding(px);
+    }
+
+    /// Whether a CPU rasteriser draws the frames (on the cores the parser
+    /// needs).
+    pub fn drawn_by_cpu(&self) -> bool {
+        self.gpu.is_cpu()
     }
 
     /// How frames reach the window, and from which adapter.
@@ -376,7 +392,7 @@ fn choose_target(
     size: (u32, u32),
 ) -> Result<Target, render::RenderError> {
     #[cfg(all(unix, not(target_os = "macos")))]
-    if x11 && gpu.adapter.get_info().device_type == render::wgpu::DeviceType::Cpu {
+    if x11 && gpu.is_cpu() {
         if let Some(x11) = super::x11_present::X11Present::new(window) {
             log::info!("present: PutImage of the changed rows");
             return Ok(Target::PutImage {
