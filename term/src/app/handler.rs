@@ -10,17 +10,16 @@ impl ApplicationHandler<UserEvent> for App {
         }
         match startup::open(event_loop, &self.options, &self.proxy) {
             Ok(terminal) => {
-                if let Some(refresh) = terminal
+                let refresh = terminal
                     .display
                     .window
                     .current_monitor()
                     .and_then(|m| m.refresh_rate_millihertz())
                     .filter(|&mhz| mhz > 0)
-                {
-                    self.pacer.set_refresh(
-                        std::time::Duration::from_secs(1000).div_f64(f64::from(refresh)),
-                    );
-                }
+                    .map_or(pacing::DEFAULT_REFRESH, |mhz| {
+                        std::time::Duration::from_secs(1000).div_f64(f64::from(mhz))
+                    });
+                self.pacer = pacing::FramePacer::from_env(refresh, terminal.display.drawn_by_cpu());
                 #[cfg(all(unix, not(target_os = "macos")))]
                 {
                     self.pointer_focus = pointer_focus::PointerFocus::new(&terminal.display.window);

@@ -206,7 +206,7 @@ impl App {
             per_tab,
             next_tick: None,
             next_edge_scroll: None,
-            pacer: pacing::FramePacer::from_env(pacing::DEFAULT_REFRESH),
+            pacer: pacing::FramePacer::new(pacing::DEFAULT_REFRESH, false),
             next_frame: None,
             hints: None,
             divider_drag: None,

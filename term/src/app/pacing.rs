@@ -2,28 +2,40 @@
 //!
 //! A frame that follows a quiet moment (a key's echo, a prompt) starts at
 //! once: that is the typing latency. Under a flood of output, frames come
-//! back to back and the software rasteriser would take the CPU the parser
-//! needs, so they are spaced: a new frame starts no sooner than one display
-//! refresh after the last one began, and no sooner than the last frame's
-//! cost stretched so drawing keeps to [`MAX_RENDER_SHARE`] of the time. A
-//! frame's cost runs from its start until the GPU finished it: a software
-//! rasteriser keeps drawing on its own threads after `present` returns.
-//! kitty spaces frames the same way (its `repaint_delay`), and like its
-//! `input_delay`, a frame after quiet is never delayed, nor is the first
-//! frame after a key press (its echo), even while a flood's spacing holds.
+//! back to back and would take the CPU the parser needs, so they are
+//! spaced: a new frame starts no sooner than one display refresh after the
+//! last one began, and no sooner than the last frame's cost stretched so
+//! drawing keeps to its share of the time ([`GPU_RENDER_SHARE`], or
+//! [`CPU_RENDER_SHARE`] when a software rasteriser draws on the parser's
+//! cores), and never later than [`MAX_INTERVAL`]. A frame's cost runs from
+//! its start until the GPU finished it: a software rasteriser keeps drawing
+//! on its own threads after `present` returns. kitty spaces frames the same
+//! way (its `repaint_delay`), and like its `input_delay`, a frame after
+//! quiet is never delayed, nor is the first frame after a key press (its
+//! echo), even while a flood's spacing holds.
 
 use std::time::{Duration, Instant};
 
 /// The refresh interval assumed when the monitor reports none (60 Hz).
 pub(super) const DEFAULT_REFRESH: Duration = Duration::from_micros(16_667);
 
-/// The share of wall time frames may take while output streams in: a
-/// quarter leaves a 2-core machine's parser most of the CPU, yet a frame
-/// that costs 4 ms still shows a flood at the display's 60 Hz.
-const MAX_RENDER_SHARE: f64 = 0.25;
+/// The share of wall time frames may take while output streams in, when a
+/// GPU draws them: the CPU only builds and submits them, and a frame that
+/// costs 4 ms still shows a flood at the display's 60 Hz.
+const GPU_RENDER_SHARE: f64 = 0.25;
 
-/// `KOI_RENDER_SHARE=0.1` replaces [`MAX_RENDER_SHARE`] (for benchmarks
-/// that weigh throughput against how often a flood is shown).
+/// The same when a CPU rasteriser (lavapipe, llvmpipe) draws them: its
+/// threads run on the cores the parser and the writing program need, so a
+/// tenth. A full frame there costs 30–50 ms, so a flood is shown 2–3 times a
+/// second, and on 2 cores it parses within a quarter of the headless speed
+/// (a quarter share took 10–15% more time on newline floods: `scripts/bench-window`).
+const CPU_RENDER_SHARE: f64 = 0.1;
+
+/// However slow frames are, a flood is shown at least this often.
+const MAX_INTERVAL: Duration = Duration::from_millis(500);
+
+/// `KOI_RENDER_SHARE=0.1` replaces the share (for benchmarks that weigh
+/// throughput against how often a flood is shown).
 pub(super) const SHARE_ENV: &str = "KOI_RENDER_SHARE";
 
 /// `KOI_REPORT_FRAMES=1` prints how many frames were drawn and what they
@@ -35,12 +47,10 @@ pub(super) const REPORT_ENV: &str = "KOI_REPORT_FRAMES";
 /// throttle the next second.
 const COST_SMOOTHING: f64 = 0.25;
 
-/// Frames slower than this count as this slow: a frame stalled by the
-/// window system must not stop the screen for long. At a quarter share a
-/// flood is still shown every 400 ms at worst. On a loaded 2-core machine
-/// a full-screen frame on a CPU rasteriser takes 100–170 ms of wall time
-/// (lavapipe's threads wait for a core like everything else); a lower cap
-/// drew such frames twice as often and took that CPU from the parser.
+/// Frames slower than this count as this slow: one frame stalled by the
+/// window system must not throttle the next ones for long. On a loaded
+/// 2-core machine a full-screen frame on a CPU rasteriser takes 100–170 ms
+/// of wall time (lavapipe's threads wait for a core like everything else).
 const MAX_COUNTED_COST: Duration = Duration::from_millis(100);
 
 /// The pacing state: when the last frame began and what frames cost.
@@ -60,8 +70,14 @@ pub(super) struct FramePacer {
 }
 
 impl FramePacer {
-    pub(super) fn new(refresh: Duration) -> Self {
-        Self::with_share(refresh, MAX_RENDER_SHARE)
+    /// The pacer for frames a GPU draws, or a CPU rasteriser when `cpu`.
+    pub(super) fn new(refresh: Duration, cpu: bool) -> Self {
+        let share = if cpu {
+            CPU_RENDER_SHARE
+        } else {
+            GPU_RENDER_SHARE
+        };
+        Self::with_share(refresh, share)
     }
 
     /// A pacer whose frames keep to `share` of the time under floods.
@@ -77,11 +93,11 @@ impl FramePacer {
         }
     }
 
-    /// The pacer [`SHARE_ENV`] asks for, else the default one.
-    pub(super) fn from_env(refresh: Duration) -> Self {
+    /// The pacer [`SHARE_ENV`] asks for, else [`FramePacer::new`]'s.
+    pub(super) fn from_env(refresh: Duration, cpu: bool) -> Self {
         match std::env::var(SHARE_ENV).ok().and_then(|v| v.parse().ok()) {
             Some(share) => Self::with_share(refresh, share),
-            None => Self::new(refresh),
+            None => Self::new(refresh, cpu),
         }
     }
 
@@ -95,13 +111,10 @@ impl FramePacer {
         )
     }
 
-    pub(super) fn set_refresh(&mut self, refresh: Duration) {
-        self.refresh = refresh;
-    }
-
     /// The shortest spacing of frame starts while output keeps coming.
     pub(super) fn interval(&self) -> Duration {
-        self.refresh.max(self.cost.div_f64(self.share))
+        self.refresh
+            .max(self.cost.div_f64(self.share).min(MAX_INTERVAL))
     }
 
     /// Input went to the application: the next frame shows its answer.
@@ -143,7 +156,7 @@ mod tests {
     #[test]
     fn the_first_frame_and_a_frame_after_quiet_start_at_once() {
         let t0 = Instant::now();
-        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH, false);
         assert_eq!(pacer.earliest_start(t0), t0);
         pacer.frame_done(t0, t0 + 3 * MS);
         // A key pressed half a second later: its echo is drawn at once.
@@ -154,7 +167,7 @@ mod tests {
     #[test]
     fn frames_back_to_back_are_spaced_by_the_refresh_when_cheap() {
         let t0 = Instant::now();
-        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH, false);
         pacer.frame_done(t0, t0 + MS);
         assert_eq!(pacer.earliest_start(t0 + 2 * MS), t0 + DEFAULT_REFRESH);
     }
@@ -162,7 +175,7 @@ mod tests {
     #[test]
     fn expensive_frames_keep_to_their_share_of_the_time() {
         let t0 = Instant::now();
-        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH, false);
         let mut start = t0;
         for _ in 0..40 {
             pacer.frame_done(start, start + 10 * MS);
@@ -174,9 +187,24 @@ mod tests {
     }
 
     #[test]
+    fn a_software_rasteriser_draws_a_smaller_share_of_a_flood() {
+        let t0 = Instant::now();
+        let mut gpu = FramePacer::new(DEFAULT_REFRESH, false);
+        let mut cpu = FramePacer::new(DEFAULT_REFRESH, true);
+        for pacer in [&mut gpu, &mut cpu] {
+            pacer.frame_done(t0, t0 + 30 * MS);
+        }
+        assert_eq!(gpu.interval(), 120 * MS);
+        assert_eq!(cpu.interval(), 300 * MS);
+        // A frame after quiet starts at once either way.
+        let quiet = t0 + Duration::from_secs(1);
+        assert_eq!(cpu.earliest_start(quiet), quiet);
+    }
+
+    #[test]
     fn a_key_typed_during_a_flood_is_echoed_at_once() {
         let t0 = Instant::now();
-        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH, false);
         pacer.frame_done(t0, t0 + 30 * MS);
         let soon = t0 + 35 * MS;
         assert!(pacer.earliest_start(soon) > soon);
@@ -190,7 +218,7 @@ mod tests {
     #[test]
     fn frames_slowed_by_a_loaded_machine_are_spaced_by_their_cost() {
         let t0 = Instant::now();
-        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH, false);
         let mut start = t0;
         for _ in 0..40 {
             pacer.frame_done(start, start + 150 * MS);
@@ -198,12 +226,17 @@ mod tests {
         }
         // Counted as 100 ms each, at most a quarter of the time.
         assert_eq!(pacer.interval(), 4 * MAX_COUNTED_COST);
+        // A software rasteriser's tenth would wait a second: the flood is
+        // still shown twice a second.
+        let mut cpu = FramePacer::new(DEFAULT_REFRESH, true);
+        cpu.frame_done(t0, t0 + 150 * MS);
+        assert_eq!(cpu.interval(), MAX_INTERVAL);
     }
 
     #[test]
     fn one_slow_frame_does_not_throttle_for_long() {
         let t0 = Instant::now();
-        let mut pacer = FramePacer::new(DEFAULT_REFRESH);
+        let mut pacer = FramePacer::new(DEFAULT_REFRESH, false);
         pacer.frame_done(t0, t0 + 2 * MS);
         pacer.frame_done(t0 + 20 * MS, t0 + 2 * Duration::from_secs(1));
         assert!(pacer.interval() <= 4 * MAX_COUNTED_COST);
