@@ -96,6 +96,11 @@ impl Koi {
         koi
     }
 
+    /// koi's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Wait for koi's window to be mapped and remember its id.
     pub fn find_window(&mut self, x: &Xvfb) {
         let pid = self.child.id().to_string();
