@@ -17,6 +17,7 @@ mod present;
 mod recording;
 mod search;
 mod selection;
+mod startup;
 mod suggest;
 mod tabs;
 mod wayland;
