@@ -61,12 +61,13 @@ fn first_adapter<T>(
     software.ok_or_else(|| last.unwrap_or_else(|| no_adapter("none")))
 }
 
-/// Whether the machine may have a GPU at all. On Linux every GPU driver
-/// (GL or Vulkan) opens a node under `/dev/dri`; with none, a software
-/// adapter is the best any backend can offer.
+/// Whether the machine may have a GPU at all. On Linux a GPU driver (GL or
+/// Vulkan) opens a node under `/dev/dri`, or NVIDIA's own `/dev/nvidiactl`;
+/// with neither, a software adapter is the best any backend can offer.
 fn a_gpu_may_be_present() -> bool {
     if cfg!(target_os = "linux") {
         std::fs::read_dir("/dev/dri").is_ok_and(|mut nodes| nodes.next().is_some())
+            || std::path::Path::new("/dev/nvidiactl").exists()
     } else {
         true
     }

@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
+use crate::color::Color;
 use crate::error::RenderError;
-use crate::frame::Frame;
+use crate::frame::{Cell, Frame};
 use crate::renderer::{PrepareStats, Renderer};
 use crate::surface::WindowSurface;
 
@@ -63,6 +64,40 @@ impl Renderer {
         self.queue.submit([commands]);
         self.timings.submitted = Instant::now();
         Ok(stats)
+    }
+
+    /// Draws a two-cell frame (a glyph on a coloured cell) into a small
+    /// texture of this renderer's format, without waiting for it. A
+    /// software rasteriser compiles a shader variant for each pipeline the
+    /// first time it draws with it: on lavapipe a first 160×48 frame took
+    /// 52 ms against 21–23 ms for the next ones, and 26 ms after this
+    /// warm-up, which took 11 ms. The next real frame is drawn in full.
+    pub fn warm_up(&mut self) -> Result<(), RenderError> {
+        let (cell_width, cell_height) = self.cell_size();
+        let (width, height) = (2 * cell_width, cell_height);
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("koi warm-up"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: self.format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let mut frame = Frame::blank(2, 1);
+        let coloured = Cell {
+            bg: Color::Indexed(1),
+            ..Cell::new(' ')
+        };
+        frame.write_str(0, 0, "x", &coloured);
+        self.render_to_view(&view, width, height, &frame)?;
+        Ok(())
     }
 
     /// When each step of the last frame drawn into a window surface ended.

@@ -377,3 +377,23 @@ fn an_overlay_that_goes_away_leaves_no_pixels_behind() {
     let img = r.render_to_image(&frame, w, h).expect("without it");
     assert_matches_fresh(&gpu, &frame, &img);
 }
+
+#[test]
+fn a_warmed_up_renderer_draws_what_a_cold_one_draws() {
+    let gpu = gpu();
+    let mut warmed = renderer(&gpu);
+    warmed.warm_up().expect("warm-up");
+    let frame = dense_frame(12, 4, 3);
+    let (cw, ch) = warmed.cell_size();
+    let img = warmed
+        .render_to_image(&frame, 12 * cw, 4 * ch)
+        .expect("render after warm-up");
+    // Nothing of the warm-up's frame (an x on a coloured cell) is left.
+    assert_matches_fresh(&gpu, &frame, &img);
+    // A second frame is incremental again, and still exact.
+    let next = dense_frame(12, 4, 4);
+    let img = warmed
+        .render_to_image(&next, 12 * cw, 4 * ch)
+        .expect("render");
+    assert_matches_fresh(&gpu, &next, &img);
+}

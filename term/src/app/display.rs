@@ -111,6 +111,13 @@ impl Display {
         if *renderer.font_config() != font {
             renderer.set_font(&font);
         }
+        if gpu.is_cpu() {
+            // Shaders compile now, while the shell starts, not in its
+            // first frame; a failure here only loses the head start.
+            if let Err(err) = renderer.warm_up() {
+                log::debug!("render: warm-up frame: {err}");
+            }
+        }
         let mut display = Self {
             window,
             gpu,
