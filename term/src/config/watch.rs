@@ -2,7 +2,6 @@
 //! rather than write them in place) and re-parse after a short quiet period.
 
 use std::path::{Path, PathBuf};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use notify::{RecursiveMode, Watcher as _};
@@ -16,9 +15,13 @@ const DEBOUNCE: Duration = Duration::from_millis(100);
 const MAX_SETTLE: Duration = Duration::from_millis(500);
 
 /// Watches one config file until dropped.
+///
+/// Dropping stops the watch without waiting: the reading thread ends on its
+/// own once notify's thread lets go of the channel, and that thread first
+/// removes its inotify watch, which waits for a kernel grace period (up to
+/// 20 ms measured here), time the window's exit has no reason to spend.
 pub struct ConfigWatcher {
-    watcher: Option<notify::RecommendedWatcher>,
-    thread: Option<JoinHandle<()>>,
+    _watcher: notify::RecommendedWatcher,
 }
 
 impl ConfigWatcher {
@@ -38,7 +41,7 @@ impl ConfigWatcher {
         let mut watcher = notify::recommended_watcher(tx)?;
         watcher.watch(&dir, RecursiveMode::NonRecursive)?;
         let file_name = path.file_name().map(ToOwned::to_owned);
-        let thread = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("koi-config-watch".into())
             .spawn(move || {
                 // Only content and name changes; our own reads raise access
@@ -80,19 +83,6 @@ impl ConfigWatcher {
                     on_change(Config::load(&path));
                 }
             })?;
-        Ok(Self {
-            watcher: Some(watcher),
-            thread: Some(thread),
-        })
-    }
-}
-
-impl Drop for ConfigWatcher {
-    fn drop(&mut self) {
-        // Dropping the watcher closes the channel, which ends the thread.
-        self.watcher.take();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        Ok(Self { _watcher: watcher })
     }
 }
