@@ -47,15 +47,6 @@ pub(super) fn open(
                 };
                 (fonts, Workspace::open(spawn, grid, proxy.clone()))
             })?;
-        let mut early = Some(early);
-        let mut join = move || {
-            early
-                .take()
-                .ok_or_else(|| anyhow!("koi's start-up thread was already joined"))?
-                .join()
-                .map_err(|_| anyhow!("koi's start-up thread panicked"))
-        };
-
         let attributes = Window::default_attributes()
             .with_title("koi")
             .with_transparent(config.window.opacity < 1.0)
@@ -72,7 +63,9 @@ pub(super) fn open(
         let mut workspace = None;
         let handle = event_loop.owned_display_handle();
         let mut display = Display::new(window.clone(), handle, config, || {
-            let (fonts, opened) = join()?;
+            let (fonts, opened) = early
+                .join()
+                .map_err(|_| anyhow!("koi's start-up thread panicked"))?;
             workspace = Some(opened?);
             Ok(fonts)
         })?;
