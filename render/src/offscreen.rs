@@ -5,7 +5,7 @@
 use crate::error::RenderError;
 use crate::frame::Frame;
 use crate::image::RgbaImage;
-use crate::output::Redraw;
+use crate::output::{render_target, Redraw};
 use crate::renderer::{PixelDamage, Renderer};
 
 /// Row pitch alignment wgpu requires for texture-to-buffer copies.
@@ -35,20 +35,13 @@ impl Offscreen {
         height: u32,
     ) -> Result<Self, RenderError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("koi offscreen target"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
+        let texture = render_target(
+            device,
+            "koi offscreen target",
+            (width, height),
             format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
         let padded_row = (width * 4).div_ceil(ROW_ALIGN) * ROW_ALIGN;
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("koi offscreen readback"),

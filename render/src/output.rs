@@ -9,6 +9,31 @@ use crate::frame::{Cell, Frame};
 use crate::renderer::{PrepareStats, Renderer};
 use crate::surface::WindowSurface;
 
+/// A 2D colour texture of `format` to draw into, with `usage` (render
+/// attachment at least).
+pub(crate) fn render_target(
+    device: &wgpu::Device,
+    label: &str,
+    (width, height): (u32, u32),
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
 /// When each step of the last [`Renderer::render_to_surface`] finished, for
 /// latency traces: four clock reads a frame, nothing more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,20 +100,13 @@ impl Renderer {
     pub fn warm_up(&mut self) -> Result<(), RenderError> {
         let (cell_width, cell_height) = self.cell_size();
         let (width, height) = (2 * cell_width, cell_height);
-        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("koi warm-up"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        });
+        let texture = render_target(
+            &self.device,
+            "koi warm-up",
+            (width, height),
+            self.format,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
         let mut frame = Frame::blank(2, 1);
         let coloured = Cell {
