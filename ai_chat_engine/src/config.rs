@@ -85,6 +85,9 @@ pub struct AiConfig {
     /// Paths an approved command may write besides the workspace (`~`
     /// expanded); replaces the default build caches.
     pub sandbox_writable: Option<Vec<String>>,
+    /// Paths hidden from every command besides the built-in credentials
+    /// (`~` expanded): they read as empty inside the sandbox.
+    pub sandbox_hidden: Option<Vec<String>>,
     /// How much the model thinks: `off`, `low`, `medium` or `high`.
     pub thinking: Option<ThinkingLevel>,
     /// Prices per million tokens, by model (or model-name prefix).
@@ -115,6 +118,7 @@ impl fmt::Debug for AiConfig {
             .field("approval_timeout_secs", &self.approval_timeout_secs)
             .field("sandbox", &self.sandbox)
             .field("sandbox_writable", &self.sandbox_writable)
+            .field("sandbox_hidden", &self.sandbox_hidden)
             .field("thinking", &self.thinking)
             .field("prices", &self.prices)
             .field("compaction", &self.compaction)
@@ -216,11 +220,16 @@ impl AiConfig {
             m.parse::<SandboxMode>()
                 .map_err(|e| ConfigError::Invalid(format!("sandbox: {e}")))?;
         }
-        for p in self.sandbox_writable.iter().flatten() {
-            if !expand_tilde(p).is_absolute() {
-                return Err(ConfigError::Invalid(format!(
-                    "sandbox_writable: {p:?} must be an absolute path or start with ~/"
-                )));
+        for (key, paths) in [
+            ("sandbox_writable", &self.sandbox_writable),
+            ("sandbox_hidden", &self.sandbox_hidden),
+        ] {
+            for p in paths.iter().flatten() {
+                if !expand_tilde(p).is_absolute() {
+                    return Err(ConfigError::Invalid(format!(
+                        "{key}: {p:?} must be an absolute path or start with ~/"
+                    )));
+                }
             }
         }
         if let Some(p) = &self.prices {
@@ -250,6 +259,9 @@ impl AiConfig {
         }
         if let Some(paths) = &self.sandbox_writable {
             cfg.writable = paths.iter().map(|p| expand_tilde(p)).collect();
+        }
+        if let Some(paths) = &self.sandbox_hidden {
+            cfg.hidden = paths.iter().map(|p| expand_tilde(p)).collect();
         }
         cfg
     }
@@ -352,6 +364,16 @@ impl AiConfig {
             "sandbox_writable",
             &writable.join(", "),
             src(self.sandbox_writable.is_some()),
+        ));
+        let hidden: Vec<String> = sandbox
+            .hidden
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        sources.push(Provenance::new(
+            "sandbox_hidden",
+            &hidden.join(", "),
+            src(self.sandbox_hidden.is_some()),
         ));
         let thinking = self.thinking.unwrap_or_default();
         sources.push(Provenance::new(

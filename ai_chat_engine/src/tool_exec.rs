@@ -6,11 +6,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ai_tools::registry::footprint_of;
 use ai_tools::run_tag::RunTag;
 use ai_tools::{
-    policy, CancelToken, Decision, Mode, ProgressSink, Proof, Registry, ToolError, ToolOutput,
-    ToolRef,
+    Approved, CancelToken, Decision, Judged, Mode, ProgressSink, Proof, Registry, ToolError,
+    ToolOutput, ToolRef,
 };
 use crossbeam_channel::RecvTimeoutError;
 
@@ -60,12 +59,21 @@ impl Settled {
 enum Gate {
     /// Answer without running (unknown tool, bad args, policy denial).
     Refuse(String),
-    /// Run; `parallel` for read-only calls the policy allows outright.
+    /// Run as judged: at once beside other reads when the judgement
+    /// allows it and it only reads; otherwise alone, asking first when the
+    /// judgement says so (unless the user already decided).
     Run {
         args: serde_json::Value,
-        parallel: bool,
+        judged: Box<Judged>,
         ask: Option<(String, String)>,
     },
+}
+
+impl Gate {
+    /// Whether an allowed call only reads and may join a parallel batch.
+    fn parallel(judged: &Judged, ask: &Option<(String, String)>) -> bool {
+        ask.is_none() && judged.allowed().is_some() && judged.footprint.is_read_only()
+    }
 }
 
 /// The registry, the engine's own tool (`explore`), the approval mode
@@ -227,8 +235,8 @@ impl ToolRunner {
                 ))
             }
         };
-        let effect = match tool.effect(&args, registry.workspace()) {
-            Ok(effect) => effect,
+        let judged = match registry.judge_for(&*tool, &args, self.mode()) {
+            Ok(judged) => judged,
             // Arguments that do not fit the tool's schema: the model's
             // mistake to fix, not a policy decision.
             Err(e) => return Gate::Refuse(format!("error: {e}. Nothing was run.")),
@@ -236,43 +244,31 @@ impl ToolRunner {
         if !p.rerun && conv.repeats_uncertain(call).is_some() {
             return Gate::Refuse(REPEAT_UNCERTAIN_RESULT.to_string());
         }
-        match registry.decide_for(&*tool, &args, self.mode()) {
+        let ask = match &judged.decision {
             Decision::Deny { reason } => {
-                Gate::Refuse(format!("denied: {reason}. Nothing was run."))
+                return Gate::Refuse(format!("denied: {reason}. Nothing was run."))
             }
-            Decision::Ask { .. } if p.approved => Gate::Run {
-                args,
-                parallel: false,
-                ask: None,
-            },
-            Decision::Ask { summary, detail } => Gate::Run {
-                args,
-                parallel: false,
-                ask: Some((summary, detail)),
-            },
-            Decision::Allow => {
-                let parallel = footprint_of(&effect, registry.workspace()).is_read_only();
-                Gate::Run {
-                    args,
-                    parallel,
-                    ask: None,
-                }
-            }
-        }
-    }
-
-    /// What the policy proves about a call, for its start record.
-    fn proof(&self, call: &ToolCall, args: &serde_json::Value) -> StartProof {
-        let ws = self.registry.workspace();
-        let effect = self.tool(&call.name).map(|t| t.effect(args, ws));
-        match effect {
-            Some(Ok(effect)) if policy::proof(&effect, ws) == Proof::ReadOnly => {
-                StartProof::ReadOnly
-            }
-            _ => StartProof::Unproven,
+            Decision::Ask { .. } if p.approved => None,
+            Decision::Ask { summary, detail } => Some((summary.clone(), detail.clone())),
+            Decision::Allow => None,
+        };
+        Gate::Run {
+            args,
+            judged: Box::new(judged),
+            ask,
         }
     }
 }
+
+/// The clearance a call earned: the policy's allow, or the user's yes
+/// (asked now, or before a crash).
+fn clearance(judged: &Judged) -> Option<Approved> {
+    judged.allowed().or_else(|| judged.approve())
+}
+
+/// A call cleared to run: its index in the step, its arguments and its
+/// clearance.
+type Cleared = (usize, serde_json::Value, Approved);
 
 /// One step's calls and what has become of each so far.
 struct Step<'a> {
@@ -294,19 +290,23 @@ impl Step<'_> {
     /// batch; anything else waits for the batch and runs alone.
     fn run_all(&mut self) -> Result<(), EngineError> {
         let pending = self.pending;
-        let mut batch: Vec<(usize, serde_json::Value)> = Vec::new();
+        let mut batch: Vec<Cleared> = Vec::new();
         for (i, p) in pending.iter().enumerate() {
             if self.cancel.is_cancelled() {
                 return Err(EngineError::Cancelled);
             }
             match self.runner.gate(self.conv, p) {
                 Gate::Refuse(msg) => self.refuse(i, msg),
-                Gate::Run {
-                    args,
-                    parallel: true,
-                    ..
-                } => batch.push((i, args)),
-                Gate::Run { args, ask, .. } => {
+                Gate::Run { args, judged, ask } => {
+                    let parallel = Gate::parallel(&judged, &ask);
+                    let Some(approved) = clearance(&judged) else {
+                        self.refuse(i, "denied by the policy; nothing was run.".into());
+                        continue;
+                    };
+                    if parallel {
+                        batch.push((i, args, approved));
+                        continue;
+                    }
                     self.run_batch(std::mem::take(&mut batch))?;
                     self.commit_ready();
                     if let Some((summary, detail)) = ask {
@@ -317,7 +317,7 @@ impl Step<'_> {
                             continue;
                         }
                     }
-                    self.run_batch(vec![(i, args)])?;
+                    self.run_batch(vec![(i, args, approved)])?;
                 }
             }
             self.commit_ready();
@@ -366,7 +366,7 @@ impl Step<'_> {
     /// cancel. Each call's start is durable before it runs; a start that
     /// cannot be written stops the batch (calls already running are
     /// waited for) and ends the turn with the error.
-    fn run_batch(&mut self, batch: Vec<(usize, serde_json::Value)>) -> Result<(), EngineError> {
+    fn run_batch(&mut self, batch: Vec<Cleared>) -> Result<(), EngineError> {
         if batch.is_empty() {
             return Ok(());
         }
@@ -380,7 +380,7 @@ impl Step<'_> {
         let mut children: Vec<usize> = Vec::new();
         let mut failure = None;
         let pending = self.pending;
-        for (i, args) in batch {
+        for (i, args, approved) in batch {
             let call = &pending[i].call;
             let tag = RunTag::new();
             // Persist before effect: after a crash, a start without a
@@ -389,7 +389,10 @@ impl Step<'_> {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
-                proof: self.runner.proof(call, &args),
+                proof: match approved.proof() {
+                    Proof::ReadOnly => StartProof::ReadOnly,
+                    Proof::Unproven => StartProof::Unproven,
+                },
                 run_tag: Some(tag.value().to_string()),
             };
             if let Err(e) = self.conv.record_durable(start) {
@@ -415,7 +418,9 @@ impl Step<'_> {
                         Some(explore) => explore.run_with(&args, &token, &|step| {
                             let _ = stx.send((i, step));
                         }),
-                        None => registry.run_reporting(&name, &args, &token, tag, progress),
+                        None => {
+                            registry.run_approved(&name, &args, &approved, &token, tag, progress)
+                        }
                     };
                     let _ = tx.send((i, r));
                 });

@@ -5,13 +5,15 @@
 //! The engine's view (see `API.md` beside this crate):
 //! 1. [`Registry::standard`] builds every tool for one workspace.
 //! 2. [`Registry::specs`] advertises them to the model.
-//! 3. For each call: [`Registry::decide`] (pure approval policy),
-//!    [`Registry::footprint`] (what it touches, for parallelism), then
-//!    [`Registry::run`] on a plain thread with a [`CancelToken`].
+//! 3. For each call: [`Registry::judge`], once (effect, decision, proof,
+//!    footprint and clearance: pure), then [`Registry::run_approved`] with
+//!    the [`Approved`] that only a [`Judged`] call can give, on a plain
+//!    thread with a [`CancelToken`].
 
 pub mod access;
 pub mod cancel;
 pub mod error;
+pub mod judged;
 pub mod mcp_effect;
 pub mod mode;
 pub mod net_scope;
@@ -36,6 +38,7 @@ pub mod workspace;
 pub use access::{Access, Footprint};
 pub use cancel::CancelToken;
 pub use error::ToolError;
+pub use judged::{Approved, Clearance, Judged};
 pub use mcp_effect::{McpCall, McpHints, McpTrust};
 pub use mode::{Decision, Mode, ParseModeError};
 pub use output::ToolOutput;

@@ -75,10 +75,10 @@ fn shell_program() -> &'static str {
     }
 }
 
-/// Build the command: `shell -c command` in `cwd`, own process group,
-/// scrubbed environment carrying the run's `tag`, stdin closed,
-/// stdout/stderr piped. Spawn it through [`crate::spawn::spawn`], never
-/// directly, so it dies with koi.
+/// Build the command: `shell -c command` in `cwd`, scrubbed environment
+/// carrying the run's `tag`, stdin closed, stdout/stderr piped. Spawn it
+/// through [`crate::spawn::spawn`], never directly, so it dies with koi
+/// and runs in a session (and process group) of its own.
 pub fn shell_command(
     command: &str,
     cwd: &Path,
@@ -86,7 +86,6 @@ pub fn shell_command(
     extra_secrets: &[String],
     tag: &RunTag,
 ) -> Command {
-    use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(shell_program());
     cmd.arg("-c")
         .arg(command)
@@ -96,8 +95,7 @@ pub fn shell_command(
         .env(RUN_TAG_VAR, tag.value())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
     cmd
 }
 
@@ -157,7 +155,7 @@ pub fn kill_group(pgid: u32) {
         return;
     }
     // SAFETY: killpg only sends a signal; any pgid value is memory-safe and
-    // the group is one we created with process_group(0) (pgid == child pid).
+    // the group is the session the spawner made with setsid (pgid == child pid).
     unsafe {
         libc::killpg(pgid, libc::SIGKILL);
     }

@@ -7,12 +7,17 @@ use std::sync::Arc;
 use crate::access::{Access, Footprint};
 use crate::cancel::CancelToken;
 use crate::error::ToolError;
+use crate::judged::{Approved, Clearance, Judged};
 use crate::mode::{Decision, Mode};
 use crate::output::ToolOutput;
 use crate::policy;
+use crate::policy::Proof;
 use crate::process::BackgroundTable;
 use crate::run_tag::RunTag;
-use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
+use crate::sandbox::secret_scan::SecretIndex;
+use crate::sandbox::{
+    self, HiddenPaths, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support,
+};
 use crate::source::{ToolRef, ToolSource};
 use crate::tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
@@ -59,6 +64,8 @@ pub struct Registry {
     writable: Arc<Vec<PathBuf>>,
     /// What the kernel offers (probed once per process unless pinned).
     support: Support,
+    /// What confined runs must not see.
+    secrets: Arc<SecretIndex>,
     /// Tools known only at run time (MCP servers).
     source: Option<Arc<dyn ToolSource>>,
 }
@@ -89,6 +96,16 @@ impl Registry {
 
     /// A registry with exactly these tools (tests, restricted front ends).
     pub fn with_tools(config: RegistryConfig, tools: Vec<Box<dyn Tool>>) -> Self {
+        // The workspace's protected paths (the config file `--config`
+        // named) are hidden like the user's own `sandbox_hidden`.
+        let hidden: Vec<PathBuf> = config
+            .sandbox
+            .hidden
+            .iter()
+            .chain(config.workspace.protected())
+            .cloned()
+            .collect();
+        let secrets = Arc::new(SecretIndex::new(config.workspace.root(), &hidden));
         Registry {
             tools,
             workspace: config.workspace,
@@ -96,6 +113,7 @@ impl Registry {
             memory_path: config.memory_path,
             background: BackgroundTable::new(),
             writable: Arc::new(config.sandbox.writable.clone()),
+            secrets,
             sandbox: config.sandbox,
             support: sandbox::support().clone(),
             source: None,
@@ -164,8 +182,7 @@ impl Registry {
 
     /// The approval policy for one call in `mode` (pure: runs nothing).
     /// Unknown tools and bad arguments are denied with a reason the model
-    /// can read. With `sandbox = "require"` on a kernel that cannot
-    /// sandbox, a shell command the policy would allow asks instead.
+    /// can read. See [`Registry::judge_for`].
     pub fn decide(&self, name: &str, args: &serde_json::Value, mode: Mode) -> Decision {
         match self.get(name) {
             Some(tool) => self.decide_for(&*tool, args, mode),
@@ -178,26 +195,87 @@ impl Registry {
     /// [`Registry::decide`] for a tool that is not the registry's (one the
     /// engine owns, such as `explore`): the same policy, in this workspace.
     pub fn decide_for(&self, tool: &dyn Tool, args: &serde_json::Value, mode: Mode) -> Decision {
-        let decision = match tool.effect(args, &self.workspace) {
-            Ok(effect) => {
-                let d = policy::decide(&effect, mode, &self.workspace);
-                self.require_sandbox(&effect, d, mode)
-            }
+        match self.judge_for(tool, args, mode) {
+            Ok(judged) => judged.decision,
             Err(e) => Decision::Deny {
                 reason: e.to_string(),
             },
+        }
+    }
+
+    /// Judges one call in `mode`, once: its effect, the policy's decision
+    /// and proof, its footprint and why it may run. Pure: runs nothing.
+    pub fn judge(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        mode: Mode,
+    ) -> Result<Judged, ToolError> {
+        let tool = self
+            .get(name)
+            .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
+        self.judge_for(&*tool, args, mode)
+    }
+
+    /// [`Registry::judge`] for a tool that is not the registry's.
+    ///
+    /// With the sandbox active, a shell command the policy cannot prove
+    /// read-only but whose floor is clear runs contained (read-only,
+    /// confidential) without asking in default, accept-edits and dont-ask
+    /// mode, unless the model asked for more (`escalate`); plan mode keeps
+    /// to what is proven. With `sandbox = "require"` on a kernel that
+    /// cannot sandbox, a shell command the policy would allow asks.
+    pub fn judge_for(
+        &self,
+        tool: &dyn Tool,
+        args: &serde_json::Value,
+        mode: Mode,
+    ) -> Result<Judged, ToolError> {
+        let effect = tool.effect(args, &self.workspace)?;
+        let policy::Judgement {
+            decision,
+            proof,
+            floor_clear,
+        } = policy::judge(&effect, mode, &self.workspace);
+        let decision = self.require_sandbox(&effect, decision, mode);
+        let escalation = tool.escalation(args);
+        let contain = matches!(effect, Effect::Shell { .. })
+            && proof == Proof::Unproven
+            && floor_clear
+            && escalation.is_none()
+            && self.sandbox_status().is_active()
+            && matches!(mode, Mode::Default | Mode::AcceptEdits | Mode::DontAsk)
+            && !decision.is_allow();
+        let (decision, clearance) = if contain {
+            (Decision::Allow, Some(Clearance::Contained))
+        } else {
+            let clearance = decision.is_allow().then_some(Clearance::Policy);
+            (decision, clearance)
         };
-        match decision {
+        let decision = match decision {
             Decision::Ask { summary, detail } => {
-                let preview = tool.approval_preview(args, &self.workspace);
-                let detail = match preview {
-                    Some(p) => format!("{detail}\n{p}"),
-                    None => detail,
-                };
+                let mut detail = detail;
+                if let Some(reason) = &escalation {
+                    detail.push_str(&format!(
+                        "\nthe assistant asks to run it with write and network access: {reason}"
+                    ));
+                }
+                if let Some(p) = tool.approval_preview(args, &self.workspace) {
+                    detail.push('\n');
+                    detail.push_str(&p);
+                }
                 Decision::Ask { summary, detail }
             }
             other => other,
-        }
+        };
+        let footprint = footprint_of(&effect, proof, clearance);
+        Ok(Judged {
+            effect,
+            decision,
+            proof,
+            footprint,
+            clearance,
+        })
     }
 
     /// An Allow of a shell command that cannot be sandboxed, under
@@ -231,26 +309,31 @@ impl Registry {
         SandboxStatus::with_support(self.sandbox.mode, &self.support)
     }
 
-    /// How a call would be sandboxed if it ran now: `None` for a call that
-    /// starts no process (or whose arguments are unusable).
+    /// How a call would be sandboxed if it ran now, approved: `None` for
+    /// a call that starts no process (or whose arguments are unusable).
     pub fn sandbox_for(&self, name: &str, args: &serde_json::Value) -> Option<RunSandbox> {
-        match self.effect(name, args).ok()? {
-            effect @ Effect::Shell { .. } => Some(self.plan(&effect)),
+        let judged = self.judge(name, args, Mode::Bypass).ok()?;
+        match judged.effect {
+            Effect::Shell { .. } => Some(self.plan_at(judged.approve()?.level())),
             _ => None,
         }
     }
 
-    /// The sandbox plan for a call: the level follows the policy's proof,
-    /// whatever the mode.
-    fn plan(&self, effect: &Effect) -> RunSandbox {
-        let level = Level::for_proof(policy::proof(effect, &self.workspace));
-        RunSandbox::plan(self.sandbox_status(), &self.writable, level)
+    /// The plan for a run at `level`, hiding what must be hidden now.
+    fn plan_at(&self, level: Level) -> RunSandbox {
+        let status = self.sandbox_status();
+        let hidden = if status.is_active() {
+            self.secrets.current()
+        } else {
+            HiddenPaths::default()
+        };
+        RunSandbox::plan(status, &self.writable, Arc::new(hidden), level)
     }
 
     /// What a call touches, for running independent calls in parallel.
     pub fn footprint(&self, name: &str, args: &serde_json::Value) -> Footprint {
-        match self.effect(name, args) {
-            Ok(effect) => footprint_of(&effect, &self.workspace),
+        match self.judge(name, args, Mode::Default) {
+            Ok(judged) => judged.footprint,
             Err(_) => Footprint::Exclusive,
         }
     }
@@ -271,15 +354,15 @@ impl Registry {
             secret_env_vars: Arc::clone(&self.secret_env_vars),
             background: self.background.clone(),
             memory_path: self.memory_path.clone(),
-            sandbox: RunSandbox::plan(self.sandbox_status(), &self.writable, Level::ReadOnly),
+            sandbox: self.plan_at(Level::ReadOnly),
             progress: ProgressSink::default(),
         }
     }
 
-    /// Run a call (after approval). The floor is checked again here, so a
-    /// call the floor denies never runs whatever the caller decided. The
-    /// sandbox level is the policy's proof, judged now: proven read-only
-    /// runs read-only, anything else workspace-write.
+    /// Run a call as the user approved it: judged now (the floor still
+    /// refuses what it refuses in every mode), at the level an approval
+    /// earns (proven read-only runs read-only, anything else
+    /// workspace-write).
     pub fn run(
         &self,
         name: &str,
@@ -297,14 +380,29 @@ impl Registry {
         cancel: &CancelToken,
         run_tag: RunTag,
     ) -> Result<ToolOutput, ToolError> {
-        self.run_reporting(name, args, cancel, run_tag, ProgressSink::default())
+        let judged = self.judge(name, args, Mode::Bypass)?;
+        let approved = match (&judged.decision, judged.approve()) {
+            (Decision::Deny { reason }, _) => return Err(ToolError::Refused(reason.clone())),
+            (_, Some(approved)) => approved,
+            (_, None) => return Err(ToolError::Refused("not approved".into())),
+        };
+        self.run_approved(
+            name,
+            args,
+            &approved,
+            cancel,
+            run_tag,
+            ProgressSink::default(),
+        )
     }
 
-    /// [`Registry::run_tagged`] with a place for the tool's progress.
-    pub fn run_reporting(
+    /// Run a call that was judged and cleared ([`Judged::allowed`] or
+    /// [`Judged::approve`]), at the level its clearance earned.
+    pub fn run_approved(
         &self,
         name: &str,
         args: &serde_json::Value,
+        approved: &Approved,
         cancel: &CancelToken,
         run_tag: RunTag,
         progress: ProgressSink,
@@ -312,12 +410,8 @@ impl Registry {
         let tool = self
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
-        let effect = tool.effect(args, &self.workspace)?;
-        if let Decision::Deny { reason } = policy::decide(&effect, Mode::Bypass, &self.workspace) {
-            return Err(ToolError::Refused(reason));
-        }
         let mut ctx = self.context_tagged(cancel.clone(), run_tag);
-        ctx.sandbox = self.plan(&effect);
+        ctx.sandbox = ctx.sandbox.at(approved.level());
         ctx.progress = progress;
         // A bug in one tool fails that call, not the turn or the process.
         // Tools hold no state across calls that a panic could leave torn.
@@ -353,8 +447,10 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Derive what a call touches from its effect.
-pub fn footprint_of(effect: &Effect, ws: &Workspace) -> Footprint {
+/// What a call touches, from its effect and how it was judged: a shell
+/// command that is proven or contained only reads (anywhere it likes, so
+/// it waits for every write); any other runs alone.
+pub fn footprint_of(effect: &Effect, proof: Proof, clearance: Option<Clearance>) -> Footprint {
     match effect {
         Effect::Read(paths) => Footprint::Accesses(
             paths
@@ -368,9 +464,10 @@ pub fn footprint_of(effect: &Effect, ws: &Workspace) -> Footprint {
                 .map(|p| Access::Write(crate::workspace::canonicalize_lenient(p)))
                 .collect(),
         ),
-        Effect::Shell { command, .. } => {
-            if policy::check_command_in(command, Mode::Plan, ws).is_allow() {
-                Footprint::Accesses(vec![Access::Read(ws.root().to_path_buf())])
+        Effect::Shell { .. } => {
+            let reads = proof == Proof::ReadOnly || clearance == Some(Clearance::Contained);
+            if reads {
+                Footprint::Accesses(vec![Access::Read(PathBuf::from("/"))])
             } else {
                 Footprint::Exclusive
             }

@@ -5,13 +5,20 @@
 //! ended, and one forked without it outlives a `kill -9` of koi.
 //!
 //! Between fork and exec the child runs only async-signal-safe calls and
-//! allocates nothing; everything it needs (the Landlock ruleset, the
-//! seccomp program, the parent's pid) is made in the parent:
+//! allocates nothing; everything it needs (the namespace plan, the Landlock
+//! ruleset, the seccomp program, the parent's pid) is made in the parent:
 //! 1. `prctl(PR_SET_PDEATHSIG, SIGKILL)`: die with the spawner;
 //! 2. `getppid()` against the pid taken before the fork: a parent that died
 //!    before step 1 went unnoticed, so the child gives up;
-//! 3. for a confined run, `prctl(PR_SET_NO_NEW_PRIVS)`,
-//!    `landlock_restrict_self` and the seccomp filter.
+//! 3. `setsid()`: a session of its own, so no controlling terminal (nothing
+//!    reaches the user's terminal but through koi) and one group to kill;
+//! 4. for a confined run: its namespaces with the hidden paths mounted
+//!    empty ([`crate::sandbox::namespace`]), every capability dropped, the
+//!    limits, `PR_SET_NO_NEW_PRIVS`, `landlock_restrict_self` and the
+//!    seccomp filter;
+//! 5. with a PID namespace, one more fork: the command runs as the first
+//!    process of the namespace, and this child keeps it (waits, passes its
+//!    status on), so every process the run started ends with it.
 
 use std::io;
 use std::process::{Child, Command};
@@ -27,6 +34,52 @@ pub struct Confinement {
     /// A seccomp program to install.
     #[cfg(target_os = "linux")]
     filter: Option<Box<[libc::sock_filter]>>,
+    /// The run's own namespaces, where the kernel lets it have them.
+    #[cfg(target_os = "linux")]
+    namespaces: Option<crate::sandbox::namespace::NsPlan>,
+    /// Resource limits of a run nobody approved.
+    limits: Option<Limits>,
+}
+
+/// Processes one contained run may have at once (where it has a user
+/// namespace, whose count is the run's own): a build's worth, far from a
+/// fork bomb's.
+pub const MAX_PROCESSES: libc::rlim_t = 1024;
+
+/// Resource limits applied to a run before exec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// `RLIMIT_NPROC`, applied where the run has a user namespace.
+    pub processes: libc::rlim_t,
+    /// `RLIMIT_DATA`: heap and private writable memory per process.
+    pub data_bytes: libc::rlim_t,
+}
+
+impl Limits {
+    /// The limits of a contained run: [`MAX_PROCESSES`], and half the
+    /// machine's memory per process (a reader that needs more is not
+    /// reading).
+    pub fn contained() -> Limits {
+        // SAFETY: sysconf only reads a configuration value.
+        let (pages, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        let total = u64::try_from(pages)
+            .unwrap_or(0)
+            .saturating_mul(u64::try_from(page).unwrap_or(0));
+        let data_bytes = if total == 0 {
+            libc::RLIM_INFINITY
+        } else {
+            total / 2
+        };
+        Limits {
+            processes: MAX_PROCESSES,
+            data_bytes,
+        }
+    }
 }
 
 impl Confinement {
@@ -36,14 +89,21 @@ impl Confinement {
         Self::default()
     }
 
-    /// Confine with this ruleset and filter (either may be missing where
-    /// the kernel lacks it).
+    /// Confine with this ruleset, filter, namespaces and limits (any may
+    /// be missing where the kernel lacks it).
     #[cfg(target_os = "linux")]
     pub fn new(
         ruleset: Option<std::os::fd::OwnedFd>,
         filter: Option<Box<[libc::sock_filter]>>,
+        namespaces: Option<crate::sandbox::namespace::NsPlan>,
+        limits: Option<Limits>,
     ) -> Self {
-        Confinement { ruleset, filter }
+        Confinement {
+            ruleset,
+            filter,
+            namespaces,
+            limits,
+        }
     }
 
     /// Whether anything is applied beyond the death signal.
@@ -56,6 +116,19 @@ impl Confinement {
         {
             false
         }
+    }
+}
+
+/// Marks this process non-dumpable (`PR_SET_DUMPABLE` 0): its memory and
+/// environment (`/proc/<pid>/environ`, where the API key lives) then need
+/// `CAP_SYS_PTRACE` in the initial user namespace to read, which no tool
+/// process has. koi and `k` call this first thing. A shell or program
+/// they start is dumpable again after its exec, as usual.
+pub fn keep_memory_private() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with integer arguments only changes a process flag.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0);
     }
 }
 
@@ -153,8 +226,24 @@ fn after_fork(parent: libc::pid_t, c: &Confinement) -> io::Result<()> {
             // koi died between fork and prctl: no one would ever kill us.
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
+        if libc::setsid() < 0 {
+            return Err(io::Error::last_os_error());
+        }
         if !c.is_confined() {
             return Ok(());
+        }
+        if let Some(ns) = &c.namespaces {
+            ns.enter()?;
+        }
+        crate::sandbox::namespace::drop_capabilities()?;
+        if let Some(limits) = &c.limits {
+            set_limit(libc::RLIMIT_DATA, limits.data_bytes)?;
+            if c.namespaces
+                .as_ref()
+                .is_some_and(|ns| ns.own_user_namespace())
+            {
+                set_limit(libc::RLIMIT_NPROC, limits.processes)?;
+            }
         }
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
             return Err(io::Error::last_os_error());
@@ -181,6 +270,39 @@ fn after_fork(parent: libc::pid_t, c: &Confinement) -> io::Result<()> {
                 return Err(io::Error::last_os_error());
             }
         }
+        if c.namespaces
+            .as_ref()
+            .is_some_and(|ns| ns.new_pid_namespace())
+        {
+            crate::sandbox::namespace::fork_first_process()?;
+        }
     }
     Ok(())
+}
+
+/// Lowers a resource limit (soft and hard) to `value`, never raising it.
+///
+/// # Safety
+/// Async-signal-safe: only getrlimit/setrlimit on a local.
+#[cfg(target_os = "linux")]
+unsafe fn set_limit(resource: libc::__rlimit_resource_t, value: libc::rlim_t) -> io::Result<()> {
+    // SAFETY: the caller upholds this function's contract; every call
+    // below is a system call on memory made before the fork.
+    unsafe {
+        let mut current = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(resource, &mut current) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let limit = libc::rlimit {
+            rlim_cur: current.rlim_cur.min(value),
+            rlim_max: current.rlim_max.min(value),
+        };
+        if libc::setrlimit(resource, &limit) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
 }

@@ -181,6 +181,13 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Why the model asks for more than the read-only sandbox gives (write
+    /// and network access for a command), when it does: such a call is
+    /// never contained, so it asks and shows the user the reason.
+    fn escalation(&self, _args: &serde_json::Value) -> Option<String> {
+        None
+    }
+
     /// Whether a read-only agent (the `explore` subagent) is offered this
     /// tool: true when its calls only read, or when the policy can prove
     /// some of them read-only (`shell_exec`). Each call is still judged in

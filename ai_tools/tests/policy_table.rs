@@ -69,13 +69,10 @@ fn policy_table() {
                 command,
                 cwd: fx.ws.root().to_path_buf(),
             };
-            let (d, proof) = policy::decide_and_prove(&effect, Mode::Default, &fx.ws);
-            assert_eq!(
-                code(&d),
-                code(&got[0]),
-                "line {}: decide_and_prove",
-                row.line
-            );
+            let policy::Judgement {
+                decision: d, proof, ..
+            } = policy::judge(&effect, Mode::Default, &fx.ws);
+            assert_eq!(code(&d), code(&got[0]), "line {}: judge", row.line);
             assert_eq!(proof, policy::proof(&effect, &fx.ws), "line {}", row.line);
             // The sandbox follows the proof: a proven command must be one
             // the table lets run, and never a write.
@@ -168,8 +165,12 @@ fn allowed_shell_rows_run_read_only() {
     use ai_tools::Level;
     let fx = fixture();
     // Pinned, so the mapping is checked on any kernel.
-    let reg = Registry::standard(RegistryConfig::new(fx.ws.clone()))
-        .with_sandbox_support(Support::Available { landlock_abi: 7 });
+    let reg = Registry::standard(RegistryConfig::new(fx.ws.clone())).with_sandbox_support(
+        Support::Available {
+            landlock_abi: 7,
+            isolation: ai_tools::sandbox::Isolation::Namespaces,
+        },
+    );
     let rows = policy_table::load().unwrap();
     let (mut checked, mut wrong) = (0, Vec::new());
     for row in &rows {

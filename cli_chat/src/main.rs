@@ -8,6 +8,7 @@ use cli_chat::args::Cli;
 use cli_chat::exit::Exit;
 
 fn main() -> ExitCode {
+    ai_tools::spawn::keep_memory_private();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

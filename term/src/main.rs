@@ -69,6 +69,8 @@ struct Cli {
 fn main() -> ExitCode {
     // Before any thread starts (see the function).
     term::raster_threads::reserve_a_core_for_the_parser();
+    // The API key lives in this process: no tool process may read it.
+    ai_tools::spawn::keep_memory_private();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

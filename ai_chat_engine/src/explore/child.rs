@@ -6,9 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use ai_tools::registry::footprint_of;
 use ai_tools::run_tag::RunTag;
-use ai_tools::{policy, CancelToken, Decision, Mode, ProgressSink, Proof, ToolError, ToolOutput};
+use ai_tools::{Approved, CancelToken, Decision, Mode, ProgressSink, Proof, ToolError, ToolOutput};
 use crossbeam_channel::RecvTimeoutError;
 
 use super::report::{SubagentEnd, SubagentReport, SubagentStep};
@@ -182,50 +181,48 @@ impl<'a> Child<'a> {
         (SubagentEnd::RoundLimit, text)
     }
 
-    /// What the child may not run, in words it can act on; `None` when
-    /// the call is an allowed read.
-    fn refusal(&self, call: &ToolCall, args: &serde_json::Value) -> Option<String> {
+    /// The clearance of one call, judged once in plan mode, or what the
+    /// child may not run, in words it can act on.
+    fn clear(&self, call: &ToolCall, args: &serde_json::Value) -> Result<Approved, String> {
         if call.name == EXPLORE {
-            return Some(NO_NESTING.to_string());
+            return Err(NO_NESTING.to_string());
         }
         let registry = &self.tool.registry;
         let offered = self.tool.specs.iter().any(|s| s.name == call.name);
-        let tool = registry.get(&call.name).filter(|_| offered);
-        let Some(tool) = tool else {
+        if !offered || registry.get(&call.name).is_none() {
             let names: Vec<&str> = self.tool.specs.iter().map(|s| s.name.as_str()).collect();
-            return Some(format!(
+            return Err(format!(
                 "refused: `{}` is not one of your tools (you only read: {}); nothing was run.",
                 call.name,
                 names.join(", ")
             ));
-        };
-        let effect = match tool.effect(args, registry.workspace()) {
-            Ok(e) => e,
-            Err(e) => return Some(format!("error: {e}. Nothing was run.")),
-        };
-        match registry.decide(&call.name, args, Mode::Plan) {
+        }
+        let judged = registry
+            .judge(&call.name, args, Mode::Plan)
+            .map_err(|e| format!("error: {e}. Nothing was run."))?;
+        match &judged.decision {
             Decision::Allow => {}
-            Decision::Deny { reason } => {
-                return Some(format!("denied: {reason}. Nothing was run."))
-            }
+            Decision::Deny { reason } => return Err(format!("denied: {reason}. Nothing was run.")),
             Decision::Ask { summary, .. } => {
-                return Some(format!(
+                return Err(format!(
                     "denied: {summary} needs approval, and explore only reads; nothing was run."
                 ))
             }
         }
-        // Plan mode allows only reads; this says so twice, in the terms
-        // the sandbox and the scheduler use.
-        let ws = registry.workspace();
-        let proven = policy::proof(&effect, ws) == Proof::ReadOnly;
-        if !proven || !footprint_of(&effect, ws).is_read_only() {
-            return Some(format!(
+        // Plan mode allows only reads; the judgement says so in the terms
+        // the sandbox and the scheduler use too.
+        match judged.allowed() {
+            Some(approved)
+                if judged.proof == Proof::ReadOnly && judged.footprint.is_read_only() =>
+            {
+                Ok(approved)
+            }
+            _ => Err(format!(
                 "denied: explore only reads, and `{}` with these arguments is not proven \
                  read-only; nothing was run.",
                 call.name
-            ));
+            )),
         }
-        None
     }
 
     /// Gates and runs one round's calls, all at once (they only read),
@@ -241,24 +238,24 @@ impl<'a> Child<'a> {
                 name: call.name.clone(),
                 summary: call_summary(&call.arguments),
             });
-            let args = parse_object(&call.arguments);
-            let refused = match &args {
-                Ok(args) => self.refusal(call, args),
-                Err(why) => Some(why.clone()),
+            let cleared = parse_object(&call.arguments)
+                .and_then(|args| self.clear(call, &args).map(|approved| (args, approved)));
+            let (args, approved) = match cleared {
+                Ok(cleared) => cleared,
+                Err(why) => {
+                    self.settle_failed(&mut results, i, call, why.clone(), why);
+                    continue;
+                }
             };
-            if let Some(why) = refused {
-                self.settle_failed(&mut results, i, call, why.clone(), why);
-                continue;
-            }
-            let args = args.unwrap_or_default();
             let registry = Arc::clone(&self.tool.registry);
             let (name, token, tx) = (call.name.clone(), token.clone(), tx.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("koi-explore-{name}"))
                 .spawn(move || {
-                    let r = registry.run_reporting(
+                    let r = registry.run_approved(
                         &name,
                         &args,
+                        &approved,
                         &token,
                         RunTag::new(),
                         ProgressSink::default(),

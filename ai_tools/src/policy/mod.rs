@@ -71,12 +71,29 @@ pub fn decide(effect: &Effect, mode: Mode, ws: &Workspace) -> Decision {
     decision(effect, mode, ws, floor, class)
 }
 
-/// [`decide`] and [`proof`] together, from one parse of the command (what
-/// a runner needs per call: whether to run, and under which sandbox).
-pub fn decide_and_prove(effect: &Effect, mode: Mode, ws: &Workspace) -> (Decision, Proof) {
+/// The policy's whole answer for one call, from one parse of the command:
+/// what a runner needs (whether to run, under which sandbox).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    /// Allow, ask or deny in the mode asked about.
+    pub decision: Decision,
+    /// Whether the call was proven read-only.
+    pub proof: Proof,
+    /// Whether the floor had nothing to say (no credential, no path that
+    /// asks in every mode): an unproven command may then run contained.
+    pub floor_clear: bool,
+}
+
+/// [`decide`] and [`proof`] together, from one parse of the command.
+pub fn judge(effect: &Effect, mode: Mode, ws: &Workspace) -> Judgement {
     let (floor, class) = classify(effect, ws);
     let proof = proof_of(&floor, &class);
-    (decision(effect, mode, ws, floor, class), proof)
+    let floor_clear = floor == Floor::Clear;
+    Judgement {
+        decision: decision(effect, mode, ws, floor, class),
+        proof,
+        floor_clear,
+    }
 }
 
 fn decision(effect: &Effect, mode: Mode, ws: &Workspace, floor: Floor, class: Class) -> Decision {

@@ -1,25 +1,38 @@
-//! The OS sandbox under every shell command: the second layer under the
-//! policy. The level follows the policy's proof, not the mode:
-//! - [`Level::ReadOnly`] for a command the policy proved read-only (in
-//!   every mode, bypass included): the whole tree readable, nothing
-//!   writable but `/dev/null`, `/dev/tty` and a private temp dir; no
-//!   sockets at all, no metadata changes, no signals or abstract unix
-//!   sockets outside the run. A proof that is wrong changes nothing.
-//! - [`Level::WorkspaceWrite`] for anything else that runs (approved, or
-//!   allowed by the mode): the workspace, the temp dir and the configured
-//!   extra paths writable, the rest read-only; the network open.
+//! The OS sandbox under every shell command: the guarantee under the
+//! policy. Two levels:
+//! - [`Level::ReadOnly`] for every command that runs unasked (proven
+//!   read-only, or contained): nothing writable but `/dev/null` and a
+//!   private temp dir; no sockets at all, no metadata changes, no signals
+//!   or tracing outside the run, bounded processes and memory. A proof
+//!   that is wrong changes nothing.
+//! - [`Level::WorkspaceWrite`] for what the user approved (or bypass
+//!   allows): the workspace, the temp dir and the configured extra paths
+//!   writable; the network open.
+//!
+//! At both levels the run is confidential: the credentials under the home
+//! directory, koi's own config and data, `sandbox_hidden` and the
+//! workspace's secret files ([`hidden`], [`secret_scan`]) are empty mounts
+//! in a mount namespace of the run's own ([`namespace`]), or unreadable
+//! under Landlock alone where namespaces are refused; the run has no
+//! capabilities and no terminal, and koi is not dumpable, so its
+//! environment (the API key) is out of reach.
 //!
 //! Landlock rules the files ([`rules`]), seccomp what Landlock does not
-//! cover ([`seccomp`]); both are built in the parent and applied by the
-//! child in [`crate::spawn`]. Where the kernel lacks either, koi says so
-//! (the status label) and runs commands as before; with
-//! [`SandboxMode::Require`] such a command asks first instead.
+//! cover ([`seccomp`]); everything is built in the parent and applied by
+//! the child in [`crate::spawn`]. Where the kernel lacks Landlock or
+//! seccomp, koi says so (the status label) and runs commands as before,
+//! by the proof alone; with [`SandboxMode::Require`] such a command asks
+//! first instead.
 
+pub mod hidden;
+#[cfg(target_os = "linux")]
+pub mod namespace;
 pub mod probe;
 #[cfg(target_os = "linux")]
 pub mod rules;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
+pub mod secret_scan;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -27,7 +40,8 @@ use std::sync::Arc;
 
 use crate::run_tag::RunTag;
 use crate::spawn::Confinement;
-pub use probe::{support, Support};
+pub use hidden::HiddenPaths;
+pub use probe::{support, Isolation, Support};
 
 /// `[ai] sandbox`: whether shell commands run sandboxed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -115,6 +129,9 @@ pub struct SandboxConfig {
     /// Paths an approved command may write besides the workspace and its
     /// temp dir (absolute, `~` already expanded).
     pub writable: Vec<PathBuf>,
+    /// Paths hidden from every command besides the built-in credentials
+    /// (`sandbox_hidden`, and the config file koi was started with).
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Default for SandboxConfig {
@@ -122,6 +139,7 @@ impl Default for SandboxConfig {
         SandboxConfig {
             mode: SandboxMode::Auto,
             writable: default_writable(),
+            hidden: Vec::new(),
         }
     }
 }
@@ -153,6 +171,8 @@ pub enum SandboxStatus {
     Active {
         /// The kernel's Landlock ABI.
         landlock_abi: i32,
+        /// Namespaces, or Landlock alone.
+        isolation: Isolation,
         /// Whether `require` was asked for.
         required: bool,
     },
@@ -177,8 +197,15 @@ impl SandboxStatus {
         let required = mode == SandboxMode::Require;
         match (mode, support) {
             (SandboxMode::Off, _) => SandboxStatus::Off,
-            (_, Support::Available { landlock_abi }) => SandboxStatus::Active {
+            (
+                _,
+                Support::Available {
+                    landlock_abi,
+                    isolation,
+                },
+            ) => SandboxStatus::Active {
                 landlock_abi: *landlock_abi,
+                isolation: isolation.clone(),
                 required,
             },
             (_, Support::Unavailable(why)) => SandboxStatus::Unavailable {
@@ -195,14 +222,22 @@ impl SandboxStatus {
 }
 
 impl fmt::Display for SandboxStatus {
-    /// One short label: `sandbox: landlock v7`, `sandbox: off`,
-    /// `sandbox unavailable: <why>`.
+    /// One short label: `sandbox: namespaces + landlock v7`, `sandbox:
+    /// landlock v7 only (<why>)`, `sandbox: off`, `sandbox unavailable:
+    /// <why>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SandboxStatus::Off => f.write_str("sandbox: off"),
-            SandboxStatus::Active { landlock_abi, .. } => {
-                write!(f, "sandbox: landlock v{landlock_abi}")
-            }
+            SandboxStatus::Active {
+                landlock_abi,
+                isolation: Isolation::Namespaces,
+                ..
+            } => write!(f, "sandbox: namespaces + landlock v{landlock_abi}"),
+            SandboxStatus::Active {
+                landlock_abi,
+                isolation: Isolation::LandlockOnly(why),
+                ..
+            } => write!(f, "sandbox: landlock v{landlock_abi} only ({why})"),
             SandboxStatus::Unavailable { why, required } => {
                 write!(f, "sandbox unavailable: {why}")?;
                 if *required {
@@ -225,21 +260,44 @@ pub enum RunSandbox {
         level: Level,
         /// The kernel's Landlock ABI.
         landlock_abi: i32,
+        /// How secrets are hidden.
+        isolation: Isolation,
         /// Extra writable paths (workspace-write only).
         writable: Arc<Vec<PathBuf>>,
+        /// What the run cannot see.
+        hidden: Arc<HiddenPaths>,
     },
 }
 
 impl RunSandbox {
     /// The plan for a call at `level` where the sandbox is in `status`.
-    pub fn plan(status: SandboxStatus, writable: &Arc<Vec<PathBuf>>, level: Level) -> Self {
+    pub fn plan(
+        status: SandboxStatus,
+        writable: &Arc<Vec<PathBuf>>,
+        hidden: Arc<HiddenPaths>,
+        level: Level,
+    ) -> Self {
         match status {
-            SandboxStatus::Active { landlock_abi, .. } => RunSandbox::Confined {
+            SandboxStatus::Active {
+                landlock_abi,
+                isolation,
+                ..
+            } => RunSandbox::Confined {
                 level,
                 landlock_abi,
+                isolation,
                 writable: Arc::clone(writable),
+                hidden,
             },
             other => RunSandbox::Unconfined(other),
+        }
+    }
+
+    /// What the run cannot see (nothing where it is unconfined).
+    pub fn hidden(&self) -> Option<&HiddenPaths> {
+        match self {
+            RunSandbox::Confined { hidden, .. } => Some(hidden),
+            RunSandbox::Unconfined(_) => None,
         }
     }
 
@@ -247,15 +305,13 @@ impl RunSandbox {
     /// is read-only, such as `project_summary`'s `git status`).
     pub fn at(&self, level: Level) -> Self {
         match self {
-            RunSandbox::Confined {
-                landlock_abi,
-                writable,
-                ..
-            } => RunSandbox::Confined {
-                level,
-                landlock_abi: *landlock_abi,
-                writable: Arc::clone(writable),
-            },
+            RunSandbox::Confined { .. } => {
+                let mut plan = self.clone();
+                if let RunSandbox::Confined { level: l, .. } = &mut plan {
+                    *l = level;
+                }
+                plan
+            }
             other => other.clone(),
         }
     }
@@ -345,7 +401,9 @@ pub fn prepare(
     let RunSandbox::Confined {
         level,
         landlock_abi,
+        isolation,
         writable,
+        hidden,
     } = plan
     else {
         return Ok(Prepared {
@@ -356,12 +414,27 @@ pub fn prepare(
     };
     let run_dir = RunDir::create(tag).map_err(PrepareError::RunDir)?;
     let mut env = vec![("TMPDIR", run_dir.path().as_os_str().to_owned())];
+    // git never runs what a repository's own or the user's config names
+    // (diff drivers, textconv, pagers, fsmonitor) for a confined run: only
+    // the repository's config is read, and the policy refuses repositories
+    // that set such programs.
+    env.push(("GIT_CONFIG_NOSYSTEM", "1".into()));
+    env.push(("GIT_CONFIG_GLOBAL", "/dev/null".into()));
     if *level == Level::ReadOnly {
         // `git status` refreshes the index and takes index.lock unless told
         // its locks are optional; read-only, that write would fail.
         env.push(("GIT_OPTIONAL_LOCKS", "0".into()));
     }
-    let confinement = confine(*level, *landlock_abi, workspace, writable, run_dir.path())?;
+    let job = Confine {
+        level: *level,
+        landlock_abi: *landlock_abi,
+        isolation,
+        workspace,
+        extra: writable,
+        hidden,
+        run_dir: run_dir.path(),
+    };
+    let confinement = confine(&job)?;
     Ok(Prepared {
         confinement,
         run_dir: Some(run_dir),
@@ -369,43 +442,66 @@ pub fn prepare(
     })
 }
 
-#[cfg(target_os = "linux")]
-fn confine(
+/// What [`confine`] builds from.
+struct Confine<'a> {
     level: Level,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     landlock_abi: i32,
-    workspace: &Path,
-    extra: &[PathBuf],
-    run_dir: &Path,
-) -> Result<Confinement, PrepareError> {
-    let mut dirs = vec![run_dir.to_path_buf()];
-    if level == Level::WorkspaceWrite {
-        dirs.push(workspace.to_path_buf());
-        dirs.extend(extra.iter().filter(|p| p.is_dir()).cloned());
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    isolation: &'a Isolation,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    workspace: &'a Path,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    extra: &'a [PathBuf],
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    hidden: &'a HiddenPaths,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    run_dir: &'a Path,
+}
+
+#[cfg(target_os = "linux")]
+fn confine(job: &Confine<'_>) -> Result<Confinement, PrepareError> {
+    let mut dirs = vec![job.run_dir.to_path_buf()];
+    if job.level == Level::WorkspaceWrite {
+        dirs.push(job.workspace.to_path_buf());
+        dirs.extend(job.extra.iter().filter(|p| p.is_dir()).cloned());
     }
-    let ruleset = rules::ruleset(level, &dirs).map_err(|e| PrepareError::Rules(e.to_string()))?;
-    let profile = match level {
-        Level::ReadOnly => seccomp::Profile::ReadOnly { landlock_abi },
+    let (read, namespaces) = match job.isolation {
+        Isolation::Namespaces => {
+            let owner = namespace::Owner::current();
+            let ns = namespace::NsPlan::new(owner, job.run_dir, job.hidden)
+                .map_err(|e| PrepareError::Rules(e.to_string()))?;
+            (rules::ReadScope::All, Some(ns))
+        }
+        Isolation::LandlockOnly(_) => (rules::ReadScope::AllBut(job.hidden), None),
+    };
+    let ruleset =
+        rules::ruleset(job.level, read, &dirs).map_err(|e| PrepareError::Rules(e.to_string()))?;
+    let profile = match job.level {
+        Level::ReadOnly => seccomp::Profile::ReadOnly {
+            landlock_abi: job.landlock_abi,
+        },
         Level::WorkspaceWrite => seccomp::Profile::WorkspaceWrite,
     };
     let filter = seccomp::program(profile).ok_or(PrepareError::Filter)?;
-    Ok(Confinement::new(Some(ruleset), Some(filter)))
+    let limits = (job.level == Level::ReadOnly).then(crate::spawn::Limits::contained);
+    Ok(Confinement::new(
+        Some(ruleset),
+        Some(filter),
+        namespaces,
+        limits,
+    ))
 }
 
 #[cfg(not(target_os = "linux"))]
-fn confine(
-    _level: Level,
-    _landlock_abi: i32,
-    _workspace: &Path,
-    _extra: &[PathBuf],
-    _run_dir: &Path,
-) -> Result<Confinement, PrepareError> {
+fn confine(_job: &Confine<'_>) -> Result<Confinement, PrepareError> {
     Err(PrepareError::Filter)
 }
 
 /// What the model is told when a read-only run was refused something.
-pub const REFUSAL_NOTE: &str = "[sandbox] this command ran read-only because it was not proven safe to write; \
-a write or connection was refused. If the change is needed, ask for it plainly (the user can approve it) \
-instead of retrying the same command.";
+pub const REFUSAL_NOTE: &str = "[sandbox] this command ran in koi's read-only sandbox, which refused a write \
+or a connection. If the change is needed, run it again with \"escalate\": true and a \"reason\" (the user \
+sees the request and can approve it with write and network access) instead of retrying the same command.";
 
 /// Error texts a refused write, metadata change or socket produces:
 /// EACCES, EPERM, EROFS as programs print them, and what resolvers and
@@ -476,9 +572,19 @@ mod tests {
         assert_eq!(SandboxStatus::Off.to_string(), "sandbox: off");
         let a = SandboxStatus::Active {
             landlock_abi: 7,
+            isolation: Isolation::Namespaces,
             required: false,
         };
-        assert_eq!(a.to_string(), "sandbox: landlock v7");
+        assert_eq!(a.to_string(), "sandbox: namespaces + landlock v7");
+        let l = SandboxStatus::Active {
+            landlock_abi: 6,
+            isolation: Isolation::LandlockOnly("user namespaces are refused".into()),
+            required: false,
+        };
+        assert_eq!(
+            l.to_string(),
+            "sandbox: landlock v6 only (user namespaces are refused)"
+        );
         let u = SandboxStatus::Unavailable {
             why: "no Landlock".into(),
             required: true,

@@ -1,6 +1,10 @@
-//! What this kernel offers: the Landlock ABI and whether seccomp filters
-//! work. Asked once per process; the answer does not change while it runs.
+//! What this kernel offers: the Landlock ABI, whether seccomp filters
+//! work, and whether a run can have namespaces of its own (where it cannot:
+//! Ubuntu's AppArmor restriction on unprivileged user namespaces, a
+//! container's seccomp profile). Asked once per process; the answer does
+//! not change while it runs.
 
+use std::path::Path;
 use std::sync::OnceLock;
 
 /// What the kernel supports, or why the sandbox cannot be used.
@@ -10,16 +14,30 @@ pub enum Support {
     Available {
         /// The kernel's Landlock ABI (1 = Linux 5.13; 6 adds scopes).
         landlock_abi: i32,
+        /// How secrets are hidden: namespaces, or Landlock alone.
+        isolation: Isolation,
     },
     /// Something is missing; the text says what, for the user.
     Unavailable(String),
+}
+
+/// How a confined run hides secrets and keeps its processes together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Isolation {
+    /// A mount namespace of its own (hidden paths are empty mounts) and a
+    /// PID namespace (every process ends with the run); through a user
+    /// namespace unless koi runs as root.
+    Namespaces,
+    /// Namespaces were refused (the text says how): Landlock alone makes
+    /// the hidden paths unreadable.
+    LandlockOnly(String),
 }
 
 impl Support {
     /// The Landlock ABI, when the sandbox can be used.
     pub fn landlock_abi(&self) -> Option<i32> {
         match self {
-            Support::Available { landlock_abi } => Some(*landlock_abi),
+            Support::Available { landlock_abi, .. } => Some(*landlock_abi),
             Support::Unavailable(_) => None,
         }
     }
@@ -40,8 +58,50 @@ fn probe() -> Support {
     if let Err(why) = seccomp_filters() {
         return Support::Unavailable(why);
     }
-    Support::Available { landlock_abi: abi }
+    let isolation = match namespaces() {
+        Ok(()) => Isolation::Namespaces,
+        Err(why) => Isolation::LandlockOnly(why),
+    };
+    Support::Available {
+        landlock_abi: abi,
+        isolation,
+    }
 }
+
+/// Whether a run can enter namespaces of its own: a child does exactly
+/// what a run's child does (the namespaces, the maps, a private `/`, an
+/// empty tmpfs bound over a path) before it execs `true`.
+#[cfg(target_os = "linux")]
+pub fn namespaces() -> Result<(), String> {
+    use std::os::unix::process::CommandExt;
+    let dir = std::env::temp_dir().join(format!("koi-probe-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(dir.join("hidden"));
+    let hidden = super::hidden::HiddenPaths::new([dir.join("hidden")], Path::new("/nonexistent"));
+    let plan = super::namespace::NsPlan::new(super::namespace::Owner::current(), &dir, &hidden)
+        .map_err(|e| e.to_string());
+    let result = plan.and_then(|plan| {
+        let mut cmd = std::process::Command::new(TRUE_PROGRAM);
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // SAFETY: the closure runs in the child between fork and exec and
+        // makes only system calls on memory made before the fork.
+        unsafe {
+            cmd.pre_exec(move || plan.enter());
+        }
+        match cmd.status() {
+            Ok(s) if s.success() => Ok(()),
+            Ok(s) => Err(format!("a probe in new namespaces ended with {s}")),
+            Err(e) => Err(format!("namespaces are refused here ({e})")),
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// A program that exists on every Linux system and does nothing.
+#[cfg(target_os = "linux")]
+const TRUE_PROGRAM: &str = "/bin/true";
 
 #[cfg(not(target_os = "linux"))]
 fn probe() -> Support {
@@ -124,7 +184,10 @@ mod tests {
     fn the_answer_is_stable_and_consistent() {
         let a = support();
         assert_eq!(a, support());
-        if let Support::Available { landlock_abi: abi } = a {
+        if let Support::Available {
+            landlock_abi: abi, ..
+        } = a
+        {
             assert!(*abi >= 1);
             assert_eq!(landlock_abi().ok(), Some(*abi));
         }

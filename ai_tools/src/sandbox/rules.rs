@@ -1,6 +1,10 @@
 //! The Landlock ruleset of one run, built in the parent: which paths the
 //! child may write, and (read-only) no TCP, no abstract unix sockets and
 //! no signals to processes outside the run.
+//!
+//! Reading: the whole tree, or, where no mount namespace can hide the
+//! secrets ([`ReadScope::AllBut`]), every sibling along each hidden path
+//! instead of `/` as a whole, so the hidden paths alone stay unreadable.
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -10,6 +14,7 @@ use landlock::{
     RulesetCreatedAttr, Scope, ABI,
 };
 
+use super::hidden::HiddenPaths;
 use super::Level;
 
 /// The newest ABI this code was written and tested against. The crate
@@ -17,9 +22,10 @@ use super::Level;
 /// gets its file rules and a 6.12 one its scopes.
 const TARGET: ABI = ABI::V10;
 
-/// Device files every run may open for writing: the bit bucket and the
-/// user's terminal (a prompt a program writes there is not a change).
-const DEVICES: [&str; 2] = ["/dev/null", "/dev/tty"];
+/// Device files every run may open for writing: the bit bucket. Not the
+/// terminal: a run has none (it is a session of its own), and bytes
+/// written to the user's terminal could set the clipboard or fake a prompt.
+const DEVICES: [&str; 1] = ["/dev/null"];
 
 /// Extra devices an approved run may use: pseudo-terminals (a test suite
 /// that spawns a PTY), and the harmless sources and sinks.
@@ -56,9 +62,52 @@ fn file_write() -> BitFlags<AccessFs> {
     AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate
 }
 
-/// The ruleset for `level`: the whole tree readable, `writable` (each an
-/// existing directory) writable in full, the devices writable.
-pub fn ruleset(level: Level, writable: &[PathBuf]) -> Result<OwnedFd, RulesError> {
+/// What a run may read.
+#[derive(Debug, Clone, Copy)]
+pub enum ReadScope<'a> {
+    /// Everything (the mount namespace hides the secrets).
+    All,
+    /// Everything but these paths (Landlock alone hides them).
+    AllBut(&'a HiddenPaths),
+}
+
+/// Rules that grant reading everything but `hidden`: each directory on the
+/// way to a hidden path may be listed, and each of its other entries read
+/// in full. Entries made later in those directories are not readable: the
+/// price of hiding without a mount namespace.
+fn read_tree(hidden: &HiddenPaths) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
+    let targets: Vec<&Path> = hidden.entries().iter().map(|e| e.path.as_path()).collect();
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::from("/")];
+    while let Some(dir) = stack.pop() {
+        out.push((dir.clone(), AccessFs::ReadDir.into()));
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if targets.iter().any(|t| *t == path) {
+                continue;
+            }
+            let ancestor = targets.iter().any(|t| t.starts_with(&path));
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if ancestor && is_dir {
+                stack.push(path);
+            } else {
+                out.push((path, AccessFs::from_read(TARGET)));
+            }
+        }
+    }
+    out
+}
+
+/// The ruleset for `level`: `read` readable, `writable` (each an existing
+/// directory) writable, the devices writable.
+pub fn ruleset(
+    level: Level,
+    read: ReadScope<'_>,
+    writable: &[PathBuf],
+) -> Result<OwnedFd, RulesError> {
     let fs = handled_fs(level);
     let mut ruleset = Ruleset::default().handle_access(fs).map_err(err)?;
     if level == Level::ReadOnly {
@@ -69,15 +118,31 @@ pub fn ruleset(level: Level, writable: &[PathBuf]) -> Result<OwnedFd, RulesError
             .map_err(err)?;
     }
     let mut created = ruleset.create().map_err(err)?;
-    created = created
-        .add_rule(PathBeneath::new(
-            PathFd::new("/").map_err(err)?,
-            AccessFs::from_read(TARGET),
-        ))
-        .map_err(err)?;
+    let reads = match read {
+        ReadScope::All => vec![(PathBuf::from("/"), AccessFs::from_read(TARGET))],
+        ReadScope::AllBut(hidden) if hidden.is_empty() => {
+            vec![(PathBuf::from("/"), AccessFs::from_read(TARGET))]
+        }
+        ReadScope::AllBut(hidden) => read_tree(hidden),
+    };
+    for (path, rights) in reads {
+        // An entry that vanished since it was listed needs no rule.
+        let Ok(fd) = PathFd::new(&path) else {
+            continue;
+        };
+        created = created
+            .add_rule(PathBeneath::new(fd, rights))
+            .map_err(err)?;
+    }
+    // Writable places may be read through the read rules only, so a
+    // hidden file inside the workspace stays unreadable there too.
+    let write = match read {
+        ReadScope::All => fs,
+        ReadScope::AllBut(_) => fs & !AccessFs::from_read(TARGET),
+    };
     for dir in writable {
         created = created
-            .add_rule(PathBeneath::new(PathFd::new(dir).map_err(err)?, fs))
+            .add_rule(PathBeneath::new(PathFd::new(dir).map_err(err)?, write))
             .map_err(err)?;
     }
     let devices: Vec<&str> = match level {
@@ -85,8 +150,7 @@ pub fn ruleset(level: Level, writable: &[PathBuf]) -> Result<OwnedFd, RulesError
         Level::WorkspaceWrite => DEVICES.iter().chain(&APPROVED_DEVICES).copied().collect(),
     };
     for dev in devices {
-        // A machine without a terminal device (some containers) lacks
-        // /dev/tty: nothing to allow.
+        // A device this machine lacks (some containers) needs no rule.
         if !Path::new(dev).exists() {
             continue;
         }

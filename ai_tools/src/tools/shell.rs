@@ -45,6 +45,8 @@ struct ExecArgs {
     cwd: Option<String>,
     #[serde(default)]
     timeout_secs: Option<f64>,
+    #[serde(flatten)]
+    escalate: Escalate,
 }
 
 #[derive(Deserialize)]
@@ -52,6 +54,57 @@ struct BgArgs {
     command: String,
     #[serde(default)]
     cwd: Option<String>,
+    #[serde(flatten)]
+    escalate: Escalate,
+}
+
+/// The model's request for write and network access, with its reason.
+#[derive(Deserialize, Default)]
+struct Escalate {
+    #[serde(default)]
+    escalate: bool,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl Escalate {
+    /// The reason shown to the user, when access is asked for.
+    fn reason(&self) -> Option<String> {
+        self.escalate.then(|| {
+            let reason = self.reason.as_deref().map(str::trim).unwrap_or_default();
+            if reason.is_empty() {
+                "no reason given".to_string()
+            } else {
+                crate::policy::unicode::visible(reason)
+            }
+        })
+    }
+}
+
+/// The schema properties of [`Escalate`], shared by both shell tools.
+fn escalate_schema() -> [(&'static str, serde_json::Value); 2] {
+    [
+        (
+            "escalate",
+            json!({"type": "boolean", "description": "Ask the user to run this with write access to the workspace and the network (only after the read-only sandbox refused what the command needs)"}),
+        ),
+        (
+            "reason",
+            json!({"type": "string", "description": "With escalate: why the command needs write or network access, in one sentence for the user"}),
+        ),
+    ]
+}
+
+/// The schema of a shell tool: `properties` plus the escalation ones.
+fn shell_schema(mut properties: serde_json::Map<String, serde_json::Value>) -> serde_json::Value {
+    for (name, schema) in escalate_schema() {
+        properties.insert(name.to_string(), schema);
+    }
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["command"]
+    })
 }
 
 #[derive(Deserialize)]
@@ -83,6 +136,16 @@ fn run_dir(ws: &Workspace, cwd: &Option<String>) -> Result<std::path::PathBuf, T
         )));
     }
     Ok(dir)
+}
+
+/// The note for a run whose command or errors name a hidden path.
+fn hidden_note(ctx: &ToolContext, command: &str, stderr: &str) -> Option<String> {
+    let hidden = ctx.sandbox.hidden()?;
+    sandbox::hidden::hidden_note(
+        hidden,
+        &format!("{command}\n{stderr}"),
+        dirs::home_dir().as_deref(),
+    )
 }
 
 fn first_line(s: &str) -> String {
@@ -143,21 +206,31 @@ impl Tool for ShellExec {
         "Run a shell command (bash -c) in the workspace and wait for it. stdin is closed; secrets are \
          removed from the environment; default timeout 60 s (max 600), after which the whole process \
          group is killed. Output shows the exit code, stdout and stderr (long output keeps the head and \
-         tail). Read-only commands (ls, cat, grep, git status/log/diff, …) run without approval, where the OS \
-         allows inside a read-only sandbox (no writes outside $TMPDIR, no network); approved commands may \
-         write in the workspace."
+         tail). Commands run without approval inside a read-only sandbox: no writes outside $TMPDIR, no \
+         network, credentials read as empty. When a command must write files or use the network, set \
+         escalate: true with a reason; the user is asked, and an approved command may write in the \
+         workspace and connect."
     }
 
     fn input_schema(&self) -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {"type": "string"},
-                "cwd": {"type": "string", "description": "Directory to run in, relative to the workspace root"},
-                "timeout_secs": {"type": "number", "minimum": 1, "maximum": 600}
-            },
-            "required": ["command"]
-        })
+        let mut p = serde_json::Map::new();
+        p.insert("command".into(), json!({"type": "string"}));
+        p.insert(
+            "cwd".into(),
+            json!({"type": "string", "description": "Directory to run in, relative to the workspace root"}),
+        );
+        p.insert(
+            "timeout_secs".into(),
+            json!({"type": "number", "minimum": 1, "maximum": 600}),
+        );
+        shell_schema(p)
+    }
+
+    fn escalation(&self, args: &serde_json::Value) -> Option<String> {
+        parse_args::<ExecArgs>(self.name(), args)
+            .ok()?
+            .escalate
+            .reason()
     }
 
     fn offered_read_only(&self) -> bool {
@@ -206,6 +279,10 @@ impl Tool for ShellExec {
             sandbox::refusal_note(ctx.sandbox.level(), &r.stderr),
             [&mut for_model, &mut full],
         );
+        add_note(
+            hidden_note(ctx, &a.command, &r.stderr).as_deref(),
+            [&mut for_model, &mut full],
+        );
         let lines = r.stdout.lines().count() + r.stderr.lines().count();
         let short_status = match r.ended {
             Ended::Exited(c) => format!("exit {c}"),
@@ -236,11 +313,17 @@ impl Tool for ShellBg {
     }
 
     fn input_schema(&self) -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": {"command": {"type": "string"}, "cwd": {"type": "string"}},
-            "required": ["command"]
-        })
+        let mut p = serde_json::Map::new();
+        p.insert("command".into(), json!({"type": "string"}));
+        p.insert("cwd".into(), json!({"type": "string"}));
+        shell_schema(p)
+    }
+
+    fn escalation(&self, args: &serde_json::Value) -> Option<String> {
+        parse_args::<BgArgs>(self.name(), args)
+            .ok()?
+            .escalate
+            .reason()
     }
 
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {

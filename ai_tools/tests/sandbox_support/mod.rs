@@ -19,7 +19,7 @@ pub const REQUIRE_VAR: &str = "KOI_SANDBOX_TESTS";
 /// is skipped.
 pub fn landlock_abi(test: &str) -> Option<i32> {
     match support() {
-        Support::Available { landlock_abi } => Some(*landlock_abi),
+        Support::Available { landlock_abi, .. } => Some(*landlock_abi),
         Support::Unavailable(why) => {
             assert!(
                 std::env::var(REQUIRE_VAR).as_deref() != Ok("require"),
@@ -40,17 +40,36 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new(mode: SandboxMode, writable: Vec<PathBuf>) -> Fixture {
+        Self::with(mode, writable, Vec::new(), None)
+    }
+
+    /// A fixture whose registry hides `hidden` too, and (when given) takes
+    /// the kernel to offer `support`.
+    pub fn with(
+        mode: SandboxMode,
+        writable: Vec<PathBuf>,
+        hidden: Vec<PathBuf>,
+        support: Option<Support>,
+    ) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("ws");
         std::fs::create_dir_all(&root).unwrap();
         let root = root.canonicalize().unwrap();
         std::fs::write(root.join("keep.txt"), "original\n").unwrap();
         let mut cfg = RegistryConfig::new(Workspace::new(&root).unwrap());
-        cfg.sandbox = SandboxConfig { mode, writable };
+        cfg.sandbox = SandboxConfig {
+            mode,
+            writable,
+            hidden,
+        };
+        let mut registry = Registry::standard(cfg);
+        if let Some(support) = support {
+            registry = registry.with_sandbox_support(support);
+        }
         Fixture {
             dir,
             root,
-            registry: Registry::standard(cfg),
+            registry,
         }
     }
 
