@@ -4,8 +4,13 @@
 //! - `shell_exec` of `true` with the sandbox off (spawn bash from the
 //!   spawner thread, wait, group kill, stray scan);
 //! - the same at the read-only level (`true` is proven read-only): temp
-//!   dir, Landlock ruleset and seccomp program built, applied after fork;
+//!   dir, the run's namespaces with the hidden paths mounted empty (24
+//!   planted besides the machine's own credentials), Landlock ruleset and
+//!   seccomp program built, applied after fork, the PID namespace's keeper;
+//! - the same with Landlock alone hiding the paths (namespaces refused);
 //! - the same at the workspace-write level (an approved command);
+//! - the workspace secret scan, once, over this repository (what the
+//!   first confined run of a conversation pays);
 //! - the stray scan alone (`RunTag::kill` with nothing to find: one pass
 //!   over /proc reading each process's environment);
 //! - cancel: from `CancelToken::cancel` to `shell_exec` returning
@@ -17,7 +22,8 @@
 use std::time::{Duration, Instant};
 
 use ai_tools::run_tag::RunTag;
-use ai_tools::sandbox::support;
+use ai_tools::sandbox::secret_scan::SecretScan;
+use ai_tools::sandbox::{support, HiddenPaths, Isolation, Support};
 use ai_tools::{
     CancelToken, Level, Registry, RegistryConfig, SandboxConfig, SandboxMode, ToolContext,
     Workspace,
@@ -35,13 +41,33 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn registry(dir: &std::path::Path, mode: SandboxMode) -> Result<Registry, std::io::Error> {
+fn registry(
+    dir: &std::path::Path,
+    mode: SandboxMode,
+    hidden: &[std::path::PathBuf],
+) -> Result<Registry, std::io::Error> {
     let mut cfg = RegistryConfig::new(Workspace::new(dir)?);
     cfg.sandbox = SandboxConfig {
         mode,
+        hidden: hidden.to_vec(),
         ..SandboxConfig::default()
     };
     Ok(Registry::standard(cfg))
+}
+
+/// Planted secrets: 12 credential directories and 12 files, as a
+/// developer's home might hold.
+fn plant(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, std::io::Error> {
+    let mut out = Vec::new();
+    for i in 0..12 {
+        let d = dir.join(format!("cred-dir-{i}"));
+        std::fs::create_dir_all(&d)?;
+        std::fs::write(d.join("key"), "secret")?;
+        let f = dir.join(format!("cred-file-{i}"));
+        std::fs::write(&f, "secret")?;
+        out.extend([d, f]);
+    }
+    Ok(out)
 }
 
 fn timed(reg: &Registry, ctx: &ToolContext) -> Result<Duration, Box<dyn std::error::Error>> {
@@ -93,20 +119,39 @@ fn timed_cancel(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
-    let off = registry(dir.path(), SandboxMode::Off)?;
-    let on = registry(dir.path(), SandboxMode::Auto)?;
+    let secrets = tempfile::tempdir()?;
+    let hidden = plant(secrets.path())?;
+    std::fs::write(dir.path().join(".env"), "TOKEN=secret")?;
+    let off = registry(dir.path(), SandboxMode::Off, &hidden)?;
+    let on = registry(dir.path(), SandboxMode::Auto, &hidden)?;
+    let abi = support()
+        .landlock_abi()
+        .ok_or("no sandbox here to measure")?;
+    let landlock_only = registry(dir.path(), SandboxMode::Auto, &hidden)?.with_sandbox_support(
+        Support::Available {
+            landlock_abi: abi,
+            isolation: Isolation::LandlockOnly("measured".into()),
+        },
+    );
     let cancel = CancelToken::new();
     let off_ctx = off.context(cancel.clone());
     let read_only = on.context(cancel.clone());
+    let ll_ctx = landlock_only.context(cancel.clone());
     let mut write = on.context(cancel.clone());
     write.sandbox = write.sandbox.at(Level::WorkspaceWrite);
     println!("sandbox here: {:?}", support());
+    println!(
+        "paths hidden per run: {}",
+        read_only.sandbox.hidden().map_or(0, |h| h.entries().len())
+    );
     let (mut bare, mut ro, mut ww, mut scans) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut ll = Vec::new();
     // Through the registry once, so the level really comes from the proof.
     on.run("shell_exec", &json!({"command": "true"}), &cancel)?;
     for _ in 0..ROUNDS {
         bare.push(timed(&off, &off_ctx)?);
         ro.push(timed(&on, &read_only)?);
+        ll.push(timed(&landlock_only, &ll_ctx)?);
         ww.push(timed(&on, &write)?);
         let t = Instant::now();
         RunTag::new().kill(None);
@@ -124,6 +169,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .unwrap_or(0);
     let (bare, ro, ww, scan) = (median(bare), median(ro), median(ww), median(scans));
+    let ll = median(ll);
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("no repository")?;
+    let secret_scan = SecretScan::start(repo, &HiddenPaths::default());
     let added = |d: Duration| {
         let extra = d.as_secs_f64() - bare.as_secs_f64();
         format!(
@@ -136,14 +186,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("medians of {ROUNDS}, interleaved:");
     println!("shell_exec `true`, sandbox off:       {:.2} ms", ms(bare));
     println!(
-        "shell_exec `true`, read-only:         {:.2} ms ({})",
+        "shell_exec `true`, read-only (namespaces): {:.2} ms ({})",
         ms(ro),
         added(ro)
+    );
+    println!(
+        "shell_exec `true`, read-only, landlock only: {:.2} ms ({})",
+        ms(ll),
+        added(ll)
     );
     println!(
         "shell_exec `true`, workspace-write:   {:.2} ms ({})",
         ms(ww),
         added(ww)
+    );
+    let report = secret_scan.report();
+    println!(
+        "workspace secret scan of this repository: {:.1} ms for {} entries{} ({} secret files)",
+        ms(report.elapsed),
+        report.visited,
+        if report.truncated {
+            " (stopped at the bound)"
+        } else {
+            ""
+        },
+        secret_scan.files().len()
     );
     println!("stray scan alone:                    {:.2} ms", ms(scan));
     println!(

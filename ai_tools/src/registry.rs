@@ -313,10 +313,13 @@ impl Registry {
     /// a call that starts no process (or whose arguments are unusable).
     pub fn sandbox_for(&self, name: &str, args: &serde_json::Value) -> Option<RunSandbox> {
         let judged = self.judge(name, args, Mode::Bypass).ok()?;
-        match judged.effect {
-            Effect::Shell { .. } => Some(self.plan_at(judged.approve()?.level())),
-            _ => None,
-        }
+        self.sandbox_at(&judged, judged.approve()?.level())
+    }
+
+    /// How a judged call would be sandboxed at `level` if it ran now:
+    /// `None` for a call that starts no process.
+    pub fn sandbox_at(&self, judged: &Judged, level: Level) -> Option<RunSandbox> {
+        matches!(judged.effect, Effect::Shell { .. }).then(|| self.plan_at(level))
     }
 
     /// The plan for a run at `level`, hiding what must be hidden now.

@@ -598,3 +598,39 @@ fn unproven_commands_run_contained_without_asking() {
         .unwrap();
     assert!(!judged.decision.is_allow(), "{:?}", judged.decision);
 }
+
+#[test]
+fn netlink_reads_but_cannot_change_the_network() {
+    if landlock_abi("netlink_reads_but_cannot_change_the_network").is_none() {
+        return;
+    }
+    let planted = plant();
+    let fx = fixture(&planted, None);
+    // 192.0.2.0/24 is TEST-NET-1: never a real address on this machine.
+    let probe = "192.0.2.77";
+    let out = fx.read_only(&format!(
+        "ip -o addr show dev lo | grep -c 127.0.0.1; ip addr add {probe}/32 dev lo; echo add=$?; \
+         ip link set lo down; echo down=$?"
+    ));
+    let host = std::process::Command::new("ip")
+        .args(["-o", "addr", "show", "dev", "lo"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if host.contains(probe) {
+        let _ = std::process::Command::new("ip")
+            .args(["addr", "del", &format!("{probe}/32"), "dev", "lo"])
+            .status();
+    }
+    assert!(
+        out.for_model.contains("1\n"),
+        "netlink could not read: {}",
+        out.for_model
+    );
+    assert!(!out.for_model.contains("add=0"), "{}", out.for_model);
+    assert!(!out.for_model.contains("down=0"), "{}", out.for_model);
+    assert!(
+        !host.contains(probe),
+        "a contained run added an address to the host"
+    );
+}

@@ -1,6 +1,6 @@
 //! The seccomp filter: what Landlock cannot say. Landlock rules paths and
 //! TCP ports; it leaves socket creation (UDP, DNS, unix sockets such as
-//! `docker.sock`, netlink), the metadata calls (`chmod`, `chown`, `utime`,
+//! `docker.sock`; netlink stays open for reading), the metadata calls (`chmod`, `chown`, `utime`,
 //! extended attributes) and `ioctl`s on regular files open. A small
 //! classic-BPF program, built in the parent and installed after fork,
 //! refuses those with an errno, so the program sees a plain failure.
@@ -30,6 +30,7 @@ const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 /// (little-endian), which is where `ioctl` keeps its request number.
 const OFFSET_NR: u32 = 0;
 const OFFSET_ARCH: u32 = 4;
+const OFFSET_ARG0_LOW: u32 = 16;
 const OFFSET_ARG1_LOW: u32 = 24;
 
 /// `fchmodat2(2)` (Linux 6.6), `setxattrat(2)` and `removexattrat(2)`
@@ -186,9 +187,26 @@ fn build(profile: Profile) -> Option<Box<[sock_filter]>> {
     }
     let mut ioctls = vec![libc::TIOCSTI as u32];
     if let Profile::ReadOnly { landlock_abi } = profile {
-        // EACCES, as Landlock answers a refused TCP connect, so a program
-        // prints "Permission denied" whichever layer refused it.
-        refuse_if(&mut p, nr(libc::SYS_socket), errno(libc::EACCES));
+        // Sockets: netlink only, so `ip addr` and `ss` can ask the kernel;
+        // without CAP_NET_ADMIN (dropped) such a socket can only read.
+        // Anything else gets EACCES, as Landlock answers a refused TCP
+        // connect, so a program prints "Permission denied" whichever layer
+        // refused it.
+        p.push(jump(
+            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+            nr(libc::SYS_socket),
+            0,
+            4,
+        ));
+        p.push(load(OFFSET_ARG0_LOW));
+        p.push(jump(
+            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+            libc::AF_NETLINK as u32,
+            0,
+            1,
+        ));
+        p.push(ret(libc::SECCOMP_RET_ALLOW));
+        p.push(ret(errno(libc::EACCES)));
         for call in metadata_calls() {
             refuse_if(&mut p, call, eperm);
         }
