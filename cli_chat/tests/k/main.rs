@@ -18,6 +18,7 @@ mod memory;
 mod oneshot;
 mod policy;
 mod repl;
+mod secrets;
 mod sessions;
 mod suggest;
 mod writers;
