@@ -11,6 +11,7 @@ pub mod ansi_c;
 pub mod credentials;
 pub mod expand;
 pub mod floor;
+pub mod git_config;
 pub mod programs;
 pub mod protected;
 pub mod readonly;
