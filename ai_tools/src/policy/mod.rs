@@ -220,17 +220,30 @@ fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
 }
 
 fn paths_credential_floor(paths: &[PathBuf], ws: &Workspace) -> Floor {
+    let mut unknown = None;
     for p in paths {
         let canonical = canonicalize_lenient(p);
+        let linked = match credentials::hard_link(&canonical, ws.root()) {
+            Some(credentials::HardLink::Credential(why)) => Some(why),
+            Some(credentials::HardLink::Unknown(why)) => {
+                unknown.get_or_insert(why);
+                None
+            }
+            None => None,
+        };
         if let Some(why) = credentials::path_reason(p, &canonical)
             .or_else(|| protected::registered_reason(&canonical, ws))
+            .or(linked)
         {
             return Floor::Deny(format!(
                 "{why}; credentials are never read or written by tools"
             ));
         }
     }
-    Floor::Clear
+    match unknown {
+        Some(why) => Floor::Ask(why),
+        None => Floor::Clear,
+    }
 }
 
 fn shell_class(command: &str, cwd: &Path, ws: &Workspace) -> (Floor, Class) {
