@@ -365,6 +365,11 @@ fn follow_if_dereference(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String
 fn diff_follows_links(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
     if let Some(w) = &mut j.walk {
         w.follow = !p.has("no-dereference");
+        // `--from-file=DIR` and `--to-file=DIR` are compared with every
+        // operand: walked like one.
+        for dir in p.values("from-file").into_iter().chain(p.values("to-file")) {
+            w.roots.push(dir.to_string());
+        }
     }
     Ok(())
 }

@@ -306,6 +306,12 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
         j.walk = untracked_grep_walk(&parsed, &ops);
     }
     if let Some(walk) = no_index_walk(sub, &parsed, &ops, &rest) {
+        // Whole files are printed: the operands are read for content.
+        for (p, r) in j.paths.iter_mut() {
+            if walk.roots.contains(p) {
+                *r = PathRole::Content;
+            }
+        }
         j.walk = Some(walk);
     }
     subcommand_rules(sub, &parsed, &ops)?;
