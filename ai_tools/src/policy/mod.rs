@@ -166,7 +166,16 @@ fn summarize(effect: &Effect, ws: &Workspace) -> String {
 
 fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
     match effect {
-        Effect::Read(paths) => (paths_credential_floor(paths, ws), Class::ReadOnly),
+        Effect::Read(paths) => {
+            let floor = paths_credential_floor(paths, ws);
+            match unknown_hard_link(paths, ws) {
+                Some(why) => (
+                    floor,
+                    Class::SideEffect(format!("not proven read-only: {why}")),
+                ),
+                None => (floor, Class::ReadOnly),
+            }
+        }
         Effect::Write(paths) => {
             let floor = paths_credential_floor(paths, ws);
             if floor != Floor::Clear {
@@ -219,17 +228,23 @@ fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
     }
 }
 
+/// A file outside the workspace with several names may be a credential
+/// under another one the checker cannot see: reading it is not proven.
+fn unknown_hard_link(paths: &[PathBuf], ws: &Workspace) -> Option<String> {
+    paths.iter().find_map(
+        |p| match credentials::hard_link(&canonicalize_lenient(p), ws.root()) {
+            Some(credentials::HardLink::Unknown(why)) => Some(why),
+            _ => None,
+        },
+    )
+}
+
 fn paths_credential_floor(paths: &[PathBuf], ws: &Workspace) -> Floor {
-    let mut unknown = None;
     for p in paths {
         let canonical = canonicalize_lenient(p);
         let linked = match credentials::hard_link(&canonical, ws.root()) {
             Some(credentials::HardLink::Credential(why)) => Some(why),
-            Some(credentials::HardLink::Unknown(why)) => {
-                unknown.get_or_insert(why);
-                None
-            }
-            None => None,
+            _ => None,
         };
         if let Some(why) = credentials::path_reason(p, &canonical)
             .or_else(|| protected::registered_reason(&canonical, ws))
@@ -240,10 +255,7 @@ fn paths_credential_floor(paths: &[PathBuf], ws: &Workspace) -> Floor {
             ));
         }
     }
-    match unknown {
-        Some(why) => Floor::Ask(why),
-        None => Floor::Clear,
-    }
+    Floor::Clear
 }
 
 fn shell_class(command: &str, cwd: &Path, ws: &Workspace) -> (Floor, Class) {
