@@ -115,6 +115,9 @@ const NON_INTERACTIVE: &[(&str, &str)] = &[
     ("GIT_CONFIG_COUNT", "1"),
     ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
     ("GIT_CONFIG_VALUE_0", "false"),
+    // `git status` would otherwise write the refreshed index back, which
+    // runs a repository's post-index-change hook.
+    ("GIT_OPTIONAL_LOCKS", "0"),
 ];
 
 /// Values of secret variables in this process's environment (secret by

@@ -84,6 +84,15 @@ pub fn repository_reason(git_dir: &Path) -> Option<String> {
         Err(why) => return Some(why),
     };
     for dir in dirs {
+        // `git status` refreshes the index and writes it back, which runs
+        // this hook (a vendored or unpacked repository brings its own).
+        let hook = dir.join("hooks/post-index-change");
+        if hook.exists() {
+            return Some(format!(
+                "the repository has a {} hook, which read-only commands like git status run",
+                hook.display()
+            ));
+        }
         for name in ["config", "config.worktree"] {
             let file = dir.join(name);
             let text = match read_config(&file) {

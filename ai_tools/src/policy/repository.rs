@@ -112,6 +112,14 @@ mod tests {
         write(&root.join("sub/wt/.git"), "gitdir: ../../gd\n");
         write(&root.join("gd/config"), "[core]\nfsmonitor = payload\n");
         assert!(untrusted_reason(&root.join("sub/wt"), &ws).is_some());
+        write(&root.join("gd/config"), "[core]\nfsmonitor = false\n");
+        assert_eq!(untrusted_reason(&root.join("sub/wt"), &ws), None);
+        std::fs::create_dir_all(root.join("gd/hooks")).unwrap_or_else(|e| panic!("{e}"));
+        write(
+            &root.join("gd/hooks/post-index-change"),
+            "#!/bin/sh\npayload\n",
+        );
+        assert!(untrusted_reason(&root.join("sub/wt"), &ws).is_some());
         write(&root.join("sub/wt/.git"), "not a gitdir line\n");
         assert!(untrusted_reason(&root.join("sub/wt"), &ws).is_some());
         // The workspace's own repository too.
