@@ -190,9 +190,32 @@ pub fn hard_link_of(
     })
 }
 
+/// How long a scan of the credential places is reused: one judgement
+/// looks at the same files several times (floor, proof, each mode), and a
+/// credential made a moment ago is still found by name.
+const INODE_CACHE_FOR: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// (device, inode, path) of every credential file, scanned at most once
+/// per [`INODE_CACHE_FOR`] for the same home and workspace.
+fn credential_inodes(ws_root: &Path) -> Vec<(u64, u64, std::path::PathBuf)> {
+    type Key = (Option<std::path::PathBuf>, std::path::PathBuf);
+    type Entry = (std::time::Instant, Key, Vec<(u64, u64, std::path::PathBuf)>);
+    static CACHE: std::sync::Mutex<Option<Entry>> = std::sync::Mutex::new(None);
+    let key: Key = (dirs::home_dir(), ws_root.to_path_buf());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((when, k, inodes)) = cache.as_ref() {
+        if *k == key && when.elapsed() < INODE_CACHE_FOR {
+            return inodes.clone();
+        }
+    }
+    let inodes = scan_credential_inodes(ws_root);
+    *cache = Some((std::time::Instant::now(), key, inodes.clone()));
+    inodes
+}
+
 /// (device, inode, path) of every credential file that exists in the
 /// places credentials are kept.
-fn credential_inodes(ws_root: &Path) -> Vec<(u64, u64, std::path::PathBuf)> {
+fn scan_credential_inodes(ws_root: &Path) -> Vec<(u64, u64, std::path::PathBuf)> {
     use std::os::unix::fs::MetadataExt;
     let mut roots: Vec<std::path::PathBuf> = Vec::new();
     if let Some(home) = dirs::home_dir() {
