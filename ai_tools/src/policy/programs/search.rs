@@ -113,8 +113,10 @@ fn rg_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
     // is not relied on to switch it back: the walk is judged without
     // ignore files. `--no-require-git` only adds ignore rules.
     let no_ignore = p.opts().any(|(s, _)| {
-        s.long
-            .is_some_and(|l| l.starts_with("no-ignore") && l != "no-ignore-messages")
+        s.long.is_some_and(|l| {
+            l.starts_with("no-ignore")
+                && !matches!(l, "no-ignore-messages" | "no-ignore-file-case-insensitive")
+        })
     });
     if let Some(w) = &mut j.walk {
         w.hidden = p.has("hidden") || unrestricted >= 2;
