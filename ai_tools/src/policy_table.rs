@@ -107,6 +107,43 @@ pub fn write_fixture(root: &Path, outside: &Path) -> std::io::Result<String> {
          \tfsmonitor = \"touch planted-ran; false\"\n\
          [diff]\n\texternal = \"touch planted-ran; false\"\n",
     )?;
+    // Repositories vendored inside the workspace: one whose own config
+    // runs a textconv program on `git diff`/`git log -p`, one plain.
+    for (repo, config) in [
+        (
+            "vendor/lib",
+            "[core]\n\tbare = false\n[diff \"bin\"]\n\ttextconv = \"touch vendor-ran; cat\"\n",
+        ),
+        (
+            "vendor/clean",
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
+        ),
+    ] {
+        std::fs::create_dir_all(root.join(repo).join(".git/objects"))?;
+        std::fs::create_dir_all(root.join(repo).join(".git/refs"))?;
+        std::fs::write(root.join(repo).join(".git/HEAD"), "ref: refs/heads/main\n")?;
+        std::fs::write(root.join(repo).join(".git/config"), config)?;
+    }
+    // Trees for recursive diffs: `trees/a/key` is a symlink to a key
+    // outside (diff follows it), `trees/d/up` one to a directory outside.
+    for dir in ["trees/a", "trees/b", "trees/c", "trees/d"] {
+        std::fs::create_dir_all(root.join(dir))?;
+        std::fs::write(root.join(dir).join("plain.txt"), "plain\n")?;
+    }
+    std::os::unix::fs::symlink(outside.join("server.pem"), root.join("trees/a/key"))?;
+    std::os::unix::fs::symlink(outside, root.join("trees/d/up"))?;
+    // A second name for the workspace's `.env`, and a file outside with
+    // two names (neither a credential's).
+    std::fs::create_dir_all(root.join(".hl"))?;
+    std::fs::write(root.join(".hl/readme.txt"), "plain\n")?;
+    std::fs::hard_link(root.join(".env"), root.join(".hl/env_copy.txt"))?;
+    std::fs::write(outside.join("shared.txt"), "shared\n")?;
+    std::fs::hard_link(outside.join("shared.txt"), outside.join("shared2.txt"))?;
+    // A directory whose `.ignore` hides its `.env` from ripgrep.
+    std::fs::create_dir_all(root.join("ign"))?;
+    std::fs::write(root.join("ign/.ignore"), ".env\n")?;
+    std::fs::write(root.join("ign/.env"), "TOKEN=sk-test\n")?;
+    std::fs::write(root.join("ign/a.txt"), "a\n")?;
     // A NUL-separated list of file names, one of them a key outside.
     let mut names = outside
         .join("server.pem")

@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::workspace::canonicalize_lenient;
 
+mod redact;
+
+pub use redact::{Redactor, MIN_REDACT_LEN};
+
 /// Is this environment variable name a secret? Matches koi's own keys,
 /// common provider keys and anything that looks like a key, token,
 /// password or secret, plus the configured names in `extra`.
@@ -37,12 +41,10 @@ const SECRET_MARKERS: &[&str] = &[
     "GITHUB_PAT",
 ];
 
-/// Secret values shorter than this are not redacted from output: a value
-/// like `1` or `yes` would mangle everything.
-pub const MIN_REDACT_LEN: usize = 8;
-
 /// The environment a subprocess gets: this process's environment minus
-/// every secret variable and every variable that would change what a
+/// every secret variable (by name, or by a value that looks like a
+/// credential: `MYAPP_DB_URL=postgres://u:PW@host/db`) and every variable
+/// that would change what a
 /// command means (exported bash functions, startup files), with `PATH`
 /// cleaned of entries the assistant could plant programs in (relative ones
 /// and ones inside the workspace), plus settings that keep tools
@@ -50,6 +52,7 @@ pub const MIN_REDACT_LEN: usize = 8;
 pub fn scrubbed_env(extra: &[String], workspace: &Path) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
         .filter(|(k, _)| !is_secret_var(&k.to_string_lossy(), extra))
+        .filter(|(k, v)| !is_secret_value(k, v))
         .filter(|(k, _)| !changes_meaning(&k.to_string_lossy()))
         .filter(|(k, _)| !NON_INTERACTIVE.iter().any(|(n, _)| k == n))
         .map(|(k, v)| {
@@ -112,12 +115,16 @@ const NON_INTERACTIVE: &[(&str, &str)] = &[
     ("GIT_CONFIG_COUNT", "1"),
     ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
     ("GIT_CONFIG_VALUE_0", "false"),
+    // `git status` would otherwise write the refreshed index back, which
+    // runs a repository's post-index-change hook.
+    ("GIT_OPTIONAL_LOCKS", "0"),
 ];
 
-/// Values of secret variables in this process's environment, for redaction.
+/// Values of secret variables in this process's environment (secret by
+/// name or by value), for redaction.
 pub fn secret_values(extra: &[String]) -> Vec<String> {
     let mut values: Vec<String> = std::env::vars_os()
-        .filter(|(k, _)| is_secret_var(&k.to_string_lossy(), extra))
+        .filter(|(k, v)| is_secret_var(&k.to_string_lossy(), extra) || is_secret_value(k, v))
         .filter_map(|(_, v)| v.into_string().ok())
         .filter(|v| v.len() >= MIN_REDACT_LEN)
         .collect();
@@ -126,15 +133,11 @@ pub fn secret_values(extra: &[String]) -> Vec<String> {
     values
 }
 
-/// Replace every secret value in `text` with `[redacted]`.
+/// Replace every secret value in `text` with `[redacted]`, in any of the
+/// spellings [`Redactor`] knows (reversed, base64, hex, URL-encoded); the
+/// spellings of a set of values are built once and kept.
 pub fn redact(text: &str, values: &[String]) -> String {
-    let mut out = text.to_string();
-    for v in values {
-        if out.contains(v.as_str()) {
-            out = out.replace(v.as_str(), "[redacted]");
-        }
-    }
-    out
+    redact::redact_cached(text, values)
 }
 
 /// Prefixes that providers and services put on their keys and tokens.
@@ -153,6 +156,8 @@ const KEY_PREFIXES: &[&str] = &[
     "xoxb-",
     "xoxp-",
     "xoxa-",
+    "xoxr-",
+    "xoxs-",
     "xapp-",
     "AKIA",
     "ASIA",
@@ -194,6 +199,57 @@ fn is_key_shaped(word: &str) -> bool {
         && word.chars().any(|c| c.is_ascii_uppercase())
         && word.chars().any(|c| c.is_ascii_lowercase())
         && word.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Variables whose values are structure, never credentials, kept whatever
+/// they look like (a directory named like a key in `PATH` is still a
+/// directory).
+const STRUCTURAL_VARS: &[&str] = &[
+    "PATH", "HOME", "PWD", "OLDPWD", "SHELL", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM",
+    "TMPDIR", "MANPATH", "INFOPATH",
+];
+
+/// Whether an environment variable's value looks like a credential, whatever
+/// its name: a URL with a password in it (`postgres://u:PW@host/db`), a
+/// private key block, or a word shaped like a provider's key or token
+/// (`sk-…`, `ghp_…`, `xoxb-…`, `AKIA…`, `AIza…`, `glpat-…`, a JWT).
+pub fn is_secret_value(name: &OsStr, value: &OsStr) -> bool {
+    let name = name.to_string_lossy();
+    if STRUCTURAL_VARS.contains(&name.as_ref()) || name.starts_with("LC_") {
+        return false;
+    }
+    let value = value.to_string_lossy();
+    if value.len() < MIN_REDACT_LEN {
+        return false;
+    }
+    (value.contains("-----BEGIN") && value.contains("PRIVATE KEY"))
+        || has_url_password(&value)
+        || contains_key_like(&value)
+}
+
+/// A URL whose userinfo holds a password (`scheme://user:secret@host`) or a
+/// token as the user (`https://ghp_…@github.com`).
+fn has_url_password(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let scheme_ok = rest[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+        let after = &rest[at + 3..];
+        let authority = after
+            .split(|c: char| c == '/' || c == '?' || c == '#' || c.is_whitespace())
+            .next()
+            .unwrap_or("");
+        if let Some((userinfo, _)) = authority.rsplit_once('@') {
+            let password = userinfo.split_once(':').is_some_and(|(_, p)| !p.is_empty());
+            if scheme_ok && (password || is_key_shaped(userinfo)) {
+                return true;
+            }
+        }
+        rest = after;
+    }
+    false
 }
 
 /// Words of `text` split at whitespace, quotes and the separators keys are
@@ -308,6 +364,54 @@ mod tests {
             assert_eq!(redact_key_like(text), text);
         }
         assert_eq!(redact_key_like("a sk-abcdefghijklmnop b"), "a [redacted] b");
+    }
+
+    #[test]
+    fn secret_values_whatever_the_name() {
+        let secret = |name: &str, value: &str| is_secret_value(OsStr::new(name), OsStr::new(value));
+        for (name, value) in [
+            ("MYAPP_DB_URL", "postgres://u:PW@db.internal/app"),
+            ("DATABASE", "mysql://root:hunter22@127.0.0.1:3306/x"),
+            ("REDIS", "redis://:s3cretpass@cache:6379/0"),
+            (
+                "REPO",
+                "https://ghp_0123456789abcdefABCDEF0123@github.com/o/r.git",
+            ),
+            ("CFG", "see https://user:pa55word@host/path?x=1"),
+            ("A", "sk-ant-api03-AbCdEf0123456789xyz"),
+            ("B", "sk-proj-AbCdEf0123456789xyzAbC"),
+            ("C", "ghp_0123456789abcdefABCDEF0123"),
+            ("D", "gho_0123456789abcdefABCDEF0123"),
+            ("E", "github_pat_11ABCDEFG0123456789_abcdefghijkl"),
+            ("F", "xoxb-123456789012-abcdefghijkl"),
+            ("G", "xoxp-123456789012-abcdefghijkl"),
+            ("H", "AKIAIOSFODNN7EXAMPLE"),
+            ("I", "AIzaSyA-abcdefghijklmnop123"),
+            ("J", "glpat-abcdefghijklmnop1234"),
+            ("K", "npm_abcdefghijklmnopqrstuv0123"),
+            ("L", "hf_abcdefghijklmnopqrstuvwxyz"),
+            ("M", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA==\n"),
+            ("N", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"),
+            ("O", "--token=ghp_0123456789abcdefABCDEF0123 --verbose"),
+        ] {
+            assert!(secret(name, value), "{name}={value}");
+        }
+        for (name, value) in [
+            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            ("PATH", "/opt/sk-abcdefghijklmnopqrst/bin:/usr/bin"),
+            ("HOME", "/home/u"),
+            ("LANG", "en_US.UTF-8"),
+            ("LC_ALL", "C.UTF-8"),
+            ("DOCS_URL", "https://docs.example.com/a/b?c=d"),
+            ("GIT_REMOTE", "ssh://git@github.com/o/r.git"),
+            ("PROXY", "http://proxy.internal:3128"),
+            ("EDITOR", "vim"),
+            ("LS_COLORS", "rs=0:di=01;34:ln=01;36:mh=00:pi=40;33"),
+            ("RUST_LOG", "info,koi=debug"),
+            ("SHORT", "sk-1"),
+        ] {
+            assert!(!secret(name, value), "{name}={value}");
+        }
     }
 
     #[test]

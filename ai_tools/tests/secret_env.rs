@@ -14,6 +14,10 @@ fn env_does_not_show_secrets() {
     std::env::set_var("OPENAI_API_KEY", "sk-openai-secret-9999");
     std::env::set_var("KOI_TEST_HARMLESS_VISIBLE", "1");
     std::env::set_var("PLAIN_VALUE_FOR_TEST", "visible-value");
+    // Secret by value only: the name says nothing.
+    std::env::set_var("MYAPP_DB_URL", "postgres://u:dbpass-4242@db.internal/app");
+    std::env::set_var("MYAPP_UPLOAD", "ghp_0123456789abcdefABCDEF0123");
+    std::env::set_var("MYAPP_DOCS", "https://docs.example.com/a");
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = RegistryConfig::new(Workspace::new(dir.path()).unwrap());
     cfg.secret_env_vars = vec!["MY_LLM_CREDS".into()];
@@ -34,6 +38,10 @@ fn env_does_not_show_secrets() {
             "configured-secret-5678",
             "OPENAI_API_KEY",
             "sk-openai-secret-9999",
+            "MYAPP_DB_URL",
+            "dbpass-4242",
+            "MYAPP_UPLOAD",
+            "ghp_0123456789abcdefABCDEF0123",
         ] {
             assert!(!text.contains(secret), "{secret} leaked:\n{text}");
         }
@@ -44,6 +52,11 @@ fn env_does_not_show_secrets() {
         out.full
     );
     assert!(out.full.contains("[]"));
+    assert!(
+        out.full.contains("MYAPP_DOCS=https://docs.example.com/a"),
+        "{}",
+        out.full
+    );
     // Even a secret value reaching output another way is redacted.
     std::fs::write(
         dir.path().join("leak.txt"),
@@ -55,6 +68,32 @@ fn env_does_not_show_secrets() {
         .unwrap();
     assert!(!out.full.contains("sk-koi-very-secret-1234"));
     assert!(out.full.contains("[redacted]"));
+    // Reversed, base64 (wherever it starts), hex and URL-encoded too.
+    let spellings = [
+        "4321-terces-yrev-iok-ks",
+        "c2sta29pLXZlcnktc2VjcmV0LTEyMzQ=",
+        "eHNrLWtvaS12ZXJ5LXNlY3JldC0xMjM0",
+        "736b2d6b6f692d766572792d7365637265742d31323334",
+        "736B2D6B6F692D766572792D7365637265742D31323334",
+    ];
+    std::fs::write(dir.path().join("leak2.txt"), spellings.join("\n")).unwrap();
+    let out = reg
+        .run("shell_exec", &json!({"command": "cat leak2.txt"}), &c)
+        .unwrap();
+    for (i, s) in spellings.iter().enumerate() {
+        let kept = if i == 1 || i == 2 {
+            &s[..s.len() - 8]
+        } else {
+            s
+        };
+        assert!(!out.full.contains(kept), "{s} leaked:\n{}", out.full);
+    }
+    assert_eq!(
+        out.full.matches("[redacted]").count(),
+        spellings.len(),
+        "{}",
+        out.full
+    );
     // Background processes get the same environment.
     reg.run("shell_bg", &json!({"command": "env"}), &c).unwrap();
     let out = reg

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::credentials::credential_reason;
+use crate::policy::credentials::{credential_reason, hard_link, HardLink};
 use crate::policy::programs::{self, PathRole};
 use crate::policy::protected;
 use crate::policy::shell_parse::{RedirOp, MAX_DEPTH};
@@ -340,6 +340,9 @@ fn redirect_floor(r: &Redir, ws: &Workspace, cwd: &Path) -> Floor {
         if let Some(why) = credential_reason(&canonical.to_string_lossy()) {
             return Floor::Deny(format!("{text} resolves to a credential: {why}"));
         }
+        if let Some(HardLink::Credential(why)) = hard_link(&canonical, ws.root()) {
+            return Floor::Deny(why);
+        }
         if let Some(why) = protected::registered_reason(&canonical, ws) {
             return Floor::Deny(why);
         }
@@ -499,6 +502,9 @@ fn paths_floor(program: &str, args: &[String], ws: &Workspace, cwd: &Path) -> Fl
             let canonical = canonicalize_lenient(&resolve(piece, cwd));
             if let Some(why) = credential_reason(&canonical.to_string_lossy()) {
                 return Floor::Deny(format!("{piece} resolves to a credential: {why}"));
+            }
+            if let Some(HardLink::Credential(why)) = hard_link(&canonical, ws.root()) {
+                return Floor::Deny(why);
             }
             if let Some(why) = protected::registered_reason(&canonical, ws) {
                 return Floor::Deny(why);

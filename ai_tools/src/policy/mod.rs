@@ -11,6 +11,7 @@ pub mod ansi_c;
 pub mod credentials;
 pub mod expand;
 pub mod floor;
+pub mod git_config;
 pub mod programs;
 pub mod protected;
 pub mod readonly;
@@ -182,7 +183,16 @@ fn summarize(effect: &Effect, ws: &Workspace) -> String {
 
 fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
     match effect {
-        Effect::Read(paths) => (paths_credential_floor(paths, ws), Class::ReadOnly),
+        Effect::Read(paths) => {
+            let floor = paths_credential_floor(paths, ws);
+            match unknown_hard_link(paths, ws) {
+                Some(why) => (
+                    floor,
+                    Class::SideEffect(format!("not proven read-only: {why}")),
+                ),
+                None => (floor, Class::ReadOnly),
+            }
+        }
         Effect::Write(paths) => {
             let floor = paths_credential_floor(paths, ws);
             if floor != Floor::Clear {
@@ -235,11 +245,27 @@ fn classify(effect: &Effect, ws: &Workspace) -> (Floor, Class) {
     }
 }
 
+/// A file outside the workspace with several names may be a credential
+/// under another one the checker cannot see: reading it is not proven.
+fn unknown_hard_link(paths: &[PathBuf], ws: &Workspace) -> Option<String> {
+    paths.iter().find_map(
+        |p| match credentials::hard_link(&canonicalize_lenient(p), ws.root()) {
+            Some(credentials::HardLink::Unknown(why)) => Some(why),
+            _ => None,
+        },
+    )
+}
+
 fn paths_credential_floor(paths: &[PathBuf], ws: &Workspace) -> Floor {
     for p in paths {
         let canonical = canonicalize_lenient(p);
+        let linked = match credentials::hard_link(&canonical, ws.root()) {
+            Some(credentials::HardLink::Credential(why)) => Some(why),
+            _ => None,
+        };
         if let Some(why) = credentials::path_reason(p, &canonical)
             .or_else(|| protected::registered_reason(&canonical, ws))
+            .or(linked)
         {
             return Floor::Deny(format!(
                 "{why}; credentials are never read or written by tools"

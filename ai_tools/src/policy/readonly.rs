@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::credentials;
+use crate::policy::credentials::{self, HardLink};
 use crate::policy::programs::{self, PathRole, Walk as TreeWalk};
 use crate::policy::protected;
 use crate::policy::repository;
@@ -188,6 +188,10 @@ fn check_path(arg: &str, role: PathRole, cwd: &Path, ws: &Workspace) -> Result<(
     }
     if role == PathRole::Content {
         let resolved = resolve_arg(arg, cwd);
+        match credentials::hard_link(&canonicalize_lenient(&resolved), ws.root()) {
+            Some(HardLink::Credential(why) | HardLink::Unknown(why)) => return Err(why),
+            None => {}
+        }
         if let Some(dev) = resolved.to_str().filter(|p| p.starts_with("/dev/")) {
             if !matches!(
                 dev,
@@ -219,7 +223,7 @@ fn check_walk(
         if let Some(why) = protected::walk_reason(&canonical, protected) {
             return Err(format!("{program} would walk {root} recursively: {why}"));
         }
-        if walk.content && tree_has_credentials(&canonical, walk, protected)? {
+        if walk.content && tree_has_credentials(&canonical, walk, protected, ws.root())? {
             return Err(format!(
                 "{program} would search {} recursively, and it holds credential files",
                 ws.display(&canonical)
@@ -230,15 +234,21 @@ fn check_walk(
 }
 
 /// Walk `root` (bounded) looking for credential files a recursive search
-/// would read, and for symlinks into protected places it would follow.
-/// Too big a tree counts as "might".
+/// would read (by name, or by inode for a file with several names), and
+/// for symlinks it would follow out of the tree. Too big a tree counts as
+/// "might".
 pub fn tree_has_credentials(
     root: &Path,
     walk: &TreeWalk,
     protected: &[PathBuf],
+    ws_root: &Path,
 ) -> Result<bool, String> {
+    let mut inodes = None;
     if root.is_file() {
-        return Ok(credentials::credential_reason(&root.to_string_lossy()).is_some());
+        if credentials::credential_reason(&root.to_string_lossy()).is_some() {
+            return Ok(true);
+        }
+        return linked_file(root, ws_root, &mut inodes);
     }
     let walker = ignore::WalkBuilder::new(root)
         .hidden(!walk.hidden)
@@ -264,8 +274,13 @@ pub fn tree_has_credentials(
         if credentials::credential_reason(&rel.to_string_lossy()).is_some() {
             return Ok(true);
         }
+        if entry.file_type().is_some_and(|t| t.is_file())
+            && linked_file(path, ws_root, &mut inodes)?
+        {
+            return Ok(true);
+        }
         // A symlink inside the tree is read only by a walk that follows
-        // links (grep -R, rg -L).
+        // links (grep -R, rg -L, diff).
         if walk.follow && entry.path_is_symlink() {
             let target = canonicalize_lenient(path);
             if credentials::credential_reason(&target.to_string_lossy()).is_some() {
@@ -278,7 +293,41 @@ pub fn tree_has_credentials(
                     target.display()
                 ));
             }
+            // A linked directory is walked too, and this walk does not
+            // enter it: only one inside the tree already walked is known.
+            if target.is_dir() && !target.starts_with(root) {
+                return Err(format!(
+                    "{} links to the directory {}, which a walk following links would \
+                     read too",
+                    path.display(),
+                    target.display()
+                ));
+            }
+            if target.is_file() && linked_file(&target, ws_root, &mut inodes)? {
+                return Ok(true);
+            }
         }
     }
     Ok(false)
+}
+
+/// A file with several names: `Ok(true)` when one is a credential's,
+/// `Err` when the checker cannot tell (outside the workspace).
+fn linked_file(
+    path: &Path,
+    ws_root: &Path,
+    inodes: &mut Option<Vec<(u64, u64, PathBuf)>>,
+) -> Result<bool, String> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(false);
+    };
+    if meta.nlink() <= 1 {
+        return Ok(false);
+    }
+    match credentials::hard_link_of(&canonicalize_lenient(path), &meta, ws_root, inodes) {
+        None => Ok(false),
+        Some(HardLink::Credential(_)) => Ok(true),
+        Some(HardLink::Unknown(why)) => Err(why),
+    }
 }

@@ -414,13 +414,15 @@ pub fn prepare(
     };
     let run_dir = RunDir::create(tag).map_err(PrepareError::RunDir)?;
     let mut env = vec![("TMPDIR", run_dir.path().as_os_str().to_owned())];
-    // git never runs what a repository's own or the user's config names
-    // (diff drivers, textconv, pagers, fsmonitor) for a confined run: only
-    // the repository's config is read, and the policy refuses repositories
-    // that set such programs.
-    env.push(("GIT_CONFIG_NOSYSTEM", "1".into()));
-    env.push(("GIT_CONFIG_GLOBAL", "/dev/null".into()));
     if *level == Level::ReadOnly {
+        // An unasked git runs no program the system's or the user's git
+        // config names (pagers, diff drivers, credential helpers): only the
+        // repository's config is read, and the policy proves nothing in a
+        // repository that sets such programs (what runs anyway runs here,
+        // contained). An approved command keeps the user's config (their
+        // name for a commit, their aliases).
+        env.push(("GIT_CONFIG_NOSYSTEM", "1".into()));
+        env.push(("GIT_CONFIG_GLOBAL", "/dev/null".into()));
         // `git status` refreshes the index and takes index.lock unless told
         // its locks are optional; read-only, that write would fail.
         env.push(("GIT_OPTIONAL_LOCKS", "0".into()));

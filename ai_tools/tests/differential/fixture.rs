@@ -130,7 +130,8 @@ pub fn on_path(program: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Two commits, so `HEAD~1` exists: the `clean/` directory, then the rest.
+/// Two commits, so `HEAD~1` exists: the `clean/` directory, then the rest
+/// (the vendored repositories aside).
 fn init_repo(ws: &Path, home: &Path) -> Result<bool, String> {
     let Some(git) = on_path("git") else {
         return Ok(false);
@@ -142,7 +143,13 @@ fn init_repo(ws: &Path, home: &Path) -> Result<bool, String> {
         &["add", "-A"],
         &["commit", "-q", "-m", "fixture"],
     ];
-    for args in steps {
+    for (i, args) in steps.into_iter().enumerate() {
+        if i == 1 {
+            // The repositories vendored inside the fixture have no commit
+            // for the outer one to record: leave them out of it.
+            std::fs::write(ws.join(".git/info/exclude"), "/vendor/\n")
+                .map_err(|e| format!("git exclude: {e}"))?;
+        }
         let out = Command::new(&git)
             .args(["-c", "safe.directory=*"])
             .args(args)

@@ -359,11 +359,6 @@ fn jail_env(fx: &Fixture) -> Vec<String> {
             "GIT_CONFIG_GLOBAL".into(),
             fx.gitconfig().to_string_lossy().into_owned(),
         ),
-        // `git status` rewrites .git/index (a write) unless told not to.
-        // koi's environment does not say so today; without this line six
-        // `git status` rows of the policy table fail here. koi should set
-        // it too (secrets::NON_INTERACTIVE), then this line can go.
-        ("GIT_OPTIONAL_LOCKS".into(), "0".into()),
     ];
     let mut env: Vec<String> = ai_tools::secrets::scrubbed_env(&[], &fx.ws)
         .into_iter()

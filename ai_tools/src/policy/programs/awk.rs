@@ -79,11 +79,16 @@ enum Tok {
     Newline,
 }
 
-/// Check one awk program text.
+/// Check one awk program text. A `>` or `>>` inside an action (`{ … }`)
+/// outside parentheses may be output redirection: awk continues a
+/// statement after a comma, `&&`, `||` or a backslash at the end of a
+/// line, so which `print` a `>` belongs to is not followed; any such `>`
+/// is taken as a redirect (`{ x = ($1 > 5) }` with the parentheses, or a
+/// pattern `$1 > 5 { … }`, stays a comparison).
 pub fn check_program(program: &str) -> Result<(), String> {
     let toks = tokenize(program)?;
-    let mut print_depth: Option<i32> = None;
-    let mut depth = 0i32;
+    let mut parens = 0i32;
+    let mut braces = 0i32;
     for t in &toks {
         match t {
             Tok::Word(w) if FORBIDDEN_WORDS.contains(&w.as_str()) => {
@@ -91,21 +96,27 @@ pub fn check_program(program: &str) -> Result<(), String> {
                     "the program uses {w}, which can run commands or read other files"
                 ));
             }
-            Tok::Word(w) if w == "print" || w == "printf" => print_depth = Some(depth),
             Tok::Op(o) if o == "|" || o == "|&" => {
                 return Err("the program pipes to or from a command".into());
             }
             Tok::Op(o) if o == "@" => {
                 return Err("the program uses a gawk @ directive or indirect call".into());
             }
-            Tok::Op(o) if o == "(" || o == "[" => depth += 1,
-            Tok::Op(o) if o == ")" || o == "]" => depth -= 1,
-            Tok::Op(o) if (o == ">" || o == ">>") && print_depth == Some(depth) => {
-                return Err("the program writes to a file (print > file)".into());
+            Tok::Op(o) if o == "(" || o == "[" => parens += 1,
+            Tok::Op(o) if o == ")" || o == "]" => parens -= 1,
+            Tok::Op(o) if o == "{" => braces += 1,
+            Tok::Op(o) if o == "}" => braces -= 1,
+            Tok::Op(o) if (o == ">" || o == ">>") && braces > 0 && parens <= 0 => {
+                return Err(
+                    "the program may write to a file (> or >> inside an action, outside \
+                     parentheses)"
+                        .into(),
+                );
             }
-            Tok::Op(o) if o == ";" || o == "{" || o == "}" => print_depth = None,
-            Tok::Newline => print_depth = None,
             _ => {}
+        }
+        if parens < 0 || braces < 0 {
+            return Err("the awk program's brackets do not balance".into());
         }
     }
     Ok(())
@@ -123,6 +134,8 @@ fn tokenize(program: &str) -> Result<Vec<Tok>, String> {
         match c {
             ' ' | '\t' | '\r' => i += 1,
             '\\' if chars.get(i + 1) == Some(&'\n') => i += 2,
+            '\\' if chars.get(i + 1) == Some(&'\r') && chars.get(i + 2) == Some(&'\n') => i += 3,
+            '\\' => return Err("a backslash outside a string in the awk program".into()),
             '\n' => {
                 toks.push(Tok::Newline);
                 i += 1;
@@ -269,6 +282,10 @@ mod tests {
             "{ print a[1] / 3 }",
             "$0 ~ /[/]x/ { n++ } END { print n }",
             "{ print \"a\" } # system(\"id\")",
+            "{ if ($1 > 5) print $2 }",
+            "$1 > 5 { print }\nNR > 1 { n++ }",
+            "{ print ($1 > 5) ? \"big\" : \"small\" }",
+            "{ n += ($2 >= 10) }",
         ] {
             assert!(check_program(ok).is_ok(), "{ok}: {:?}", check_program(ok));
         }
@@ -286,6 +303,18 @@ mod tests {
             "{y=x-- / 2; z=1 / 3}",
             "{ print $1 |& \"cat\" }",
             "{ f = \"system\"; @f(\"id\") }",
+            "BEGIN { printf \"%s\",\n\"\\033]52;c;x\\007\" > \"/dev/tty\" }",
+            "BEGIN { print \"a\",\n \"b\" >> \"/dev/tty\" }",
+            "BEGIN { print \"a\" \\\n > \"/dev/tty\" }",
+            "BEGIN { print \"a\" \\\r\n > \"out\" }",
+            "{ print $1 &&\n $2 > \"out\" }",
+            "BEGIN { x = 1; print x > \"/dev/stderr\" }",
+            "BEGIN { printf(\"%s\", \"x\") > \"f\" }",
+            "{ print $1 > 5 }",
+            "BEGIN { if (1) print \"x\" > \"f\" }",
+            "function f() { print \"x\" > \"out\" } BEGIN { f() }",
+            "BEGIN { print \"x\" }} { print > \"f\" }",
+            "BEGIN { a = \"x\" } \\ { print }",
             "BEGIN { ARGV[1] = \".env\"; ARGC = 2 } { print }",
             "BEGIN { print ENVIRON[\"HOME\"] }",
         ] {

@@ -211,7 +211,7 @@ pub const DECLS: &[Decl] = &[
         // (`diff escape keys` prints every file both hold): any directory
         // operand is walked.
         recursion: Recursion::Always,
-        check: None,
+        check: Some(diff_follows_links),
     },
     decl(
         &["cmp"],
@@ -359,6 +359,21 @@ fn follow_if_dereference(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String
     Ok(())
 }
 
+/// GNU diff follows every symlink inside the trees it compares (a link to
+/// `../../.ssh/id_rsa` in a cloned repository is printed whole) unless
+/// told `--no-dereference`.
+fn diff_follows_links(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
+    if let Some(w) = &mut j.walk {
+        w.follow = !p.has("no-dereference");
+        // `--from-file=DIR` and `--to-file=DIR` are compared with every
+        // operand: walked like one.
+        for dir in p.values("from-file").into_iter().chain(p.values("to-file")) {
+            w.roots.push(dir.to_string());
+        }
+    }
+    Ok(())
+}
+
 /// `uniq IN OUT` writes OUT.
 fn one_input_no_output(p: &Parsed<'_>, _: &mut Judgement) -> Result<(), String> {
     if p.operands().count() > 1 {
@@ -384,3 +399,38 @@ pub const FREE_ARGS: &[&str] = &["echo", "printf", "true", "false", ":", "expr"]
 
 /// Builtins whose arguments are an expression over files (metadata only).
 pub const TEST: &[&str] = &["test", "["];
+
+/// `test -v NAME` and `test -R NAME` look a variable up, and bash
+/// evaluates an array subscript in NAME as arithmetic, which runs command
+/// substitutions: `test -v 'a[$(cat ~/.ssh/id_rsa >&2)]'`. Only a plain
+/// variable name (or none at all: `test -v` alone tests a string) is
+/// proven.
+pub fn test_names_plain(args: &[String]) -> Result<(), String> {
+    for (i, a) in args.iter().enumerate() {
+        if a != "-v" && a != "-R" {
+            continue;
+        }
+        let Some(name) = args.get(i + 1) else {
+            continue;
+        };
+        if name == "]" && i + 2 == args.len() {
+            continue;
+        }
+        if !is_plain_name(name) {
+            return Err(format!(
+                "test {a} {name:?}: bash evaluates what is not a plain variable name \
+                 (an array subscript is arithmetic, which can run commands)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A shell variable name: a letter or `_`, then letters, digits and `_`.
+pub fn is_plain_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}

@@ -302,33 +302,76 @@ fn git_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
     }
     let ops: Vec<&str> = parsed.operands().collect();
     j.paths.extend(ops.iter().map(|o| (o.to_string(), role)));
-    // `git grep --no-index/--untracked` searches files git does not track
-    // (a .env among them): a recursive content read of the directory.
-    if sub == "grep" && (parsed.has("no-index") || parsed.has("untracked")) {
-        j.walk = Some(super::Walk {
-            roots: vec![".".into()],
-            content: true,
-            hidden: true,
-            ignore_files: !parsed.has("no-exclude-standard"),
-            follow: false,
-        });
+    if sub == "grep" {
+        j.walk = untracked_grep_walk(&parsed, &ops);
     }
     if let Some(walk) = no_index_walk(sub, &parsed, &ops, &rest) {
+        // Whole files are printed: the operands are read for content.
+        for (p, r) in j.paths.iter_mut() {
+            if walk.roots.contains(p) {
+                *r = PathRole::Content;
+            }
+        }
         j.walk = Some(walk);
     }
     subcommand_rules(sub, &parsed, &ops)?;
-    first_word_rules(sub, &rest)
+    first_word_rules(sub, &rest)?;
+    // Everything after the global options is relative to where `-C` led:
+    // `git -C ~ grep --no-index KEY` walks the home directory.
+    if at != std::path::Path::new(".") {
+        let from_c = |p: &str| at.join(p).to_string_lossy().into_owned();
+        for (p, _) in j.paths.iter_mut().skip(dirs.len()) {
+            *p = from_c(p);
+        }
+        if let Some(w) = &mut j.walk {
+            for r in &mut w.roots {
+                *r = from_c(r);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `git grep --no-index` and `--untracked` search files git does not
+/// track, and neither honours `.gitignore` unless told to
+/// (`--exclude-standard`; `--no-exclude-standard` searches ignored files
+/// too): a recursive content read of the directory and of every path
+/// given, where a gitignored `.env` is in reach.
+fn untracked_grep_walk(p: &Parsed<'_>, ops: &[&str]) -> Option<super::Walk> {
+    if !(p.has("no-index") || p.has("untracked") || p.has("no-exclude-standard")) {
+        return None;
+    }
+    // Without -e/-f the first operand is the pattern.
+    let skip = usize::from(!(p.has("e") || p.has("f")));
+    let mut roots: Vec<String> = ops.iter().skip(skip).map(|o| o.to_string()).collect();
+    // Pathspec magic (`:(exclude)x`, `:!x`) and globs are not followed:
+    // the whole directory counts.
+    if roots.is_empty()
+        || roots
+            .iter()
+            .any(|r| r.starts_with(':') || r.contains(['*', '?', '[']))
+    {
+        roots.push(".".into());
+    }
+    Some(super::Walk {
+        roots,
+        content: true,
+        hidden: true,
+        ignore_files: false,
+        follow: false,
+    })
 }
 
 /// `git diff --no-index A B` prints every file under A and B, whole: a
 /// recursive content read of both (`git diff --no-index ~ /tmp/empty`
 /// prints `~/.ssh`). git implies `--no-index` when two paths lie outside
-/// the repository, so any `git diff X Y` without `--` counts (for
-/// revisions the roots name nothing on disk, and the walk finds nothing).
+/// the repository or when there is no repository at all, `--` or not
+/// (`git diff -- ~ /media`), so every form with two operands or a `--`
+/// counts: each operand is a root (a revision names nothing on disk, and
+/// the walk finds nothing there).
 fn no_index_walk(sub: &str, p: &Parsed<'_>, ops: &[&str], rest: &[String]) -> Option<super::Walk> {
-    let implied =
-        ops.len() == 2 && !rest.iter().any(|a| a == "--") && !p.has("cached") && !p.has("staged");
-    if sub != "diff" || !(p.has("no-index") || implied) {
+    let implied = ops.len() >= 2 || rest.iter().any(|a| a == "--");
+    if sub != "diff" || !(p.has("no-index") || implied) || ops.is_empty() {
         return None;
     }
     Some(super::Walk {

@@ -187,6 +187,7 @@ pub fn judge(name: &str, args: &[String]) -> Result<Judgement, String> {
         if name == "[" && args.last().map(String::as_str) != Some("]") {
             return Err("[ without its closing ]".into());
         }
+        coreutils::test_names_plain(args)?;
         return Ok(Judgement {
             paths: args.iter().map(|a| (a.clone(), PathRole::Meta)).collect(),
             ..Judgement::default()

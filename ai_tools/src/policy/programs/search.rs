@@ -108,9 +108,19 @@ fn rg_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
         j.walk = Some(walk_over(j, false));
     }
     let unrestricted = p.opts().filter(|(s, _)| s.is("unrestricted")).count();
+    // Any `--no-ignore*` switches some ignore files off (`--no-ignore-vcs`
+    // alone puts a gitignored `.env` in reach), and a later `--ignore-vcs`
+    // is not relied on to switch it back: the walk is judged without
+    // ignore files. `--no-require-git` only adds ignore rules.
+    let no_ignore = p.opts().any(|(s, _)| {
+        s.long.is_some_and(|l| {
+            l.starts_with("no-ignore")
+                && !matches!(l, "no-ignore-messages" | "no-ignore-file-case-insensitive")
+        })
+    });
     if let Some(w) = &mut j.walk {
         w.hidden = p.has("hidden") || unrestricted >= 2;
-        w.ignore_files = !(p.has("no-ignore") || unrestricted >= 1);
+        w.ignore_files = !(no_ignore || unrestricted >= 1);
         w.follow = p.has("follow");
     }
     Ok(())
@@ -127,7 +137,11 @@ fn fd_check(p: &Parsed<'_>, j: &mut Judgement) -> Result<(), String> {
     j.operands = roots;
     let mut w = walk_over(j, false);
     w.hidden = p.has("hidden") || p.has("unrestricted");
-    w.ignore_files = !(p.has("no-ignore") || p.has("unrestricted"));
+    let no_ignore = p.opts().any(|(s, _)| {
+        s.long
+            .is_some_and(|l| l.starts_with("no-ignore") || l == "no-global-ignore-file")
+    });
+    w.ignore_files = !(no_ignore || p.has("unrestricted"));
     w.follow = p.has("follow");
     j.walk = Some(w);
     Ok(())
