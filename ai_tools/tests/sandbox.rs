@@ -101,7 +101,7 @@ fn everyday_read_only_commands_still_work() {
         "git status",
         "git status --short --branch",
         "git log --oneline -1 || true",
-        "cargo --version",
+        "git --version",
         "cat keep.txt > /dev/null && echo quiet 2>/dev/null",
         "echo to-stdout > /dev/stdout",
         "grep -r original . | sort | head -1",
