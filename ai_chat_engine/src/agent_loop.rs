@@ -399,12 +399,15 @@ impl Agent {
             (st.messages.is_empty(), note)
         };
         if is_new {
+            // The instructions first: the same in every conversation of
+            // this repository, so they extend the cached prefix; the
+            // environment (date, size) differs and comes after.
+            crate::project_instructions::start(conv, &cwd, config_dir);
             let text = now.message();
             conv.push(
                 Message::Environment(text.clone()),
                 Entry::Environment { text },
             );
-            crate::project_instructions::start(conv, &cwd, config_dir);
         } else if let Some(note) = note {
             push_notice(conv, &note);
         }
