@@ -402,7 +402,9 @@ impl Agent {
             // The instructions first: the same in every conversation of
             // this repository, so they extend the cached prefix; the
             // environment (date, size) differs and comes after.
-            crate::project_instructions::start(conv, &cwd, config_dir);
+            if let Some((text, _)) = crate::project_instructions::block(&cwd, config_dir) {
+                conv.push(Message::Notice(text.clone()), Entry::Notice { text });
+            }
             let text = now.message();
             conv.push(
                 Message::Environment(text.clone()),

@@ -172,22 +172,6 @@ pub fn block(workspace: &Path, config_dir: Option<&Path>) -> Option<(String, Vec
     (!sources.is_empty()).then_some((text, sources))
 }
 
-/// Adds the block to a conversation that is just starting (its first
-/// message, before the environment message), as a message its log
-/// records.
-pub(crate) fn start(
-    conv: &crate::conversation::Conversation,
-    workspace: &Path,
-    config_dir: Option<&Path>,
-) {
-    if let Some((text, _)) = block(workspace, config_dir) {
-        conv.push(
-            Message::Notice(text.clone()),
-            crate::session_log::Entry::Notice { text },
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
