@@ -399,12 +399,17 @@ impl Agent {
             (st.messages.is_empty(), note)
         };
         if is_new {
+            // The instructions first: the same in every conversation of
+            // this repository, so they extend the cached prefix; the
+            // environment (date, size) differs and comes after.
+            if let Some((text, _)) = crate::project_instructions::block(&cwd, config_dir) {
+                conv.push(Message::Notice(text.clone()), Entry::Notice { text });
+            }
             let text = now.message();
             conv.push(
                 Message::Environment(text.clone()),
                 Entry::Environment { text },
             );
-            crate::project_instructions::start(conv, &cwd, config_dir);
         } else if let Some(note) = note {
             push_notice(conv, &note);
         }

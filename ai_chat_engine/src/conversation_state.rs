@@ -37,12 +37,8 @@ impl ConvState {
             Some(Entry::Meta { cwd, .. }) => PathBuf::from(cwd),
             _ => default_cwd.to_path_buf(),
         };
-        let env_facts = match replayed.messages.first() {
-            Some(Message::Environment(text)) => {
-                Some(EnvironmentFacts::parse_changeable(text, &cwd))
-            }
-            _ => None,
-        };
+        let env_facts = crate::project_instructions::environment(&replayed.messages)
+            .map(|text| EnvironmentFacts::parse_changeable(text, &cwd));
         ConvState {
             id,
             title: replayed.title,

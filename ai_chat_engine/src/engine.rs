@@ -161,10 +161,12 @@ impl Engine {
         registry: Arc<Registry>,
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
-        let system_prompt = system_prompt(options.config_dir.as_deref());
+        // Servers start first: the prompt and the rest are built while
+        // they spawn.
         if let Some(hub) = &options.mcp {
             hub.start_all();
         }
+        let system_prompt = system_prompt(options.config_dir.as_deref());
         let mode = options.mode.unwrap_or(cfg.approval_mode);
         let approval_timeout = options.approval_timeout.unwrap_or(cfg.approval_timeout);
         let sessions_dir = if !options.persist {
@@ -447,6 +449,7 @@ fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel
             // A continuation of a conversation never written has nothing
             // to continue and no file to create.
             if input.is_some() {
+                wait_if_new(agent, conv, &em, cancel);
                 conv.ensure_log(origin(agent));
             }
             agent.run_turn(conv, input, &em, cancel)
@@ -457,6 +460,7 @@ fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel
         }
         Job::Goal(start) => {
             if matches!(start, GoalStart::New(_)) {
+                wait_if_new(agent, conv, &em, cancel);
                 conv.ensure_log(origin(agent));
             }
             let result = run_goal(agent, conv, start, &em, cancel);
@@ -483,6 +487,18 @@ fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel
     if want_title {
         let _ = catch_unwind(AssertUnwindSafe(|| agent.make_title(conv)));
         conv.end();
+    }
+}
+
+/// Before a new conversation's tool list is fixed: a bounded wait for MCP
+/// servers still starting.
+fn wait_if_new(agent: &Agent, conv: &Conversation, em: &Emitter, cancel: &CancelToken) {
+    let fresh = {
+        let st = conv.lock();
+        st.messages.is_empty() && st.context.tools.is_empty()
+    };
+    if fresh {
+        crate::mcp_tools::wait_for_servers(agent.mcp.as_ref(), em, cancel);
     }
 }
 

@@ -1,19 +1,23 @@
 //! MCP tools in a conversation, cache-stable: the tool list is fixed at
 //! the conversation's first request (built-in tools, the fixed `mcp_call`
 //! whenever a server is configured, then the tools of servers ready by
-//! then, sorted). A server that becomes ready later, or changes its tools,
+//! then, sorted). That request waits a bounded time for servers still
+//! starting ([`wait_for_servers`]). A server that becomes ready later, or changes its tools,
 //! is announced in a notice (a message, appended) with the tools' schemas,
 //! and reached through `mcp_call`; earlier bytes never change.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 use ai_mcp::{Entry as McpEntry, Hub};
-use ai_tools::ToolSpec;
+use ai_tools::{CancelToken, ToolSpec};
 use sha2::{Digest, Sha256};
 
 use crate::conversation::Conversation;
+use crate::emitter::Emitter;
 use crate::session_log::ConversationContext;
+use crate::stream_msg::StreamMsg;
 
 /// The tools a new engine declares for every conversation: the
 /// registry's, plus `mcp_call` when any MCP server is configured.
@@ -24,9 +28,64 @@ pub(crate) fn base_specs(mut native: Vec<ToolSpec>, hub: Option<&Arc<Hub>>) -> V
     native
 }
 
+/// Before a conversation's first request: waits until every enabled
+/// server is ready or has failed, bounded by `[mcp] startup_wait_s` and
+/// by a cancel, so the tools of servers that start in time are declared
+/// from the first request. Says what it waits for, and names a server
+/// still starting at the bound (its tools are announced when it is
+/// ready).
+pub(crate) fn wait_for_servers(hub: Option<&Arc<Hub>>, em: &Emitter, cancel: &CancelToken) {
+    let Some(hub) = hub else { return };
+    hub.start_all();
+    let waiting = hub.starting();
+    if waiting.is_empty() {
+        return;
+    }
+    let bound = hub.startup_wait();
+    em.send(StreamMsg::Notice(format!(
+        "waiting for MCP server{} {} to start (up to {})",
+        plural(waiting.len()),
+        waiting.join(", "),
+        secs(bound)
+    )));
+    let slow = hub.wait_ready(bound, &|| cancel.is_cancelled());
+    if !slow.is_empty() && !cancel.is_cancelled() {
+        em.send(StreamMsg::Notice(slow_note(&slow, bound)));
+    }
+}
+
+/// The one line naming servers still starting after the wait.
+pub(crate) fn slow_note(slow: &[String], bound: Duration) -> String {
+    format!(
+        "MCP server{} {} not ready after {}: going on without {}; koi tells the model when {} ready",
+        plural(slow.len()),
+        slow.join(", "),
+        secs(bound),
+        if slow.len() == 1 { "its tools" } else { "their tools" },
+        if slow.len() == 1 { "it is" } else { "they are" },
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
 /// The MCP tools to declare in a conversation starting now: those of
-/// servers ready now, sorted by name (a slow server never holds up the
-/// first request; it is announced later).
+/// servers ready now, sorted by name (a server still starting is
+/// announced later; see [`wait_for_servers`]).
 pub(crate) fn declared_now(hub: Option<&Arc<Hub>>) -> Vec<ToolSpec> {
     hub.map(|h| h.ready().iter().map(McpEntry::spec).collect())
         .unwrap_or_default()

@@ -50,9 +50,11 @@ pub enum SuggestError {
 
 /// The engine options of the suggest profile: plan mode (read-only tools
 /// run, anything else is refused without asking: nobody is there to ask),
-/// no session log, no title request.
+/// no session log, no title request, no MCP servers (a suggestion is one
+/// short request that never waits for a server to start).
 pub fn profile(mut options: EngineOptions) -> EngineOptions {
     options.mode = Some(Mode::Plan);
+    options.mcp = None;
     options.persist = false;
     options.generate_titles = false;
     options

@@ -58,6 +58,11 @@ fn health_text(h: &Health) -> String {
     }
 }
 
+/// A duration as `0.42 s`.
+pub fn seconds(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
 /// The listing, one block per server.
 pub fn list_text(rows: &[ServerStatus]) -> String {
     if rows.is_empty() {
@@ -72,6 +77,9 @@ pub fn list_text(rows: &[ServerStatus]) -> String {
             r.target,
             r.trust
         ));
+        if let Some(t) = r.start_time {
+            out.push_str(&format!("  start time: {}\n", seconds(t)));
+        }
         if !r.tools.is_empty() {
             out.push_str(&format!(
                 "  tools ({}): {}\n",
@@ -95,6 +103,7 @@ pub fn list_json(rows: &[ServerStatus]) -> String {
                 "ready": matches!(r.health, Health::Ready { .. }),
                 "trust": r.trust.as_str(),
                 "tools": r.tools,
+                "start_time_ms": r.start_time.map(|t| t.as_millis() as u64),
             });
             format!("{v}\n")
         })

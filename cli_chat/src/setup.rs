@@ -123,7 +123,17 @@ pub fn build_engine(
     let file = config_file
         .map(std::path::Path::to_path_buf)
         .or_else(ai_chat_engine::config::config_path);
-    let hub = crate::mcp_cmd::hub_for(file.as_deref(), &cwd, resolved.key_env_vars.clone())?;
+    // `k --suggest` keeps its no-MCP path: it answers in one short
+    // request and never waits for a server.
+    let hub = match front {
+        Front::Suggest => None,
+        _ => crate::mcp_cmd::hub_for(file.as_deref(), &cwd, resolved.key_env_vars.clone())?,
+    };
+    // Servers start now, while the registry, the prompt and the session
+    // are read; the first request waits for them a bounded time.
+    if let Some(hub) = &hub {
+        hub.start_all();
+    }
     let mut registry = Registry::standard(tools);
     if let Some(hub) = &hub {
         registry = registry.with_source(hub.clone());

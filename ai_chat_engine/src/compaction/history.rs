@@ -18,15 +18,14 @@ only.";
 /// repay the broken prefix.
 pub const TRIM_MIN_RESULT_BYTES: usize = 8 * 1024;
 
-/// History after a summary: the environment message (if first), the
-/// summary, then `messages[keep_from..]`.
+/// History after a summary: the fixed context (project instructions and
+/// the environment message, if first), the summary, then
+/// `messages[keep_from..]`.
 pub fn apply_summary(messages: &[Message], summary: &str, keep_from: usize) -> Vec<Message> {
-    let mut out = Vec::new();
-    if let Some(env @ Message::Environment(_)) = messages.first() {
-        out.push(env.clone());
-    }
+    let lead = crate::project_instructions::leading_context(messages);
+    let mut out: Vec<Message> = messages[..lead].to_vec();
     out.push(Message::Summary(summary.to_string()));
-    out.extend(messages.iter().skip(keep_from.max(1)).cloned());
+    out.extend(messages.iter().skip(keep_from.max(lead).max(1)).cloned());
     out
 }
 

@@ -311,7 +311,7 @@ impl Compactor<'_> {
             });
         }
         // The next request would not fit: drop, and say what was dropped.
-        let start = usize::from(matches!(messages.first(), Some(Message::Environment(_))));
+        let start = crate::project_instructions::leading_context(messages);
         let dropped = &messages[start..keep_from];
         let dropped_bytes: usize = dropped.iter().map(&size_of).sum();
         let marker = drop_marker(dropped, dropped_bytes, &error);

@@ -1,5 +1,7 @@
 //! AGENTS.md: the global file and each one from the repository root down
-//! to the workspace form one block after the environment message, fixed
+//! to the workspace form one block right after the system prompt, before
+//! the environment message (the longer prefix two conversations in one
+//! repository share), fixed
 //! for the conversation (an edit changes no earlier byte) and replayed
 //! from the log on resume.
 
@@ -50,9 +52,20 @@ fn nested_files_in_order_fixed_for_the_conversation_and_resumed() {
     let conv = engine.new_conversation();
     assert!(is_done(&run(&engine, &conv, "hi")));
     let first = messages(&server, 0);
-    // system, environment, the instructions block, the question.
+    // system, the instructions block, environment, the question.
     assert_eq!(first.len(), 4, "{first:?}");
-    let block = first[2]["content"].as_str().unwrap().to_string();
+    let block = first[1]["content"].as_str().unwrap().to_string();
+    assert!(
+        block.contains("Project instructions from AGENTS.md"),
+        "{block}"
+    );
+    assert!(
+        first[2]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<environment>"),
+        "{first:?}"
+    );
     let at = |w: &str| {
         block
             .find(w)
@@ -85,9 +98,16 @@ fn nested_files_in_order_fixed_for_the_conversation_and_resumed() {
     let fresh = engine.new_conversation();
     assert!(is_done(&run(&engine, &fresh, "new")));
     let fourth = messages(&server, 3);
-    assert!(fourth[2]["content"]
+    assert!(fourth[1]["content"]
         .as_str()
         .unwrap()
         .contains("REPO: edited"));
+    // Same files, same prefix: the system prompt and the block match
+    // another new conversation's byte for byte.
+    let other = engine.new_conversation();
+    server.push(ChatStream::new().text("other").stop().reply());
+    assert!(is_done(&run(&engine, &other, "other")));
+    let fifth = messages(&server, 4);
+    assert_eq!(fifth[..2], fourth[..2]);
     server.finish();
 }

@@ -33,6 +33,16 @@ pub const DEFAULT_STARTUP_TIMEOUT_S: u64 = 30;
 /// slow API, short enough that a hung server is noticed within a turn.
 pub const DEFAULT_TOOL_TIMEOUT_S: u64 = 120;
 
+/// How long the first request of a conversation waits for servers that
+/// are still starting, by default: a local stdio server is ready in well
+/// under a second, and a few seconds is a pause a user accepts once per
+/// conversation, not per turn.
+pub const DEFAULT_STARTUP_WAIT_S: u64 = 5;
+
+/// The most `startup_wait_s` may be set to: past a minute the user would
+/// rather the question went out and the tools came later.
+const MAX_STARTUP_WAIT_S: u64 = 60;
+
 /// The most either timeout may be set to (an hour): past that a hang is
 /// indistinguishable from work.
 const MAX_TIMEOUT_S: u64 = 3600;
@@ -78,10 +88,23 @@ pub struct ServerConfig {
 }
 
 /// Every configured server, by name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpConfig {
     /// Servers by their (validated) names.
     pub servers: BTreeMap<String, ServerConfig>,
+    /// `[mcp] startup_wait_s`: how long a conversation's first request
+    /// waits for servers still starting (0: not at all). A server not
+    /// ready by then is announced later.
+    pub startup_wait: Duration,
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        McpConfig {
+            servers: BTreeMap::new(),
+            startup_wait: Duration::from_secs(DEFAULT_STARTUP_WAIT_S),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -114,6 +137,7 @@ fn yes() -> bool {
 struct RawMcp {
     #[serde(default)]
     servers: BTreeMap<String, RawServer>,
+    startup_wait_s: Option<f64>,
 }
 
 fn timeout(name: &str, key: &str, value: Option<u64>, default: u64) -> Result<Duration, McpError> {
@@ -220,7 +244,21 @@ impl McpConfig {
             let cfg = ServerConfig::from_raw(&name, server)?;
             servers.insert(name, cfg);
         }
-        Ok(McpConfig { servers })
+        let startup_wait = match raw.startup_wait_s {
+            None => Duration::from_secs(DEFAULT_STARTUP_WAIT_S),
+            Some(s) if s.is_finite() && (0.0..=MAX_STARTUP_WAIT_S as f64).contains(&s) => {
+                Duration::from_secs_f64(s)
+            }
+            Some(s) => {
+                return Err(McpError::Config(format!(
+                    "[mcp] startup_wait_s = {s}: use 0 to {MAX_STARTUP_WAIT_S} seconds"
+                )))
+            }
+        };
+        Ok(McpConfig {
+            servers,
+            startup_wait,
+        })
     }
 
     /// Reads `path`; a missing file is an empty config.
@@ -275,6 +313,12 @@ enabled = false
             matches!(&remote.transport, Transport::Http { bearer_token_env_var: Some(v), .. } if v == "TOKEN")
         );
         assert!(cfg.any_enabled());
+        assert_eq!(
+            cfg.startup_wait,
+            Duration::from_secs(DEFAULT_STARTUP_WAIT_S)
+        );
+        let cfg = McpConfig::from_toml_str("[mcp]\nstartup_wait_s = 0.5\n").unwrap();
+        assert_eq!(cfg.startup_wait, Duration::from_millis(500));
     }
 
     #[test]
@@ -303,6 +347,8 @@ enabled = false
                 "unknown field",
             ),
             ("[mcp.servers.\"a__b\"]\ncommand = \"x\"\n", "server name"),
+            ("[mcp]\nstartup_wait_s = 61\n", "0 to 60"),
+            ("[mcp]\nstartup_wait_s = -1\n", "0 to 60"),
         ] {
             let err = McpConfig::from_toml_str(text).unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 
@@ -17,6 +18,27 @@ use crate::stdio::MAX_MESSAGE_BYTES;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// How long to wait before resuming a stream whose server gave no
+/// `retry:` (the SSE spec leaves it to the client; a second is what
+/// browsers use, give or take).
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// The longest `retry:` honoured: a server asking for more is still
+/// retried after this, so a call cannot hang on its say-so alone (the
+/// tool timeout bounds the call anyway).
+const MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// Resumptions of one answer's stream at most: enough for a server that
+/// closes streams on purpose to hand the answer over, few enough that
+/// one that keeps closing without answering is given up on.
+const MAX_RESUMES: usize = 10;
+
+/// Resumptions of the unprompted-message stream in a row that bring
+/// nothing, after which koi stops listening (it only carries
+/// `tools/list_changed`).
+const MAX_IDLE_RESUMES: usize = 3;
 
 /// One small runtime for every HTTP server of this process: requests are
 /// I/O-bound, and tools run on plain threads that must not own one.
@@ -47,6 +69,10 @@ struct Http {
     headers: HeaderMap,
     session: Mutex<Option<String>>,
     protocol: Mutex<Option<String>>,
+    /// Whether the first GET for unprompted messages has been answered
+    /// (or given up on).
+    listening: Mutex<bool>,
+    listened: Condvar,
     peer: Weak<Peer>,
     me: Weak<Http>,
 }
@@ -83,6 +109,8 @@ pub(crate) fn connect(
         headers,
         session: Mutex::new(None),
         protocol: Mutex::new(None),
+        listening: Mutex::new(false),
+        listened: Condvar::new(),
         peer: Arc::downgrade(peer),
         me: me.clone(),
     });
@@ -95,21 +123,43 @@ pub(crate) fn connect(
 pub(crate) trait ProtocolAware: Send + Sync {
     /// Records the version `initialize` settled on.
     fn set_protocol(&self, version: &str);
+
+    /// Waits, up to `limit`, until the server has answered the GET for
+    /// unprompted messages (sent after `notifications/initialized`), so
+    /// the server knows that stream before any request: a server that
+    /// hands an answer to whichever GET stream is open then cannot give
+    /// it to this one in place of the resumed one the request expects.
+    fn wait_listening(&self, limit: Duration);
 }
 
 impl ProtocolAware for Http {
     fn set_protocol(&self, version: &str) {
         *self.protocol.lock() = Some(version.to_string());
     }
+
+    fn wait_listening(&self, limit: Duration) {
+        let deadline = std::time::Instant::now() + limit;
+        let mut ready = self.listening.lock();
+        while !*ready {
+            if self.listened.wait_until(&mut ready, deadline).timed_out() {
+                return;
+            }
+        }
+    }
 }
 
 impl Http {
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
+        let accept = if method == reqwest::Method::GET {
+            "text/event-stream"
+        } else {
+            "application/json, text/event-stream"
+        };
         let mut req = self
             .client
             .request(method, &self.url)
             .headers(self.headers.clone())
-            .header(ACCEPT, "application/json, text/event-stream");
+            .header(ACCEPT, accept);
         if let Some(s) = self.session.lock().clone() {
             req = req.header(SESSION_HEADER, s);
         }
@@ -170,14 +220,13 @@ impl Http {
         if status == reqwest::StatusCode::ACCEPTED {
             return;
         }
-        let is_sse = resp
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        if is_sse {
-            if let Err(e) = read_sse(resp, &peer).await {
-                fail(e);
+        if is_event_stream(&resp) {
+            let mut stream = SseState::default();
+            let ended = read_sse(resp, &peer, &mut stream, id).await;
+            match (ended, id) {
+                (Err(e), _) => fail(e),
+                (Ok(()), Some(id)) if !stream.answered => self.resume(id, stream).await,
+                (Ok(()), _) => {}
             }
             return;
         }
@@ -192,17 +241,93 @@ impl Http {
     }
 
     /// The GET stream for messages the server sends unprompted. A server
-    /// that offers none answers 405, which is fine.
+    /// that offers none answers 405, which is fine. A stream the server
+    /// closes after giving an event id is taken up again (GET with
+    /// `Last-Event-ID`, after its `retry:`), a few times at most while
+    /// nothing arrives.
     async fn listen(self: Arc<Self>) {
+        self.listen_loop().await;
+        self.mark_listening();
+    }
+
+    fn mark_listening(&self) {
+        *self.listening.lock() = true;
+        self.listened.notify_all();
+    }
+
+    async fn listen_loop(&self) {
+        let mut stream = SseState::default();
+        let mut idle = 0;
+        while idle < MAX_IDLE_RESUMES {
+            let Some(peer) = self.peer.upgrade().filter(|p| p.closed().is_none()) else {
+                return;
+            };
+            let seen = stream.events;
+            let sent = self.get(stream.last_id.as_deref()).send().await;
+            self.mark_listening();
+            let Ok(resp) = sent else {
+                return;
+            };
+            if !resp.status().is_success() || !is_event_stream(&resp) {
+                return;
+            }
+            if read_sse(resp, &peer, &mut stream, None).await.is_err() || stream.last_id.is_none() {
+                return;
+            }
+            drop(peer);
+            idle = if stream.events > seen { 0 } else { idle + 1 };
+            tokio::time::sleep(stream.retry.unwrap_or(DEFAULT_RETRY)).await;
+        }
+    }
+
+    /// A POST's event stream closed before the answer to `id`: the spec's
+    /// resumption. Waits the server's `retry:`, then GETs with the last
+    /// event id, until the answer arrives on a resumed stream, the stream
+    /// cannot be resumed (no event id, an error status), or
+    /// [`MAX_RESUMES`] attempts.
+    async fn resume(&self, id: u64, mut stream: SseState) {
         let Some(peer) = self.peer.upgrade() else {
             return;
         };
-        let Ok(resp) = self.request(reqwest::Method::GET).send().await else {
-            return;
+        let gone = |why: String| {
+            peer.fail(
+                id,
+                McpError::Gone(format!("the answer's event stream ended: {why}")),
+            )
         };
-        if resp.status().is_success() {
-            let _ = read_sse(resp, &peer).await;
+        for _ in 0..MAX_RESUMES {
+            let Some(last) = stream.last_id.clone() else {
+                return gone("closed before the answer, with no event id to resume from".into());
+            };
+            tokio::time::sleep(stream.retry.unwrap_or(DEFAULT_RETRY)).await;
+            // Answered some other way (the unprompted stream), given up
+            // on (a timeout, a cancel), or the connection is gone.
+            if peer.closed().is_some() || !peer.is_pending(id) {
+                return;
+            }
+            let resp = match self.get(Some(&last)).send().await {
+                Ok(r) => r,
+                Err(e) => return gone(format!("resuming with GET: {e}")),
+            };
+            if !resp.status().is_success() || !is_event_stream(&resp) {
+                return gone(format!("resuming with GET: HTTP {}", resp.status()));
+            }
+            if let Err(e) = read_sse(resp, &peer, &mut stream, Some(id)).await {
+                return peer.fail(id, e);
+            }
+            if stream.answered {
+                return;
+            }
         }
+        gone(format!("still no answer after {MAX_RESUMES} resumptions"))
+    }
+
+    fn get(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
+        let mut req = self.request(reqwest::Method::GET);
+        if let Some(id) = last_event_id {
+            req = req.header(LAST_EVENT_ID, id);
+        }
+        req
     }
 }
 
@@ -254,8 +379,41 @@ async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, McpError> {
     Ok(out)
 }
 
-/// Reads an SSE stream, handing every event's data to `peer`.
-async fn read_sse(mut resp: reqwest::Response, peer: &Peer) -> Result<(), McpError> {
+/// What a client remembers of an event stream across its reconnections.
+#[derive(Debug, Default)]
+struct SseState {
+    /// The last `id:` the server gave (sent back as `Last-Event-ID`).
+    last_id: Option<String>,
+    /// The last `retry:` (how long to wait before reconnecting).
+    retry: Option<Duration>,
+    /// Whether the answer waited for has arrived.
+    answered: bool,
+    /// Messages received so far.
+    events: u64,
+}
+
+fn is_event_stream(resp: &reqwest::Response) -> bool {
+    resp.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// Whether `v` is the answer (a result or an error) to request `id`.
+fn answers(v: &Value, id: u64) -> bool {
+    v.get("id").and_then(Value::as_u64) == Some(id)
+        && (v.get("result").is_some() || v.get("error").is_some())
+}
+
+/// Reads an SSE stream to its end, handing every event's data to `peer`
+/// and keeping its ids and `retry:` in `state` (and whether the answer
+/// to `waiting_for` came).
+async fn read_sse(
+    mut resp: reqwest::Response,
+    peer: &Peer,
+    state: &mut SseState,
+    waiting_for: Option<u64>,
+) -> Result<(), McpError> {
     let mut buf: Vec<u8> = Vec::new();
     while let Some(chunk) = resp
         .chunk()
@@ -265,9 +423,25 @@ async fn read_sse(mut resp: reqwest::Response, peer: &Peer) -> Result<(), McpErr
         buf.extend_from_slice(&chunk);
         while let Some((end, gap)) = event_end(&buf) {
             let event: Vec<u8> = buf.drain(..end + gap).take(end).collect();
-            if let Some(data) = event_data(&event) {
+            let fields = event_fields(&event);
+            if let Some(id) = fields.id {
+                state.last_id = Some(id);
+            }
+            if let Some(retry) = fields.retry {
+                state.retry = Some(retry.min(MAX_RETRY));
+            }
+            if let Some(data) = fields.data {
                 if let Ok(v) = serde_json::from_str::<Value>(&data) {
+                    state.events += 1;
+                    let answer = waiting_for.is_some_and(|id| answers(&v, id));
                     peer.receive(v);
+                    if answer {
+                        // Nothing of this request follows its answer; a
+                        // resumed stream may stay open for other traffic
+                        // the unprompted stream carries anyway.
+                        state.answered = true;
+                        return Ok(());
+                    }
                 }
             }
         }
@@ -295,23 +469,47 @@ fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
     }
 }
 
-/// The joined `data:` lines of one event.
-fn event_data(event: &[u8]) -> Option<String> {
+/// The fields of one event koi reads.
+#[derive(Debug, Default, PartialEq)]
+struct EventFields {
+    /// The joined `data:` lines.
+    data: Option<String>,
+    /// `id:` (an id with a NUL is ignored, as the SSE spec says).
+    id: Option<String>,
+    /// `retry:` in milliseconds (digits only, as the SSE spec says).
+    retry: Option<Duration>,
+}
+
+fn event_fields(event: &[u8]) -> EventFields {
     let text = String::from_utf8_lossy(event);
-    let mut data: Option<String> = None;
+    let mut out = EventFields::default();
     for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("data:") {
-            let rest = rest.strip_prefix(' ').unwrap_or(rest);
-            match &mut data {
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => match &mut out.data {
                 Some(d) => {
                     d.push('\n');
-                    d.push_str(rest);
+                    d.push_str(value);
                 }
-                None => data = Some(rest.to_string()),
+                None => out.data = Some(value.to_string()),
+            },
+            "id" if !value.contains('\0') => out.id = Some(value.to_string()),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                out.retry = value.parse().ok().map(Duration::from_millis);
             }
+            _ => {}
         }
     }
-    data
+    out
+}
+
+/// The joined `data:` lines of one event.
+#[cfg(test)]
+fn event_data(event: &[u8]) -> Option<String> {
+    event_fields(event).data
 }
 
 #[cfg(test)]
@@ -328,5 +526,15 @@ mod tests {
             Some("{\"a\":\n1}")
         );
         assert_eq!(event_data(b": comment"), None);
+        assert_eq!(
+            event_fields(b"id: event-1\nretry: 500\ndata: "),
+            EventFields {
+                data: Some(String::new()),
+                id: Some("event-1".into()),
+                retry: Some(Duration::from_millis(500)),
+            }
+        );
+        assert_eq!(event_fields(b"retry: 5s\nid: a\0b").retry, None);
+        assert_eq!(event_fields(b"id: a\0b").id, None);
     }
 }

@@ -15,6 +15,10 @@ use crate::server::{Health, RemoteTool, Server};
 use crate::tool::{McpTool, MetaTool, META_TOOL};
 use crate::HubEnv;
 
+/// How often [`Hub::wait_ready`] asks whether to stop waiting: a cancel
+/// is seen within this.
+const WAIT_SLICE: Duration = Duration::from_millis(25);
+
 /// One tool of one server, under the name the model calls it by.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -52,11 +56,14 @@ pub struct ServerStatus {
     pub trust: McpTrust,
     /// Its tools' names on the server, when known.
     pub tools: Vec<String>,
+    /// How long its last start took (ready or failed), when one finished.
+    pub start_time: Option<Duration>,
 }
 
 /// The MCP servers of one process.
 pub struct Hub {
     servers: BTreeMap<String, Arc<Server>>,
+    startup_wait: Duration,
     generation: Arc<AtomicU64>,
     me: Weak<Hub>,
 }
@@ -91,15 +98,54 @@ impl Hub {
             .collect();
         Arc::new_cyclic(|me| Hub {
             servers,
+            startup_wait: config.startup_wait,
             generation,
             me: me.clone(),
         })
     }
 
     /// Starts every enabled server in the background, in parallel. Never
-    /// waits: a slow server only misses the first request's tool list.
+    /// waits (see [`Hub::wait_ready`]). Idempotent: a server starting or
+    /// ready is left alone.
     pub fn start_all(&self) {
         self.servers.values().for_each(|s| s.start());
+    }
+
+    /// `[mcp] startup_wait_s`: how long a conversation's first request
+    /// waits for servers still starting.
+    pub fn startup_wait(&self) -> Duration {
+        self.startup_wait
+    }
+
+    /// The enabled servers whose start is under way, by name.
+    pub fn starting(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .filter(|(_, s)| s.config.enabled && s.is_starting())
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// Waits until no server is starting, up to `limit`, or until
+    /// `stop()` says so (it is asked every [`WAIT_SLICE`]). Returns the
+    /// servers still starting. Servers not started yet are started first.
+    pub fn wait_ready(&self, limit: Duration, stop: &dyn Fn() -> bool) -> Vec<String> {
+        self.start_all();
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Some(slow) = self
+                .servers
+                .values()
+                .find(|s| s.config.enabled && s.is_starting())
+            else {
+                return Vec::new();
+            };
+            if left.is_zero() || stop() {
+                return self.starting();
+            }
+            slow.wait_started(left.min(WAIT_SLICE));
+        }
     }
 
     /// Waits until no server is starting, up to `limit` (for `k mcp list`
@@ -174,6 +220,7 @@ impl Hub {
                     .known_tools()
                     .map(|t| t.iter().map(|t| t.name.clone()).collect())
                     .unwrap_or_default(),
+                start_time: s.start_time(),
             })
             .collect()
     }

@@ -123,6 +123,11 @@ impl Peer {
         self.close("koi closed the connection".into());
     }
 
+    /// Whether request `id` still waits for its answer.
+    pub fn is_pending(&self, id: u64) -> bool {
+        self.pending.lock().contains_key(&id)
+    }
+
     /// A request the transport could not deliver or get answered.
     pub fn fail(&self, id: u64, error: McpError) {
         if let Some(tx) = self.pending.lock().remove(&id) {

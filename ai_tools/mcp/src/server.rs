@@ -32,6 +32,11 @@ pub const MAX_FAILURES: u32 = 3;
 /// it reads the start's own error rather than racing it.
 const START_WAIT_GRACE: Duration = Duration::from_millis(500);
 
+/// How long a start waits for an HTTP server to answer the GET for
+/// unprompted messages before listing tools: one round trip on a working
+/// server; one that never answers it only costs this once.
+const LISTEN_WAIT: Duration = Duration::from_secs(2);
+
 /// How long a call waits for a tool-list refresh it triggered: a list is
 /// one quick request, and the answer is already in hand.
 const REFRESH_WAIT: Duration = Duration::from_secs(5);
@@ -152,6 +157,9 @@ pub struct Server {
     /// The tools of the last successful list, kept across crashes so a
     /// call by name still reaches the restart.
     known: Mutex<Option<Arc<Vec<RemoteTool>>>>,
+    /// How long the last start took, from spawn (or first POST) to the
+    /// end of `tools/list` or its failure.
+    start_time: Mutex<Option<Duration>>,
     on_change: Arc<dyn Fn() + Send + Sync>,
     me: Weak<Server>,
 }
@@ -173,6 +181,7 @@ impl Server {
             refreshing: Mutex::new(0),
             refreshed: Condvar::new(),
             known: Mutex::new(None),
+            start_time: Mutex::new(None),
             on_change,
             me: me.clone(),
         })
@@ -242,7 +251,9 @@ impl Server {
         let spawned = std::thread::Builder::new()
             .name(format!("koi-mcp-{}", self.name))
             .spawn(move || {
+                let began = Instant::now();
                 let outcome = me.connect();
+                *me.start_time.lock() = Some(began.elapsed());
                 {
                     let mut st = me.state.lock();
                     *st = match outcome {
@@ -259,6 +270,16 @@ impl Server {
         if let Err(e) = spawned {
             *self.state.lock() = State::Failed(McpError::Start(e.to_string()));
         }
+    }
+
+    /// How long the last finished start took (ready or failed).
+    pub fn start_time(&self) -> Option<Duration> {
+        *self.start_time.lock()
+    }
+
+    /// Whether a start is under way now.
+    pub fn is_starting(&self) -> bool {
+        matches!(*self.state.lock(), State::Starting)
     }
 
     /// Waits until the server is not starting, up to `limit`.
@@ -448,6 +469,9 @@ impl Server {
         .to_string();
         peer.notify("notifications/initialized", json!({}))
             .map_err(fail)?;
+        if let Some(aware) = &aware {
+            aware.wait_listening(LISTEN_WAIT.min(limit.saturating_sub(started.elapsed())));
+        }
         let left = limit
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(1));

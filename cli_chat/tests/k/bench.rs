@@ -2,6 +2,7 @@
 //! start-up time to the first request on the wire, and peak RSS while a
 //! long answer streams.
 
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -83,4 +84,106 @@ fn startup_and_peak_rss() {
     };
     assert!(status.success(), "the long answer did not complete");
     println!("peak RSS (VmHWM) while streaming ~360 KB of answer: {peak} KiB");
+}
+
+/// The median of `times` (sorted in place).
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// How long server-everything takes on its own, spawn to the answer of
+/// `tools/list` (what koi's start of it costs at least).
+fn everything_own_start(script: &str) -> Duration {
+    use std::io::{BufRead, BufReader, Write};
+    let t0 = Instant::now();
+    let mut child = std::process::Command::new("node")
+        .args([script, "stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
+    writeln!(stdin, "{init}").unwrap();
+    lines.find(|l| l.as_ref().is_ok_and(|l| l.contains(r#""id":1"#)));
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list"}}"#).unwrap();
+    lines.find(|l| l.as_ref().is_ok_and(|l| l.contains(r#""id":2"#)));
+    let took = t0.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    took
+}
+
+#[test]
+#[ignore = "measurement; run with --ignored --nocapture"]
+fn startup_to_first_request_with_one_stdio_mcp_server() {
+    // Side by side, interleaved: k with no server, k with server-everything
+    // over stdio (its tools must be in the first request), and the server
+    // started on its own.
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "../tests/mcp_servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        script.is_file(),
+        "run `source scripts/deps && koi_install_mcp_servers` first"
+    );
+    let script = script.display().to_string();
+    let runs = 10;
+    let (mut none, mut one, mut own) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        for with_server in [false, true] {
+            let arrived: Arc<Mutex<Option<(Instant, bool)>>> = Arc::default();
+            let seen = Arc::clone(&arrived);
+            let server = FakeProvider::start_with(move |req, _| {
+                let has_echo = req.body_str().contains("mcp__everything__echo");
+                seen.lock()
+                    .unwrap()
+                    .get_or_insert_with(|| (Instant::now(), has_echo));
+                ChatStream::new().text("ok").stop().reply()
+            });
+            let home = Home::new(Some(&server));
+            if with_server {
+                let cfg = std::fs::read_to_string(home.config_dir().join("koi.toml")).unwrap();
+                home.write_config(&format!(
+                    "{cfg}\n[mcp.servers.everything]\ncommand = \"node\"\nargs = [{script:?}, \"stdio\"]\n"
+                ));
+            }
+            let t0 = Instant::now();
+            let out = home
+                .cmd(&["--new", "hi"])
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let (at, has_echo) = arrived.lock().unwrap().unwrap();
+            assert_eq!(has_echo, with_server, "the first request's tools");
+            if with_server {
+                one.push(at.duration_since(t0));
+            } else {
+                none.push(at.duration_since(t0));
+            }
+        }
+        own.push(everything_own_start(&script));
+    }
+    let (none, one, own) = (median(&mut none), median(&mut one), median(&mut own));
+    println!("k start to first request, median of {runs}:");
+    println!("  no MCP server:                    {none:?}");
+    println!("  one stdio server (everything):    {one:?}");
+    println!("  that server alone, spawn to tools/list: {own:?}");
+    println!(
+        "  overhead over the server's own start: {:?} (goal: <= 50 ms)",
+        one.saturating_sub(own)
+    );
 }

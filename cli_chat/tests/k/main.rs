@@ -14,6 +14,7 @@ mod images;
 mod json_schema;
 mod markdown;
 mod mcp;
+mod mcp_first;
 mod memory;
 mod oneshot;
 mod policy;

@@ -159,9 +159,17 @@ fn a_question_declares_mcp_call_when_a_server_is_configured() {
     let run = home.run(&["mcp", "add", "slow", "--", "python3", &bad, "slow"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     // The server never answers initialize here (nothing creates its
-    // ./release), so the answer cannot have waited for it to be ready.
+    // ./release): the question waits the bound, then goes out without it.
+    let cfg = home.config_dir().join("koi.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    home.write_config(&format!("{text}\n[mcp]\nstartup_wait_s = 0.5\n"));
     let run = home.run(&["hello"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("MCP server slow not ready after 0.5 s"),
+        "{}",
+        run.stderr
+    );
     let body = server.requests()[0].json();
     let names: Vec<&str> = body["tools"]
         .as_array()

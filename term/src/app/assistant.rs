@@ -197,6 +197,24 @@ impl Assistant {
     /// The engine for `workspace`. A conversation keeps the workspace it
     /// started in; a new one starts in `workspace`, so the panel follows
     /// the focused pane from one conversation to the next.
+    /// When the panel opens: builds the engine now if MCP servers are
+    /// configured, which starts them in the background, so they are ready
+    /// by the time the user has typed a question. A terminal whose panel
+    /// never opens starts none. An error waits for the first submit,
+    /// which reports it.
+    pub fn warm_up(&mut self, workspace: &Path) {
+        if self.engine.is_some() {
+            return;
+        }
+        let has_servers = self
+            .config_path
+            .as_deref()
+            .is_some_and(|p| ai_mcp::McpConfig::load_from(p).is_ok_and(|c| c.any_enabled()));
+        if has_servers {
+            let _ = self.engine(workspace);
+        }
+    }
+
     fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
         let moved = self.engine.as_ref().is_some_and(|e| {
             let wanted = workspace
@@ -222,8 +240,9 @@ impl Assistant {
                 Some(path) => ai_mcp::McpConfig::load_from(path).map_err(|e| e.to_string())?,
                 None => ai_mcp::McpConfig::default(),
             };
-            // MCP servers start in the background; the first answer never
-            // waits for them.
+            // MCP servers start in the background as the engine is built;
+            // a conversation's first request waits for them a bounded
+            // time (`[mcp] startup_wait_s`).
             let hub = (!mcp.servers.is_empty()).then(|| {
                 ai_mcp::Hub::new(
                     &mcp,

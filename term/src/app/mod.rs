@@ -466,6 +466,7 @@ impl App {
             self.overlay.set_attachments(self.captured.chips());
             self.overlay.open();
             let workspace = self.assistant.workspace_for(&self.pane_dir());
+            self.assistant.warm_up(&workspace);
             if assistant::is_broad(&workspace) {
                 self.overlay.notice(format!(
                     "working in {}: too broad to change anything, so writes and commands                      not proven read-only are refused (reads work) · /cd DIR names a directory",

@@ -323,7 +323,9 @@ pub(crate) fn body(req: &Request<'_>, thinking: Option<Thinking>) -> String {
             }),
         }
     }
-    let starts_with_environment = matches!(req.messages.first(), Some(Message::Environment(_)));
+    // The first block of the fixed context (the project instructions, or
+    // the environment) ends the prefix every round shares.
+    let starts_with_environment = crate::project_instructions::leading_context(req.messages) > 0;
     mark_breakpoints(&mut messages, starts_with_environment);
     let last_tool = req.tools.len().saturating_sub(1);
     let body = Body {
