@@ -89,7 +89,14 @@ impl McpCall {
         if self.arguments.chars().count() > SUMMARY_ARGS_CHARS {
             args.push('…');
         }
-        unicode::visible(&format!("MCP {} › {} {args}", self.server, self.tool))
+        // koi's own separator is shown as it is; what the server named is
+        // made visible.
+        format!(
+            "MCP {} › {} {}",
+            unicode::visible(&self.server),
+            unicode::visible(&self.tool),
+            unicode::visible(&args)
+        )
     }
 
     /// Why this call needs the user: every line an approval shows.

@@ -3,15 +3,23 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
 
+use ai_tools::sandbox::{Isolation, Support};
 use ai_tools::{
     CancelToken, Decision, Footprint, Mode, Registry, RegistryConfig, ToolError, Workspace,
 };
 use serde_json::json;
 
+/// A registry where no sandbox exists, so the proof alone decides (what
+/// the sandbox adds is `confidential.rs`'s and `everyday.rs`'s subject).
 fn registry() -> (tempfile::TempDir, Registry) {
+    registry_with(Support::Unavailable("pinned by the test".into()))
+}
+
+fn registry_with(support: Support) -> (tempfile::TempDir, Registry) {
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::new(dir.path()).unwrap();
-    (dir, Registry::standard(RegistryConfig::new(ws)))
+    let reg = Registry::standard(RegistryConfig::new(ws)).with_sandbox_support(support);
+    (dir, reg)
 }
 
 #[test]
@@ -103,6 +111,20 @@ fn footprints_let_independent_calls_run_in_parallel() {
     assert!(!get.conflicts_with(&read_a));
     assert_eq!(bad, Footprint::Exclusive);
     assert!(read_a.is_read_only() && get.is_read_only() && !write_a.is_read_only());
+    // Contained, an unproven command only reads: beside other reads, never
+    // beside a write.
+    let (_dir, contained) = registry_with(Support::Available {
+        landlock_abi: 7,
+        isolation: Isolation::Namespaces,
+    });
+    let make = contained.footprint("shell_exec", &json!({"command": "make"}));
+    assert!(make.is_read_only(), "{make:?}");
+    assert!(!make.conflicts_with(&read_a) && make.conflicts_with(&write_a));
+    let escalated = contained.footprint(
+        "shell_exec",
+        &json!({"command": "make", "escalate": true, "reason": "build"}),
+    );
+    assert_eq!(escalated, Footprint::Exclusive);
 }
 
 #[test]

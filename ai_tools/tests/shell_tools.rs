@@ -14,9 +14,18 @@ use proc_support::alive;
 
 fn setup() -> (tempfile::TempDir, Registry) {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(PID_SLEEP), PID_SLEEP_SCRIPT).unwrap();
     let ws = Workspace::new(dir.path()).unwrap();
     (dir, Registry::standard(RegistryConfig::new(ws)))
 }
+
+/// A script in every test workspace: writes its host pid to `$1`, then
+/// becomes `sleep 300`. Inside a run's PID namespace `$!` and `$$` are the
+/// run's own numbers, while /proc (the host's) names the process by its
+/// host pid, which is what this test checks from outside.
+const PID_SLEEP: &str = "pid_sleep.sh";
+const PID_SLEEP_SCRIPT: &str =
+    "read -r p _ < /proc/self/stat\necho $p > \"$1.tmp\" && mv \"$1.tmp\" \"$1\"\nexec sleep 300\n";
 
 fn wait_dead(pid: u32) -> bool {
     let end = Instant::now() + Duration::from_secs(3);
@@ -72,7 +81,7 @@ fn timeout_kills_the_whole_group_including_grandchild() {
     let out = reg
         .run(
             "shell_exec",
-            &json!({"command": "bash -c 'sleep 300 & echo $! > grandchild.pid; wait'", "timeout_secs": 1}),
+            &json!({"command": "bash -c 'sh pid_sleep.sh grandchild.pid & wait'", "timeout_secs": 1}),
             &CancelToken::new(),
         )
         .unwrap();
@@ -102,7 +111,7 @@ fn cancel_kills_the_group() {
         let handle = s.spawn(|| {
             reg.run(
                 "shell_exec",
-                &json!({"command": "sleep 300 & echo $! > c.pid; wait"}),
+                &json!({"command": "sh pid_sleep.sh c.pid & wait"}),
                 &cancel,
             )
         });
@@ -122,7 +131,7 @@ fn stragglers_are_killed_after_normal_exit() {
     let start = Instant::now();
     reg.run(
         "shell_exec",
-        &json!({"command": "sleep 300 & echo $! > s.pid"}),
+        &json!({"command": "sh pid_sleep.sh s.pid & until [ -s s.pid ]; do sleep 0.01; done"}),
         &CancelToken::new(),
     )
     .unwrap();
@@ -271,13 +280,14 @@ fn background_exit_comes_with_all_of_its_output() {
     }
 }
 
-/// Shell code that starts `sleep 300` in a new session, writes its pid to
-/// `file`, and waits until it has left the shell's process group (so the
-/// escape is real by the time the command goes on).
+/// Shell code that starts `sleep 300` in a new session, writes its host
+/// pid to `file`, and waits until it has left the shell's process group
+/// (so the escape is real by the time the command goes on).
 fn escapee(file: &str) -> String {
     format!(
-        "setsid sleep 300 & pid=$!; echo $pid > {file}; \
-         until [ \"$(cut -d' ' -f5 /proc/$pid/stat)\" != \"$$\" ]; do sleep 0.01; done"
+        "setsid sh pid_sleep.sh {file} & \
+         until [ -s {file} ] && [ \"$(cut -d' ' -f5 /proc/$(cat {file})/stat)\" != \"$(cut -d' ' -f5 /proc/self/stat)\" ]; \
+         do sleep 0.01; done"
     )
 }
 
@@ -298,7 +308,10 @@ fn a_process_that_left_the_group_dies_with_its_command() {
     let start = Instant::now();
     reg.run(
         "shell_exec",
-        &json!({"command": format!("{}; echo $$ > sh.pid", escapee("e.pid"))}),
+        &json!({"command": format!(
+            "{}; read -r p _ < /proc/self/stat; echo $p > sh.pid",
+            escapee("e.pid")
+        )}),
         &CancelToken::new(),
     )
     .unwrap();
@@ -334,7 +347,7 @@ fn background_processes_die_with_the_registry() {
     let (dir, reg) = setup();
     reg.run(
         "shell_bg",
-        &json!({"command": "sleep 300 & echo $! > bg.pid; wait"}),
+        &json!({"command": "sh pid_sleep.sh bg.pid & wait"}),
         &CancelToken::new(),
     )
     .unwrap();

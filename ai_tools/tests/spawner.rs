@@ -26,7 +26,10 @@ const DEATH_GRACE: Duration = Duration::from_secs(1);
 /// becomes `sleep 30`, then wait to be killed.
 fn helper(tool: &str, workspace: &Path) -> ! {
     let registry = Registry::standard(RegistryConfig::new(Workspace::new(workspace).unwrap()));
-    let args = json!({ "command": "echo $$ > pid.tmp && mv pid.tmp pid && exec sleep 30" });
+    // The host pid (`$$` is the run's own number in its PID namespace).
+    let args = json!({
+        "command": "read -r p _ < /proc/self/stat; echo $p > pid.tmp && mv pid.tmp pid && exec sleep 30"
+    });
     let result = registry.run(tool, &args, &CancelToken::new());
     // shell_exec only returns once the sleep is over (it should be killed
     // before); shell_bg returns at once.

@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::plural::counted;
-use crate::policy::credentials::credential_reason;
+use crate::policy::credentials::{credential_reason, hard_link_of};
 use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::{is_cancelled_error, open_regular, BoundedReader};
 use crate::tools::fs_common::{resolve, MAX_FILE_BYTES};
@@ -113,6 +113,7 @@ impl Tool for GrepSearch {
         let mut total_matches = 0usize;
         let mut files_with_matches = 0usize;
         let mut skipped_credentials = 0usize;
+        let mut credential_inodes = None;
         let mut cut_files = 0usize;
         for entry in walker.build() {
             if ctx.cancel.is_cancelled() {
@@ -132,7 +133,13 @@ impl Tool for GrepSearch {
             let path = entry.path();
             let shown = display_rel(&ctx.workspace, path);
             let real = crate::workspace::canonicalize_lenient(path);
-            if credential_reason(&shown).is_some()
+            // By name, and by inode: a hard link to a credential under an
+            // innocent name (or one of unknown kin outside the workspace).
+            let linked = std::fs::metadata(&real).is_ok_and(|meta| {
+                hard_link_of(&real, &meta, ctx.workspace.root(), &mut credential_inodes).is_some()
+            });
+            if linked
+                || credential_reason(&shown).is_some()
                 || credential_reason(&real.to_string_lossy()).is_some()
             {
                 skipped_credentials += 1;

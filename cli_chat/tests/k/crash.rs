@@ -64,7 +64,7 @@ fn script() -> FakeProvider {
                 "Running the slow step.",
                 "c2",
                 "shell_exec",
-                serde_json::json!({ "command": SLOW }),
+                serde_json::json!({ "command": SLOW, "escalate": true, "reason": "it writes files" }),
             )
         } else if !has("c3") {
             step(

@@ -23,6 +23,8 @@ fn code(label: &str) -> char {
 #[test]
 fn policy_check_matches_the_policy_table() {
     let home = Home::new(None);
+    // The table is the proof's: what runs where no sandbox exists.
+    home.write_config("[ai]\nsandbox = \"off\"\n");
     let out = fixture(&home);
     let rows = policy_table::load().unwrap();
     assert!(rows.len() >= 150);
@@ -85,6 +87,22 @@ fn policy_check_text_says_why() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.starts_with("plan: deny — "), "{}", run.stdout);
+    // With the sandbox, an unproven command runs contained, and the text
+    // does not call it read-only; without, it asks.
+    let run = home.run(
+        &["policy", "check", "--mode", "default", "--", "rm -rf build"],
+        None,
+    );
+    if ai_tools::sandbox::support().landlock_abi().is_some() {
+        assert!(
+            run.stdout
+                .starts_with("default: allow — not proven read-only; runs contained"),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("sandbox: read-only"), "{}", run.stdout);
+    }
+    home.write_config("[ai]\nsandbox = \"off\"\n");
     let run = home.run(
         &["policy", "check", "--mode", "default", "--", "rm -rf build"],
         None,
@@ -163,7 +181,10 @@ fn policy_check_protects_the_config_file() {
     let dir = home.root().join("elsewhere");
     std::fs::create_dir_all(&dir).unwrap();
     let config = dir.join("my-koi.toml");
-    std::fs::write(&config, "[ai]\n").unwrap();
+    // Where no sandbox exists the proof decides alone: a search above the
+    // file asks. (With the sandbox it would run contained, the file
+    // hidden: confidential.rs.)
+    std::fs::write(&config, "[ai]\nsandbox = \"off\"\n").unwrap();
     let path = config.to_str().unwrap();
     let dir_str = dir.to_str().unwrap();
     let judge = |with_config: bool, cmd: &str| -> String {
@@ -222,7 +243,34 @@ fn policy_check_and_config_name_the_sandbox() {
         run.events()[0]["verdict"]["sandbox"].clone()
     };
     assert_eq!(sandbox_of("ls -la"), read_only.as_str());
-    assert_eq!(sandbox_of("touch made"), write.as_str());
+    // Unproven: contained (read-only) where the sandbox is; asked and then
+    // workspace-write where it is not, or when the model asks for access.
+    assert_eq!(sandbox_of("touch made"), read_only.as_str());
+    let escalated = home.run(
+        &[
+            "policy",
+            "check",
+            "--mode",
+            "default",
+            "--json",
+            "--tool",
+            "shell_exec",
+            "--args",
+            r#"{"command": "touch made", "escalate": true, "reason": "to make it"}"#,
+        ],
+        None,
+    );
+    assert_eq!(escalated.code, 0, "{}", escalated.stderr);
+    let verdict = &escalated.events()[0]["verdict"];
+    assert_eq!(verdict["decision"], "ask", "{verdict}");
+    assert_eq!(verdict["sandbox"], write.as_str(), "{verdict}");
+    assert!(
+        verdict["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("to make it"),
+        "{verdict}"
+    );
     // Text says it too.
     let run = home.run(&["policy", "check", "--", "cat", "README.md"], None);
     assert!(

@@ -77,7 +77,9 @@ fn repl_in_tmux() {
     assert!(screen.contains("75%"), "cached fraction: {screen}");
     // The sandbox line: active here, or why not.
     assert!(
-        screen.contains("sandbox: landlock v") || screen.contains("sandbox unavailable: "),
+        screen.contains("sandbox: namespaces + landlock v")
+            || screen.contains("sandbox: landlock v")
+            || screen.contains("sandbox unavailable: "),
         "{screen}"
     );
     t.type_line("/cost");

@@ -25,6 +25,9 @@ const DOTENV: &str = "DOTENV-KEY-903ab5e7";
 const EARLIER: &str = "EARLIER-CHAT-0d6e4411";
 const DB_URL_PW: &str = "DBPW-a83c5d20";
 
+/// Tool calls in one scripted response (k takes at most 32).
+const CALLS_PER_ROUND: usize = 20;
+
 /// Every planted secret, the API key included.
 fn secrets() -> Vec<&'static str> {
     vec![
@@ -89,10 +92,7 @@ fn plant(home: &Home) {
         &h.join(".netrc"),
         &format!("machine example.com login me password {NETRC}\n"),
     );
-    write(
-        &h.join(".bash_history"),
-        &format!("mysql -p{HISTORY}\n"),
-    );
+    write(&h.join(".bash_history"), &format!("mysql -p{HISTORY}\n"));
     let ws = home.ws();
     write(&ws.join(".gitignore"), ".env\n");
     write(&ws.join(".env"), &format!("STRIPE_KEY={DOTENV}\n"));
@@ -127,15 +127,33 @@ fn plant(home: &Home) {
     git(&["init", "-q"], &vendor);
     write(&vendor.join("f.txt"), "one\n");
     git(&["add", "f.txt"], &vendor);
-    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], &vendor);
+    git(
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "x",
+        ],
+        &vendor,
+    );
     write(&vendor.join("f.txt"), "two\n");
     let payload = vendor.join("payload.sh");
     write(
         &payload,
         "#!/bin/sh\ncat \"$HOME/.ssh/id_rsa\" \"$HOME/.aws/credentials\" \"$HOME/.netrc\"\n",
     );
-    std::fs::set_permissions(&payload, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    git(&["config", "diff.external", &payload.display().to_string()], &vendor);
+    std::fs::set_permissions(
+        &payload,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    git(
+        &["config", "diff.external", &payload.display().to_string()],
+        &vendor,
+    );
 }
 
 /// The attacks: each family the issue names, and more members of each.
@@ -202,8 +220,13 @@ fn attacks(home: &Home) -> Vec<serde_json::Value> {
     ] {
         calls.push(serde_json::json!({"tool": "fs_read", "args": {"path": path}}));
     }
-    for (pattern, path) in [("password", data.clone()), ("PASS", home.root().to_path_buf())] {
-        calls.push(serde_json::json!({"tool": "grep_search", "args": {"pattern": pattern, "path": path}}));
+    for (pattern, path) in [
+        ("password", data.clone()),
+        ("PASS", home.root().to_path_buf()),
+    ] {
+        calls.push(
+            serde_json::json!({"tool": "grep_search", "args": {"pattern": pattern, "path": path}}),
+        );
     }
     calls
 }
@@ -212,12 +235,15 @@ fn attacks(home: &Home) -> Vec<serde_json::Value> {
 fn no_secret_reaches_the_model_in_any_encoding() {
     let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::<serde_json::Value>::new()));
     let script = std::sync::Arc::clone(&calls);
+    // The calls go out in rounds (a response may carry only so many).
     let server = FakeProvider::start_with(move |req, _| {
-        if req.body_str().contains("\"role\":\"tool\"") {
+        let done = req.body_str().matches("\"role\":\"tool\"").count();
+        let script = script.lock().unwrap();
+        if done >= script.len() {
             return ChatStream::new().text("Done looking.").stop().reply();
         }
         let mut stream = ChatStream::new().text("Let me look around.");
-        for (i, call) in script.lock().unwrap().iter().enumerate() {
+        for (i, call) in script.iter().enumerate().skip(done).take(CALLS_PER_ROUND) {
             stream = stream.tool_call(
                 &format!("a{i}"),
                 call["tool"].as_str().unwrap(),
@@ -238,7 +264,8 @@ fn no_secret_reaches_the_model_in_any_encoding() {
     let code = run.wait_exit(Duration::from_secs(120));
     let terminal = run.text();
     let requests = server.requests();
-    assert!(requests.len() >= 2, "the attack never ran: {terminal}");
+    let rounds = calls.lock().unwrap().len().div_ceil(CALLS_PER_ROUND);
+    assert!(requests.len() > rounds, "the attack never ran: {terminal}");
     // The results came back (this is the request that carries them).
     let results = requests[1].body_str();
     assert!(results.contains("\"role\":\"tool\""), "{results}");
@@ -247,13 +274,25 @@ fn no_secret_reaches_the_model_in_any_encoding() {
         let body = req.body_str();
         for secret in secrets() {
             for form in encodings(secret) {
-                if body.contains(&form) {
-                    leaks.push(format!("request {n}: {secret} as {form:?}"));
+                if let Some(at) = body.find(&form) {
+                    let from = body[..at]
+                        .char_indices()
+                        .rev()
+                        .nth(300)
+                        .map_or(0, |(i, _)| i);
+                    leaks.push(format!(
+                        "request {n}: {secret} as {form:?}, in: …{}",
+                        &body[from..at]
+                    ));
                 }
             }
         }
     }
-    assert!(leaks.is_empty(), "secrets reached the model:\n{}", leaks.join("\n"));
+    assert!(
+        leaks.is_empty(),
+        "secrets reached the model:\n{}",
+        leaks.join("\n")
+    );
     // Nothing a command wrote reached the terminal raw.
     for seq in ["\u{1b}]52", "\u{1b}[2J"] {
         assert!(

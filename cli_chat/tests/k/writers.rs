@@ -23,7 +23,8 @@ fn ask_to_run(command: &str) -> FakeProvider {
                 .tool_call(
                     "c1",
                     "shell_exec",
-                    &serde_json::json!({ "command": command }).to_string(),
+                    &serde_json::json!({ "command": command, "escalate": true, "reason": "it writes" })
+                        .to_string(),
                 )
                 .tool_calls()
                 .reply()
