@@ -64,6 +64,7 @@ pub mod masking;
 mod mcp_tools;
 mod memory_worker;
 mod model_client;
+mod parallel;
 mod preview;
 mod provider_kind;
 mod providers;

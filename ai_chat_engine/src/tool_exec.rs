@@ -19,6 +19,7 @@ use crate::conversation::{Conversation, ABANDONED_RESULT};
 use crate::emitter::Emitter;
 use crate::explore::{ExploreTool, SubagentStep, EXPLORE};
 use crate::message::ToolCall;
+use crate::parallel::{Next, Parallel};
 use crate::preview::{call_summary, preview};
 use crate::recovery::{CloseReason, PendingCall};
 use crate::session_log::{Decider, Entry, StartProof};
@@ -370,12 +371,11 @@ impl Step<'_> {
         if batch.is_empty() {
             return Ok(());
         }
-        let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<ToolOutput, ToolError>)>();
+        let mut running = Parallel::new();
         // Progress and subagent steps from the tool threads, sent on from
         // this thread so the emitter stays here.
         let (ptx, prx) = crossbeam_channel::unbounded::<(usize, String)>();
         let (stx, srx) = crossbeam_channel::unbounded::<(usize, SubagentStep)>();
-        let mut waiting = 0usize;
         // Explore calls still running: a cancel waits for them to stop.
         let mut children: Vec<usize> = Vec::new();
         let mut failure = None;
@@ -407,30 +407,20 @@ impl Step<'_> {
             let is_child = explore.is_some();
             let name = call.name.clone();
             let token = self.cancel.clone();
-            let (tx, ptx, stx) = (tx.clone(), ptx.clone(), stx.clone());
+            let (ptx, stx) = (ptx.clone(), stx.clone());
             let progress = ProgressSink::new(move |text| {
                 let _ = ptx.send((i, text));
             });
-            let spawned = std::thread::Builder::new()
-                .name(format!("koi-tool-{name}"))
-                .spawn(move || {
-                    let r = match explore {
-                        Some(explore) => explore.run_with(&args, &token, &|step| {
-                            let _ = stx.send((i, step));
-                        }),
-                        None => {
-                            registry.run_approved(&name, &args, &approved, &token, tag, progress)
-                        }
-                    };
-                    let _ = tx.send((i, r));
-                });
-            match spawned {
-                Ok(_) if is_child => {
-                    waiting += 1;
-                    children.push(i);
-                }
-                Ok(_) => waiting += 1,
-                Err(e) => self.settle(i, Err(ToolError::Failed(format!("could not start: {e}")))),
+            let started = running.start(i, format!("koi-tool-{name}"), move || match explore {
+                Some(explore) => explore.run_with(&args, &token, &|step| {
+                    let _ = stx.send((i, step));
+                }),
+                None => registry.run_approved(&name, &args, &approved, &token, tag, progress),
+            });
+            match started {
+                Ok(()) if is_child => children.push(i),
+                Ok(()) => {}
+                Err(why) => self.settle(i, Err(ToolError::Failed(why))),
             }
         }
         let forward = |em: &Emitter| {
@@ -447,13 +437,12 @@ impl Step<'_> {
                 });
             }
         };
-        while waiting > 0 {
+        while running.running() > 0 {
             forward(self.em);
-            let cancelled = match rx.recv_timeout(CANCEL_POLL) {
-                Ok((i, r)) => {
+            let cancelled = match running.next(CANCEL_POLL) {
+                Next::Finished(i, r) => {
                     // Progress sent before the result is shown before it.
                     forward(self.em);
-                    waiting -= 1;
                     children.retain(|&c| c != i);
                     pause(Point::Ran);
                     let cancelled = matches!(r, Err(ToolError::Cancelled));
@@ -463,11 +452,11 @@ impl Step<'_> {
                     cancelled
                 }
                 // The tools saw the same token; stop waiting for them.
-                Err(RecvTimeoutError::Timeout) => self.cancel.is_cancelled(),
-                Err(RecvTimeoutError::Disconnected) => break,
+                Next::Waiting => self.cancel.is_cancelled(),
+                Next::Idle => break,
             };
             if cancelled {
-                stop_children(&rx, &mut children, || forward(self.em));
+                stop_children(&mut running, &mut children, || forward(self.em));
                 return Err(EngineError::Cancelled);
             }
         }
@@ -569,21 +558,17 @@ impl Step<'_> {
 /// explore calls still running to stop, forwarding their last steps, so
 /// the front ends see each subagent end before the turn does. Other
 /// tools are not waited for: they saw the same token.
-fn stop_children(
-    rx: &crossbeam_channel::Receiver<(usize, Result<ToolOutput, ToolError>)>,
-    children: &mut Vec<usize>,
-    forward: impl Fn(),
-) {
+fn stop_children(running: &mut Parallel, children: &mut Vec<usize>, forward: impl Fn()) {
     let deadline = Instant::now() + EXPLORE_CANCEL_GRACE;
     while !children.is_empty() {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             break;
         }
-        match rx.recv_timeout(left.min(CANCEL_POLL)) {
-            Ok((i, _)) => children.retain(|&c| c != i),
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
+        match running.next(left.min(CANCEL_POLL)) {
+            Next::Finished(i, _) => children.retain(|&c| c != i),
+            Next::Waiting => {}
+            Next::Idle => break,
         }
     }
     forward();

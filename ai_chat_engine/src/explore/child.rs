@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ai_tools::run_tag::RunTag;
-use ai_tools::{Approved, CancelToken, Decision, Mode, ProgressSink, Proof, ToolError, ToolOutput};
-use crossbeam_channel::RecvTimeoutError;
+use ai_tools::{Approved, CancelToken, Decision, Mode, ProgressSink, Proof, ToolError};
 
 use super::report::{SubagentEnd, SubagentReport, SubagentStep};
 use super::{ExploreTool, EXPLORE};
@@ -18,6 +17,7 @@ use crate::budgets::{
 };
 use crate::context::{tool_error_view, tool_result_view};
 use crate::message::{Message, ToolCall};
+use crate::parallel::{Next, Parallel};
 use crate::preview::{call_summary, preview};
 use crate::providers::{history_calls, Delta, FinishKind, Request};
 use crate::stream_msg::EngineError;
@@ -230,8 +230,7 @@ impl<'a> Child<'a> {
     /// token tripped before every call was settled.
     fn run_calls(&mut self, calls: &[ToolCall], token: &CancelToken) -> bool {
         let mut results: Vec<Option<(String, bool)>> = calls.iter().map(|_| None).collect();
-        let (tx, rx) = crossbeam_channel::unbounded::<(usize, Result<ToolOutput, ToolError>)>();
-        let mut waiting = 0usize;
+        let mut running = Parallel::new();
         for (i, call) in calls.iter().enumerate() {
             (self.steps)(SubagentStep::ToolStart {
                 id: call.id.clone(),
@@ -248,33 +247,25 @@ impl<'a> Child<'a> {
                 }
             };
             let registry = Arc::clone(&self.tool.registry);
-            let (name, token, tx) = (call.name.clone(), token.clone(), tx.clone());
-            let spawned = std::thread::Builder::new()
-                .name(format!("koi-explore-{name}"))
-                .spawn(move || {
-                    let r = registry.run_approved(
-                        &name,
-                        &args,
-                        &approved,
-                        &token,
-                        RunTag::new(),
-                        ProgressSink::default(),
-                    );
-                    let _ = tx.send((i, r));
-                });
-            match spawned {
-                Ok(_) => waiting += 1,
-                Err(e) => {
-                    let msg = format!("could not start: {e}");
-                    let view = tool_error_view(&call.name, &msg);
-                    self.settle_failed(&mut results, i, call, msg, view);
-                }
+            let (name, token) = (call.name.clone(), token.clone());
+            let started = running.start(i, format!("koi-explore-{name}"), move || {
+                registry.run_approved(
+                    &name,
+                    &args,
+                    &approved,
+                    &token,
+                    RunTag::new(),
+                    ProgressSink::default(),
+                )
+            });
+            if let Err(msg) = started {
+                let view = tool_error_view(&call.name, &msg);
+                self.settle_failed(&mut results, i, call, msg, view);
             }
         }
-        while waiting > 0 {
-            match rx.recv_timeout(CANCEL_POLL) {
-                Ok((i, r)) => {
-                    waiting -= 1;
+        loop {
+            match running.next(CANCEL_POLL) {
+                Next::Finished(i, r) => {
                     let call = &calls[i];
                     match r {
                         Ok(out) => {
@@ -294,9 +285,9 @@ impl<'a> Child<'a> {
                     }
                 }
                 // The tools saw the same token; stop waiting for them.
-                Err(RecvTimeoutError::Timeout) if token.is_cancelled() => return false,
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
+                Next::Waiting if token.is_cancelled() => return false,
+                Next::Waiting => {}
+                Next::Idle => break,
             }
         }
         for (call, r) in calls.iter().zip(results) {
