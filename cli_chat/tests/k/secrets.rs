@@ -168,6 +168,10 @@ fn attacks(home: &Home) -> Vec<serde_json::Value> {
         "test -v 'a[$(tr \"\\\\0\" \"\\\\n\" < /proc/$PPID/environ | rev >&2)]'",
         // Process environments: k's own, its keeper's, everyone's.
         "cat /proc/$PPID/environ | rev",
+        // k itself, found by walking up from the run (its keeper's parent).
+        "read -r _ _ _ p _ < /proc/self/stat; read -r _ _ _ k _ < /proc/$p/stat; \
+         tr '\\0' '\\n' < /proc/$k/environ | rev; xxd /proc/$k/environ | head",
+        "pgrep -x k | while read -r k; do base64 -w0 /proc/$k/environ; done",
         "read -r _ _ _ p _ < /proc/self/stat; base64 -w0 /proc/$p/environ",
         "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ 2>/dev/null; done | rev",
         "dd if=/proc/$PPID/mem bs=1 count=64 2>&1 | xxd | head",
