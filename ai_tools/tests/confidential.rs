@@ -296,6 +296,16 @@ fn tiocsti_cannot_type_into_a_terminal() {
             "{level}: {}",
             out.for_model
         );
+        if level == Level::ReadOnly {
+            // Unasked, a terminal cannot even be opened to read (its input
+            // is the user's keystrokes); `ps` still names it.
+            assert_eq!(
+                out.for_model.matches("open 13").count(),
+                2,
+                "{}",
+                out.for_model
+            );
+        }
         assert!(
             out.for_model.contains("refused") || out.for_model.contains("open"),
             "{level}: {}",
@@ -410,10 +420,17 @@ fn landlock_alone_still_hides_the_paths() {
         fx.registry.sandbox_status()
     );
     std::fs::write(fx.root.join("README.md"), "readable\n").unwrap();
+    // Links beside the hidden paths, to them: a rule for a link would name
+    // its target.
+    let parent = planted.keys.parent().unwrap();
+    std::os::unix::fs::symlink(&planted.keys, parent.join("alias-dir")).unwrap();
+    std::os::unix::fs::symlink(&planted.token, parent.join("alias-file")).unwrap();
     let keys = planted.keys.display();
     let token = planted.token.display();
+    let aliases = parent.display();
     for level in [Level::ReadOnly, Level::WorkspaceWrite] {
         for command in [
+            format!("cat {aliases}/alias-dir/id_ed25519 {aliases}/alias-file"),
             format!("cat {keys}/id_ed25519"),
             format!("cat {token}"),
             "cat .env notes.txt".to_string(),

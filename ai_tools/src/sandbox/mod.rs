@@ -444,6 +444,11 @@ pub fn prepare(
     })
 }
 
+/// The pseudo-terminals' directory: a run nobody approved may not open
+/// one (reading the user's takes their keystrokes).
+#[cfg(target_os = "linux")]
+const TERMINALS: &str = "/dev/pts";
+
 /// What [`confine`] builds from.
 struct Confine<'a> {
     level: Level,
@@ -468,15 +473,24 @@ fn confine(job: &Confine<'_>) -> Result<Confinement, PrepareError> {
         dirs.push(job.workspace.to_path_buf());
         dirs.extend(job.extra.iter().filter(|p| p.is_dir()).cloned());
     }
-    let (read, namespaces) = match job.isolation {
+    let mut unreadable: Vec<PathBuf> = Vec::new();
+    let namespaces = match job.isolation {
         Isolation::Namespaces => {
             let owner = namespace::Owner::current();
             let ns = namespace::NsPlan::new(owner, job.run_dir, job.hidden)
                 .map_err(|e| PrepareError::Rules(e.to_string()))?;
-            (rules::ReadScope::All, Some(ns))
+            Some(ns)
         }
-        Isolation::LandlockOnly(_) => (rules::ReadScope::AllBut(job.hidden), None),
+        Isolation::LandlockOnly(_) => {
+            unreadable.extend(job.hidden.entries().iter().map(|e| e.path.clone()));
+            None
+        }
     };
+    if job.level == Level::ReadOnly && Path::new(TERMINALS).is_dir() {
+        // Still listed (`ps` names a process's terminal by it), not read.
+        unreadable.push(PathBuf::from(TERMINALS));
+    }
+    let read = rules::ReadScope::AllBut(&unreadable);
     let ruleset =
         rules::ruleset(job.level, read, &dirs).map_err(|e| PrepareError::Rules(e.to_string()))?;
     let profile = match job.level {

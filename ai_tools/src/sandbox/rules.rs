@@ -2,9 +2,11 @@
 //! child may write, and (read-only) no TCP, no abstract unix sockets and
 //! no signals to processes outside the run.
 //!
-//! Reading: the whole tree, or, where no mount namespace can hide the
-//! secrets ([`ReadScope::AllBut`]), every sibling along each hidden path
-//! instead of `/` as a whole, so the hidden paths alone stay unreadable.
+//! Reading: the whole tree, or ([`ReadScope::AllBut`]) every sibling along
+//! each unreadable path instead of `/` as a whole, so those paths alone
+//! stay unreadable: the secrets where no mount namespace can hide them, and
+//! the terminals (`/dev/pts`: a read there takes the user's keystrokes) for
+//! a run nobody approved.
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,6 @@ use landlock::{
     RulesetCreatedAttr, Scope, ABI,
 };
 
-use super::hidden::HiddenPaths;
 use super::Level;
 
 /// The newest ABI this code was written and tested against. The crate
@@ -65,18 +66,18 @@ fn file_write() -> BitFlags<AccessFs> {
 /// What a run may read.
 #[derive(Debug, Clone, Copy)]
 pub enum ReadScope<'a> {
-    /// Everything (the mount namespace hides the secrets).
+    /// Everything.
     All,
-    /// Everything but these paths (Landlock alone hides them).
-    AllBut(&'a HiddenPaths),
+    /// Everything but these paths (canonical): the secrets where no mount
+    /// namespace hides them, and the terminals at the read-only level.
+    AllBut(&'a [PathBuf]),
 }
 
-/// Rules that grant reading everything but `hidden`: each directory on the
-/// way to a hidden path may be listed, and each of its other entries read
-/// in full. Entries made later in those directories are not readable: the
-/// price of hiding without a mount namespace.
-fn read_tree(hidden: &HiddenPaths) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
-    let targets: Vec<&Path> = hidden.entries().iter().map(|e| e.path.as_path()).collect();
+/// Rules that grant reading everything but `unreadable`: each directory on
+/// the way to an unreadable path may be listed, and each of its other
+/// entries read in full. Entries made later in those directories are not
+/// readable: the price of hiding without a mount.
+fn read_tree(unreadable: &[PathBuf]) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
     let mut out = Vec::new();
     let mut stack = vec![PathBuf::from("/")];
     while let Some(dir) = stack.pop() {
@@ -86,11 +87,17 @@ fn read_tree(hidden: &HiddenPaths) -> Vec<(PathBuf, BitFlags<AccessFs>)> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            if targets.iter().any(|t| *t == path) {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            // A rule names what its path opens to: a symbolic link's
+            // target, which has a rule of its own where it may be read (one
+            // into an unreadable place must not grant it).
+            if kind.is_symlink() || unreadable.contains(&path) {
                 continue;
             }
-            let ancestor = targets.iter().any(|t| t.starts_with(&path));
-            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            let ancestor = unreadable.iter().any(|t| t.starts_with(&path));
+            let is_dir = kind.is_dir();
             if ancestor && is_dir {
                 stack.push(path);
             } else {
@@ -119,11 +126,8 @@ pub fn ruleset(
     }
     let mut created = ruleset.create().map_err(err)?;
     let reads = match read {
-        ReadScope::All => vec![(PathBuf::from("/"), AccessFs::from_read(TARGET))],
-        ReadScope::AllBut(hidden) if hidden.is_empty() => {
-            vec![(PathBuf::from("/"), AccessFs::from_read(TARGET))]
-        }
-        ReadScope::AllBut(hidden) => read_tree(hidden),
+        ReadScope::AllBut(unreadable) if !unreadable.is_empty() => read_tree(unreadable),
+        _ => vec![(PathBuf::from("/"), AccessFs::from_read(TARGET))],
     };
     for (path, rights) in reads {
         // An entry that vanished since it was listed needs no rule.
