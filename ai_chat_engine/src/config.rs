@@ -355,26 +355,21 @@ impl AiConfig {
             sandbox.mode.as_str(),
             src(self.sandbox.is_some()),
         ));
-        let writable: Vec<String> = sandbox
-            .writable
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        sources.push(Provenance::new(
-            "sandbox_writable",
-            &writable.join(", "),
-            src(self.sandbox_writable.is_some()),
-        ));
-        let hidden: Vec<String> = sandbox
-            .hidden
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        sources.push(Provenance::new(
-            "sandbox_hidden",
-            &hidden.join(", "),
-            src(self.sandbox_hidden.is_some()),
-        ));
+        for (key, paths, set) in [
+            (
+                "sandbox_writable",
+                &sandbox.writable,
+                self.sandbox_writable.is_some(),
+            ),
+            (
+                "sandbox_hidden",
+                &sandbox.hidden,
+                self.sandbox_hidden.is_some(),
+            ),
+        ] {
+            let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            sources.push(Provenance::new(key, &shown.join(", "), src(set)));
+        }
         let thinking = self.thinking.unwrap_or_default();
         sources.push(Provenance::new(
             "thinking",

@@ -69,6 +69,23 @@ fn sandbox_settings_are_validated_and_expanded() {
         (shown.value.as_str(), &shown.source),
         ("require", &Source::Config)
     );
+    // Hidden paths: absolute or under ~, shown where they came from.
+    let e = AiConfig::from_toml_str("[ai]\nsandbox_hidden = [\"secrets\"]", path).unwrap_err();
+    assert!(e.to_string().contains("sandbox_hidden"), "{e}");
+    let cfg = AiConfig::from_toml_str("[ai]\nsandbox_hidden = [\"~/vault\", \"/srv/keys\"]", path)
+        .unwrap();
+    let r = cfg.resolve_with(&no_env, false);
+    assert_eq!(
+        r.sandbox.hidden,
+        vec![home.join("vault"), PathBuf::from("/srv/keys")]
+    );
+    let shown = r
+        .sources
+        .iter()
+        .find(|p| p.key == "sandbox_hidden")
+        .unwrap();
+    assert_eq!(shown.source, Source::Config);
+    assert!(shown.value.contains("/srv/keys"), "{}", shown.value);
     // Unset: auto, with the build caches.
     let r = AiConfig::default().resolve_with(&no_env, false);
     assert_eq!(r.sandbox, SandboxConfig::default());
