@@ -15,9 +15,7 @@ use crate::policy::Proof;
 use crate::process::BackgroundTable;
 use crate::run_tag::RunTag;
 use crate::sandbox::secret_scan::SecretIndex;
-use crate::sandbox::{
-    self, HiddenPaths, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support,
-};
+use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::source::{ToolRef, ToolSource};
 use crate::tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
@@ -322,15 +320,11 @@ impl Registry {
         matches!(judged.effect, Effect::Shell { .. }).then(|| self.plan_at(level))
     }
 
-    /// The plan for a run at `level`, hiding what must be hidden now.
+    /// The plan for a run at `level`; what it hides is found when a
+    /// process starts.
     fn plan_at(&self, level: Level) -> RunSandbox {
-        let status = self.sandbox_status();
-        let hidden = if status.is_active() {
-            self.secrets.current()
-        } else {
-            HiddenPaths::default()
-        };
-        RunSandbox::plan(status, &self.writable, Arc::new(hidden), level)
+        let hidden = sandbox::Hidden(Arc::clone(&self.secrets));
+        RunSandbox::plan(self.sandbox_status(), &self.writable, hidden, level)
     }
 
     /// What a call touches, for running independent calls in parallel.

@@ -42,6 +42,7 @@ use crate::run_tag::RunTag;
 use crate::spawn::Confinement;
 pub use hidden::HiddenPaths;
 pub use probe::{support, Isolation, Support};
+use secret_scan::SecretIndex;
 
 /// `[ai] sandbox`: whether shell commands run sandboxed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -264,17 +265,31 @@ pub enum RunSandbox {
         isolation: Isolation,
         /// Extra writable paths (workspace-write only).
         writable: Arc<Vec<PathBuf>>,
-        /// What the run cannot see.
-        hidden: Arc<HiddenPaths>,
+        /// What the run cannot see, found when it starts.
+        hidden: Hidden,
     },
 }
+
+/// Where a run's hidden set comes from: the registry's index, asked when
+/// a process starts (a plan made for a tool that starts none, or for
+/// showing a verdict, walks nothing).
+#[derive(Debug, Clone)]
+pub struct Hidden(pub Arc<SecretIndex>);
+
+impl PartialEq for Hidden {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Hidden {}
 
 impl RunSandbox {
     /// The plan for a call at `level` where the sandbox is in `status`.
     pub fn plan(
         status: SandboxStatus,
         writable: &Arc<Vec<PathBuf>>,
-        hidden: Arc<HiddenPaths>,
+        hidden: Hidden,
         level: Level,
     ) -> Self {
         match status {
@@ -293,10 +308,10 @@ impl RunSandbox {
         }
     }
 
-    /// What the run cannot see (nothing where it is unconfined).
-    pub fn hidden(&self) -> Option<&HiddenPaths> {
+    /// What a run started now cannot see (`None` where it is unconfined).
+    pub fn hidden(&self) -> Option<HiddenPaths> {
         match self {
-            RunSandbox::Confined { hidden, .. } => Some(hidden),
+            RunSandbox::Confined { hidden, .. } => Some(hidden.0.current()),
             RunSandbox::Unconfined(_) => None,
         }
     }
@@ -427,13 +442,14 @@ pub fn prepare(
         // its locks are optional; read-only, that write would fail.
         env.push(("GIT_OPTIONAL_LOCKS", "0".into()));
     }
+    let hidden = hidden.0.current();
     let job = Confine {
         level: *level,
         landlock_abi: *landlock_abi,
         isolation,
         workspace,
         extra: writable,
-        hidden,
+        hidden: &hidden,
         run_dir: run_dir.path(),
     };
     let confinement = confine(&job)?;

@@ -142,7 +142,7 @@ fn run_dir(ws: &Workspace, cwd: &Option<String>) -> Result<std::path::PathBuf, T
 fn hidden_note(ctx: &ToolContext, command: &str, stderr: &str) -> Option<String> {
     let hidden = ctx.sandbox.hidden()?;
     sandbox::hidden::hidden_note(
-        hidden,
+        &hidden,
         &format!("{command}\n{stderr}"),
         dirs::home_dir().as_deref(),
     )
