@@ -162,6 +162,34 @@ fn the_model_is_told_what_was_hidden() {
         "{}",
         out.for_model
     );
+    // From the background too, when its output is read.
+    let cancel = CancelToken::new();
+    let started = fx
+        .registry
+        .run(
+            "shell_bg",
+            &json!({"command": format!("cat {}", planted.token.display())}),
+            &cancel,
+        )
+        .unwrap();
+    let id: u64 = started
+        .for_model
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|s| !s.is_empty())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let polled = fx
+        .registry
+        .run("shell_poll", &json!({"id": id, "wait_secs": 5}), &cancel)
+        .unwrap();
+    assert!(
+        polled
+            .for_model
+            .contains("is hidden from commands koi runs"),
+        "{}",
+        polled.for_model
+    );
 }
 
 #[test]

@@ -400,6 +400,12 @@ impl Tool for ShellPoll {
             sandbox::refusal_note(p.level, &p.output),
             [&mut text, &mut full],
         );
+        if p.level.is_some() {
+            add_note(
+                hidden_note(ctx, &p.command, &p.output).as_deref(),
+                [&mut text, &mut full],
+            );
+        }
         Ok(ToolOutput {
             for_model: text,
             full,
