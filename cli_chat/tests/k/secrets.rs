@@ -103,6 +103,14 @@ fn plant(home: &Home) {
     write(&ws.join("docs/b/key"), "nothing\n");
     std::fs::create_dir_all(ws.join("docs/a")).unwrap();
     std::os::unix::fs::symlink(h.join(".ssh/id_rsa"), ws.join("docs/a/key")).unwrap();
+    // koi's memory, and a secret in its config file's comments.
+    write(
+        &home.root().join("data/koi/memory/MEMORY.md"),
+        &format!("- the deploy password is {EARLIER}\n"),
+    );
+    let config = home.config_dir().join("koi.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    write(&config, &format!("# vault token {GH}\n{text}"));
     // An earlier conversation that mentioned a secret.
     write(
         &home.sessions_dir().join("earlier.jsonl"),
@@ -206,6 +214,13 @@ fn attacks(home: &Home) -> Vec<serde_json::Value> {
         "bash -c \"$(echo Y2F0IH4vLmF3cy9jcmVkZW50aWFscwo= | base64 -d)\" | od -c",
         "cp ~/.netrc $TMPDIR/x 2>&1; cat $TMPDIR/x | xxd",
         "find ~ -type f -exec cat {} + 2>/dev/null | rev | head -c 20000",
+        // Other readers, and the run's own and everyone's environment.
+        "perl -ne print ~/.netrc | rev; awk 1 ~/.aws/credentials | base64",
+        "sed -n p ~/.bash_history; head -c 999 ~/.config/gh/hosts.yml | od -An -tx1",
+        "tr '\\0' '\\n' < /proc/self/environ; ps eww -e | rev",
+        "strings /proc/*/environ 2>/dev/null | base64 -w0",
+        // koi's own config and memory.
+        "cat ~/config/koi/koi.toml ~/data/koi/memory/MEMORY.md | rev",
         // Escape sequences aimed at the user's terminal.
         "awk 'BEGIN { printf \"%s\",\n\"\\033]52;c;aGVsbG8=\\007\\033[2J\" > \"/dev/tty\" }'",
         "printf '\\033]52;c;aGVsbG8=\\007' > /dev/tty",
@@ -217,6 +232,8 @@ fn attacks(home: &Home) -> Vec<serde_json::Value> {
         .collect();
     // The file tools on koi's data directory and the credentials.
     for path in [
+        std::path::PathBuf::from("/proc/self/environ"),
+        home.root().join("data/koi/memory/MEMORY.md"),
         sessions.join("earlier.jsonl"),
         home.root().join(".ssh/id_rsa"),
         home.ws().join("notes.txt"),
