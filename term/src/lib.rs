@@ -9,7 +9,6 @@ pub mod config;
 pub mod frame;
 pub mod headless;
 pub mod input;
-pub mod latency_trace;
 pub mod overlay;
 pub mod overlay_token;
 pub mod palette;
@@ -19,5 +18,6 @@ pub mod screenshot;
 pub mod session;
 pub mod shell_integration;
 pub mod snapshot;
+pub mod trace;
 
 pub use session::{ExitStatus, GridSize, Session, SessionEvent, SessionOptions};

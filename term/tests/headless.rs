@@ -144,3 +144,70 @@ fn screenshot_draws_the_final_screen() {
     assert_eq!(px(9 * cell_w + cell_w / 2, cell_h / 2), [0x10, 0x20, 0x30]);
     assert_eq!(px(cell_w / 2, cell_h + cell_h / 2), [0x10, 0x20, 0x30]);
 }
+
+/// `KOI_TRACE_BURSTS=1` accounts for every byte of a burst, with the time
+/// each stage took.
+#[test]
+fn the_burst_trace_accounts_for_the_output() {
+    const BYTES: usize = 3_000_000;
+    let out = Command::new(env!("CARGO_BIN_EXE_koi"))
+        .env("KOI_TRACE_BURSTS", "1")
+        .args([
+            "--headless",
+            "--cols",
+            "80",
+            "--rows",
+            "24",
+            "-e",
+            "sh",
+            "-c",
+        ])
+        .arg(format!("head -c {BYTES} /dev/zero | tr '\\0' x"))
+        .output()
+        .expect("run koi");
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("koi burst"))
+        .collect();
+    assert!(!lines.is_empty(), "no burst reported: {stderr}");
+    // The number that follows `label` in `line`.
+    let value = |line: &str, label: &str| -> f64 {
+        let at = line
+            .find(label)
+            .unwrap_or_else(|| panic!("no {label:?} in {line}"));
+        let rest = &line[at + label.len()..];
+        let end = rest.find(' ').unwrap_or(rest.len());
+        rest[..end]
+            .parse()
+            .unwrap_or_else(|_| panic!("no number after {label:?} in {line}"))
+    };
+    let mib: f64 = lines.iter().map(|l| value(l, ": ")).sum();
+    let want = BYTES as f64 / (1024.0 * 1024.0);
+    assert!(
+        (mib - want).abs() < 0.02 * lines.len() as f64,
+        "{mib} MiB of {want}: {stderr}"
+    );
+    for line in &lines {
+        for stage in [
+            "read ",
+            "parse ",
+            "lock wait ",
+            "snapshot ",
+            "prepare ",
+            "present ",
+            "raster ",
+        ] {
+            assert!(value(line, stage) >= 0.0, "{line}");
+        }
+        // A headless terminal draws no frames.
+        assert!(line.contains("; 0 frames:"), "{line}");
+    }
+    let parsed: f64 = lines.iter().map(|l| value(l, "parse ")).sum();
+    let read: f64 = lines.iter().map(|l| value(l, "read ")).sum();
+    assert!(
+        parsed > 0.0 && read > 0.0,
+        "reading or parsing took no time: {stderr}"
+    );
+}

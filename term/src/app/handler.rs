@@ -37,7 +37,7 @@ impl ApplicationHandler<UserEvent> for App {
     fn user_event(&mut self, _event_loop: &ActiveEventLoop, event: UserEvent) {
         match event {
             UserEvent::Wakeup => {
-                latency_trace::hop(Hop::Wakeup);
+                latency::hop(Hop::Wakeup);
                 self.handle_session_events();
                 self.schedule_frame();
             }

@@ -53,10 +53,11 @@ use winit::window::WindowId;
 
 use crate::config::{Action, Config, ConfigError, Loaded};
 use crate::input::{encode_key, KeyAction, Mods};
-use crate::latency_trace::{self, Hop};
 use crate::overlay::{Overlay, OverlayConfig};
 use crate::palette::Palette;
 use crate::session::{ExitStatus, Session};
+use crate::trace::bursts;
+use crate::trace::latency::{self, Hop};
 use assistant::Assistant;
 use clipboard::{Clipboard, Kind};
 use display::Display;
@@ -270,14 +271,15 @@ impl App {
         let started = Instant::now();
         // This frame shows everything up to now.
         self.next_frame = None;
-        latency_trace::hop(Hop::Draw);
+        latency::hop(Hop::Draw);
         // Events that came while a wake-up was still armed (a frame held
         // back under a flood, say) called nobody: handle them as if they had.
         let (pending, scanning) = t.compose(&self.suggest);
+        let snapshot = started.elapsed();
         if pending {
             let _ = self.proxy.send_event(UserEvent::Wakeup);
         }
-        latency_trace::hop(Hop::Snapshot);
+        latency::hop(Hop::Snapshot);
         let mut hints = self.hint_layers();
         hints.extend(self.fix_hint_layer());
         let Some(t) = &mut self.terminal else { return };
@@ -304,9 +306,11 @@ impl App {
             t.display.window.request_redraw();
         }
         // Pace by what the frame cost until the rasteriser was done with it.
-        self.pacer
-            .frame_done(started, t.display.renderer.wait_for_gpu());
-        latency_trace::frame_presented(&t.display.renderer.last_timings());
+        let done = t.display.renderer.wait_for_gpu();
+        self.pacer.frame_done(started, done);
+        let timings = t.display.renderer.last_timings();
+        latency::frame_presented(&timings);
+        bursts::frame(snapshot, &timings, done);
         if !self.first_frame_reported {
             self.first_frame_reported = true;
             if std::env::var_os("KOI_REPORT_FIRST_FRAME").is_some() {
@@ -429,7 +433,7 @@ impl App {
                     (bytes, changed)
                 };
                 if !bytes.is_empty() {
-                    latency_trace::key();
+                    latency::key();
                     self.pacer.typed();
                 }
                 t.session().write(bytes);
@@ -443,7 +447,7 @@ impl App {
                 self.redraw();
             }
             Translated::Text(text) => {
-                latency_trace::key();
+                latency::key();
                 self.pacer.typed();
                 let view_changed = show_live_screen(&mut t.session().terminal().lock(), false);
                 t.session().write(text.into_bytes());

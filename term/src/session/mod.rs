@@ -1,15 +1,17 @@
-//! A shell (or any command) in a real PTY, parsed into alacritty_terminal
-//! state by a reader thread, with one ordered writer for input and replies.
+//! A shell (or any command) in a real PTY, read by a pump thread and parsed
+//! into alacritty_terminal state by a reader thread, with one ordered writer
+//! for input and replies.
 //!
 //! ```text
-//! child ◄──PTY──► reader thread ──advance()──► Arc<FairMutex<Term>>
-//!                    │ replies (DA, DSR, OSC 10/11, DECRQCRA…) ▲ snapshot
-//!   input ──────────►└──► writer thread ──► PTY            │ owner (UI, headless)
+//! child ◄──PTY──► pump ──buffers──► reader thread ──advance()──► Arc<FairMutex<Term>>
+//!                                      │ replies (DA, DSR, OSC 10/11, DECRQCRA…) ▲ snapshot
+//!   input ────────────────────────────►└──► writer thread ──► PTY       │ owner (UI, headless)
 //! ```
 
 mod answers;
 mod events;
 mod osc_scan;
+mod pump;
 mod reader;
 mod requests;
 mod seq_scan;
@@ -289,7 +291,7 @@ impl Session {
         let reaped = Arc::new(AtomicBool::new(false));
         let shell = Arc::new(Mutex::new(shell_state::ShellState::default()));
 
-        let mut threads = Vec::with_capacity(3);
+        let mut threads = Vec::with_capacity(4);
         threads.push(spawn_named("koi-pty-writer", move || {
             writer::run(writer_pty, writer_inbox)
         })?);
@@ -310,23 +312,22 @@ impl Session {
             }
         })?);
         let exit_proxy = proxy.clone();
+        let (pump, pipes) = pump::Pump::new(reader_pty, poll, exit_rx);
+        threads.push(spawn_named("koi-pty-pump", move || pump.run())?);
         let reader = reader::Reader {
-            pty: reader_pty,
-            poll,
             terminal: terminal.clone(),
             proxy,
             writer: writer.clone(),
             palette: palette.clone(),
             size: size.clone(),
             bytes_read: bytes_read.clone(),
-            exit_status: exit_rx,
             shell: shell.clone(),
             overlay_token: options.overlay_token.clone(),
         };
         threads.push(spawn_named("koi-pty-reader", {
             let exit = exit.clone();
             move || {
-                if let Some(status) = reader.run() {
+                if let Some(status) = reader.run(pipes) {
                     // The event first, so whoever wakes on the exit cell
                     // finds the event already queued.
                     exit_proxy.emit_exit(status.clone());

@@ -167,6 +167,11 @@ pub(crate) fn classify(seq: Seq<'_>) -> Option<Action> {
     }
 }
 
+/// The final bytes of the plain CSIs (parameters only, no private marker
+/// or intermediate) that [`classify`] may act on: the reader's scanner
+/// skips every other plain CSI without reporting it.
+pub(crate) const PLAIN_CSI_FINALS: &[u8] = b"nrt";
+
 fn csi(h: &Header) -> Option<Action> {
     let p = &h.params;
     match (h.action, h.intermediates()) {
@@ -317,6 +322,23 @@ mod tests {
         let mut out = Vec::new();
         scanner.scan(bytes, |_, seq| out.extend(classify(seq)));
         out
+    }
+
+    #[test]
+    fn plain_csis_with_other_finals_are_never_acted_on() {
+        for last in 0x40..=0x7e_u8 {
+            if PLAIN_CSI_FINALS.contains(&last) {
+                continue;
+            }
+            for params in ["", "0", "6", "1;2", "11", "13;1", "6;6;6;6;6;6", ";;;"] {
+                let seq = [b"\x1b[".as_slice(), params.as_bytes(), &[last]].concat();
+                assert!(
+                    actions(&seq).is_empty(),
+                    "{:?} is acted on: add its final to PLAIN_CSI_FINALS",
+                    String::from_utf8_lossy(&seq)
+                );
+            }
+        }
     }
 
     #[test]

@@ -154,16 +154,64 @@ pub(crate) enum Seq<'a> {
     Osc(Option<&'a [u8]>),
 }
 
-#[derive(Default)]
 pub(crate) struct SeqScanner {
     state: State,
     header: Header,
     param: u16,
     string: Vec<u8>,
     overflow: bool,
+    /// Bit `f - 0x40` set: plain CSIs (digits and `;` only, no private
+    /// marker, no intermediate) with final byte `f` are reported.
+    plain_finals: u64,
+}
+
+impl Default for SeqScanner {
+    /// A scanner that reports every sequence.
+    fn default() -> Self {
+        Self::reporting_plain(&[])
+    }
 }
 
 impl SeqScanner {
+    /// A scanner that reports plain CSIs only when their final byte is in
+    /// `finals` (every other sequence is reported). Plain CSIs are most of
+    /// what a busy screen sends (SGR, cursor moves); one the owner would
+    /// not act on is then skipped over without reading its parameters.
+    /// An empty `finals` reports every plain CSI too.
+    pub(crate) fn reporting_plain(finals: &[u8]) -> Self {
+        let plain_finals = if finals.is_empty() {
+            u64::MAX
+        } else {
+            finals
+                .iter()
+                .filter(|f| (0x40..=0x7e).contains(*f))
+                .fold(0, |bits, f| bits | 1 << (f - 0x40))
+        };
+        Self {
+            state: State::Ground,
+            header: Header::default(),
+            param: 0,
+            string: Vec::new(),
+            overflow: false,
+            plain_finals,
+        }
+    }
+
+    /// At the start of a CSI's parameters: when the whole sequence is in
+    /// `bytes`, plain, and not reported, skip past it and return where it
+    /// ended. Anything else (a private marker, an intermediate, a control,
+    /// the buffer's end, a reported final) is left to the byte-by-byte path.
+    #[inline]
+    fn skip_plain_csi(&self, bytes: &[u8], from: usize) -> Option<usize> {
+        let len = bytes[from..]
+            .iter()
+            .position(|b| !matches!(b, b'0'..=b'9' | b';'))?;
+        let end = from + len;
+        let last = bytes[end];
+        let reported = (0x40..=0x7e).contains(&last) && self.plain_finals & 1 << (last - 0x40) != 0;
+        ((0x40..=0x7e).contains(&last) && !reported).then_some(end + 1)
+    }
+
     /// Scan `bytes`, calling `found(end, seq)` for every complete sequence,
     /// where `end` is the offset in `bytes` just past its last byte.
     #[inline]
@@ -173,14 +221,20 @@ impl SeqScanner {
             if self.state == State::Ground {
                 // Plain text, UTF-8 and C0/C1 controls never leave ground
                 // in vte; only ESC does.
-                match bytes[i..].iter().position(|&b| b == ESC) {
+                match memchr::memchr(ESC, &bytes[i..]) {
                     Some(at) => {
                         i += at + 1;
                         self.enter_escape();
                         // ESC [ is by far the commonest: go straight to CSI.
                         if bytes.get(i) == Some(&b'[') {
                             i += 1;
-                            self.state = State::CsiEntry;
+                            match self.skip_plain_csi(bytes, i) {
+                                Some(end) => {
+                                    i = end;
+                                    self.state = State::Ground;
+                                }
+                                None => self.state = State::CsiEntry,
+                            }
                         }
                     }
                     None => return,

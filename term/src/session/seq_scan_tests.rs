@@ -90,7 +90,10 @@ fn vte_events(stream: &[u8]) -> Vec<String> {
 }
 
 fn scanner_events(stream: &[u8], cuts: &[usize]) -> Vec<String> {
-    let mut scanner = SeqScanner::default();
+    scanner_events_with(SeqScanner::default(), stream, cuts)
+}
+
+fn scanner_events_with(mut scanner: SeqScanner, stream: &[u8], cuts: &[usize]) -> Vec<String> {
     let mut events = Vec::new();
     let mut start = 0;
     let mut bounds: Vec<usize> = cuts.iter().copied().filter(|&c| c < stream.len()).collect();
@@ -279,6 +282,56 @@ fn agrees_with_vte_on_every_boundary() {
             "{kind}: {seen:?}"
         );
     }
+}
+
+/// Whether a vte event is a plain CSI (parameters only, no subparameter,
+/// private marker or intermediate) whose final byte is not in `finals`.
+fn unreported_plain_csi(event: &str, finals: &[u8]) -> bool {
+    let Some((_, head)) = event.split_once(" CSI ") else {
+        return false;
+    };
+    let Some((groups, rest)) = head.split_once(" ints=[] ign=") else {
+        return false;
+    };
+    let single = groups.split("],[").all(|g| !g.contains(','));
+    let last = rest.bytes().last().unwrap_or(0);
+    single && !finals.contains(&last)
+}
+
+#[test]
+fn a_filtered_scanner_skips_only_plain_csis_it_was_not_asked_for() {
+    const FINALS: &[u8] = b"nrt";
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut skipped = 0;
+    for case in 0..20_000 {
+        let seed = rng.0;
+        let stream = random_stream(&mut rng);
+        let cuts: Vec<usize> = (0..rng.below(6))
+            .map(|_| rng.below(stream.len() + 1))
+            .collect();
+        let all = vte_events(&stream);
+        let got = scanner_events_with(SeqScanner::reporting_plain(FINALS), &stream, &cuts);
+        // What it reports is what vte sees, in order, at the same offsets;
+        // what it leaves out is a plain CSI it was not asked for.
+        let mut rest = got.iter().peekable();
+        for event in &all {
+            if rest.peek() == Some(&event) {
+                rest.next();
+            } else {
+                assert!(
+                    unreported_plain_csi(event, FINALS),
+                    "case {case} seed {seed:#x} cuts {cuts:?}: left out {event} of {stream:?}"
+                );
+                skipped += 1;
+            }
+        }
+        assert!(
+            rest.peek().is_none(),
+            "case {case} seed {seed:#x}: reported {:?}, which vte never saw in {stream:?}",
+            rest.collect::<Vec<_>>()
+        );
+    }
+    assert!(skipped > 1000, "the fast path was hardly taken: {skipped}");
 }
 
 #[test]

@@ -20,7 +20,7 @@ pub(crate) fn run(mut pty: Box<dyn Write + Send>, inbox: Receiver<WriterMsg>) {
                 if pty.write_all(&bytes).and_then(|()| pty.flush()).is_err() {
                     log::debug!("pty write failed; the application has gone");
                 }
-                crate::latency_trace::hop(crate::latency_trace::Hop::Write);
+                crate::trace::latency::hop(crate::trace::latency::Hop::Write);
             }
             WriterMsg::Shutdown => break,
         }

@@ -12,12 +12,16 @@
 //!
 //! Off (the default) every call is one relaxed atomic load.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use super::Switch;
+
 /// The environment variable that turns the trace on.
 pub const ENV: &str = "KOI_TRACE_LATENCY";
+
+static SWITCH: Switch = Switch::new(ENV);
 
 /// The points a keystroke passes, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,26 +82,13 @@ impl Hop {
     }
 }
 
-const UNKNOWN: u8 = 0;
-const OFF: u8 = 1;
-const ON: u8 = 2;
-
-static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
 static ORIGIN: OnceLock<Instant> = OnceLock::new();
 /// Nanoseconds since `ORIGIN` plus one per hop; 0 = not reached yet.
 static STAMPS: [AtomicU64; HOPS.len()] = [const { AtomicU64::new(0) }; HOPS.len()];
 
 /// Whether the trace is on (read from the environment once).
 pub fn enabled() -> bool {
-    match STATE.load(Ordering::Relaxed) {
-        ON => true,
-        OFF => false,
-        _ => {
-            let on = std::env::var_os(ENV).is_some_and(|v| !v.is_empty() && v != "0");
-            STATE.store(if on { ON } else { OFF }, Ordering::Relaxed);
-            on
-        }
-    }
+    SWITCH.on()
 }
 
 fn now_ns() -> u64 {
