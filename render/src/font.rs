@@ -131,7 +131,10 @@ impl Fonts {
     pub fn new(config: &FontConfig) -> Self {
         let mut system = FontSystem::new();
         for face in EMBEDDED_FACES {
-            system.db_mut().load_font_data(face.to_vec());
+            // Borrowed from the binary, not copied to the heap: the faces
+            // cost no memory until a glyph is read from them.
+            let source = glyphon::fontdb::Source::Binary(std::sync::Arc::new(face));
+            system.db_mut().load_font_source(source);
         }
         let emoji_family = find_emoji_family(system.db());
         let mut fonts = Self {
