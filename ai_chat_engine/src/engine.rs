@@ -19,7 +19,7 @@ use crate::emitter::Emitter;
 pub use crate::emitter::Waker;
 use crate::explore::ExploreTool;
 use crate::goal::{run_goal, GoalSpec, GoalStart};
-use crate::memory::MEMORY_IDLE_DELAY;
+use crate::memory::{memory_dir, MEMORY_IDLE_DELAY};
 use crate::memory_worker::{Event, MemoryWorker};
 use crate::message::UserInput;
 use crate::model_client::ModelClient;
@@ -41,7 +41,7 @@ pub struct EngineOptions {
     pub approval_timeout: Option<Duration>,
     /// Where sessions live (default: the platform data dir + `koi`).
     pub data_dir: Option<PathBuf>,
-    /// Where SOUL/STYLE/SKILL/MEMORY.md are read (default: koi's config dir).
+    /// Where SOUL/STYLE/SKILL.md are read (default: koi's config dir).
     pub config_dir: Option<PathBuf>,
     /// Write session logs at all.
     pub persist: bool,
@@ -186,8 +186,7 @@ impl Engine {
         // saved; never in the demo (the config says so).
         let memory_dir = sessions_dir
             .as_ref()
-            .filter(|_| cfg.memory)
-            .and_then(|_| options.data_dir.clone().or_else(crate::config::data_dir));
+            .and_then(|_| memory_dir(cfg.memory, options.persist, options.data_dir.as_deref()));
         let native_web_search = cfg.native_web_search;
         let client = Arc::new(ModelClient::new(
             cfg,

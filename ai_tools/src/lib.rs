@@ -47,4 +47,5 @@ pub use registry::{Registry, RegistryConfig};
 pub use sandbox::{Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus};
 pub use source::{ToolRef, ToolSource};
 pub use tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
+pub use tools::memory::MemoryFiles;
 pub use workspace::Workspace;

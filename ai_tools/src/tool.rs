@@ -124,8 +124,8 @@ pub struct ToolContext {
     pub secret_env_vars: Arc<Vec<String>>,
     /// Background processes started by `shell_bg`.
     pub background: BackgroundTable,
-    /// The user's MEMORY.md, if configured.
-    pub memory_path: Option<PathBuf>,
+    /// The memory files `memory_read` shows (`None`: memory is off).
+    pub memory: Option<crate::tools::memory::MemoryFiles>,
     /// How a process this call starts is confined (set per call by the
     /// registry from the policy's proof).
     pub sandbox: RunSandbox,

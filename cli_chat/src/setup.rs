@@ -119,7 +119,7 @@ pub fn build_engine(
     tools.secret_env_vars = resolved.key_env_vars.clone();
     tools.sandbox = resolved.sandbox.clone();
     tools.web_search = resolved.web_search.clone();
-    tools.memory_path = ai_chat_engine::config::config_dir().map(|d| d.join("MEMORY.md"));
+    tools.memory = ai_chat_engine::memory::tool_files(resolved.memory, true, None, &cwd);
     let file = config_file
         .map(std::path::Path::to_path_buf)
         .or_else(ai_chat_engine::config::config_path);

@@ -256,6 +256,12 @@ impl Assistant {
             tools.secret_env_vars = resolved.key_env_vars.clone();
             tools.sandbox = resolved.sandbox.clone();
             tools.web_search = resolved.web_search.clone();
+            tools.memory = ai_chat_engine::memory::tool_files(
+                resolved.memory,
+                true,
+                self.data_dir.as_deref(),
+                tools.workspace.root(),
+            );
             let mut registry = Registry::standard(tools);
             if let Some(hub) = &hub {
                 registry = registry.with_source(hub.clone());
