@@ -147,11 +147,10 @@ impl Engine {
         registry: Arc<Registry>,
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
-        let cfg = if options.probe_local {
-            config.resolve()
-        } else {
-            config.resolve_with(&|k| std::env::var(k).ok(), false)
-        };
+        let local = (options.probe_local && config.is_unconfigured())
+            .then(crate::probe::find_local_server)
+            .flatten();
+        let cfg = config.resolve_with(&|k| std::env::var(k).ok(), local.as_ref());
         Self::with_resolved(cfg, registry, options)
     }
 
@@ -298,6 +297,16 @@ impl Engine {
         }
         self.agent.client.set_model(model);
         Ok(())
+    }
+
+    /// The tool registry (for judging a command as a turn would).
+    pub fn registry(&self) -> &Registry {
+        self.agent.runner.registry()
+    }
+
+    /// How this engine's shell commands are confined, for a status line.
+    pub fn sandbox_status(&self) -> ai_tools::SandboxStatus {
+        ai_tools::SandboxStatus::of(self.config().sandbox.mode)
     }
 
     /// The directory tools work in (the registry's workspace root).

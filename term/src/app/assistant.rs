@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
-    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineError,
-    EngineOptions, GoalSpec, Image, Step, StreamMsg, TranscriptItem, UncertainCall,
-    UncertainDecision, UserInput,
+    ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineBuilder, EngineError,
+    Front, GoalSpec, Image, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision,
+    UserInput,
 };
-use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
+use ai_tools::Mode;
 use crossbeam_channel::{Receiver, Sender};
 
 /// Cancel takes effect within 100 ms; waiting a little longer than that
@@ -157,7 +157,7 @@ impl Assistant {
     /// off`, `sandbox unavailable: …`), once the engine exists.
     pub fn sandbox_label(&self) -> Option<String> {
         let engine = self.engine.as_ref()?;
-        Some(ai_tools::SandboxStatus::of(engine.config().sandbox.mode).to_string())
+        Some(engine.sandbox_status().to_string())
     }
 
     /// The current conversation's tokens, cache hits and cost (`/cost`).
@@ -206,16 +206,25 @@ impl Assistant {
         if self.engine.is_some() {
             return;
         }
-        let has_servers = self
-            .config_path
-            .as_deref()
-            .is_some_and(|p| ai_mcp::McpConfig::load_from(p).is_ok_and(|c| c.any_enabled()));
-        if has_servers {
-            let _ = self.engine(workspace);
+        let Ok(builder) = EngineBuilder::from_config(self.config_path.as_deref(), Front::Koi)
+        else {
+            return;
+        };
+        if builder.has_mcp_servers() {
+            let _ = self.engine_from(workspace, Some(builder));
         }
     }
 
     fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
+        self.engine_from(workspace, None)
+    }
+
+    /// [`Assistant::engine`], from `builder` when the config was just read.
+    fn engine_from(
+        &mut self,
+        workspace: &Path,
+        builder: Option<EngineBuilder>,
+    ) -> Result<&Engine, String> {
         let moved = self.engine.as_ref().is_some_and(|e| {
             let wanted = workspace
                 .canonicalize()
@@ -227,52 +236,16 @@ impl Assistant {
             self.engine = None;
         }
         if self.engine.is_none() {
-            let ai = match &self.config_path {
-                Some(path) => AiConfig::load_from(path).map_err(|e| e.to_string())?,
-                None => AiConfig::default(),
+            let builder = match builder {
+                Some(b) => b,
+                None => EngineBuilder::from_config(self.config_path.as_deref(), Front::Koi)
+                    .map_err(|e| e.to_string())?,
             };
-            let resolved = ai.resolve();
-            // The config file holds API keys: no tool reads it.
-            let workspace = Workspace::new(workspace)
-                .map_err(|e| format!("workspace {}: {e}", workspace.display()))?
-                .with_protected(self.config_path.clone());
-            let mcp = match &self.config_path {
-                Some(path) => ai_mcp::McpConfig::load_from(path).map_err(|e| e.to_string())?,
-                None => ai_mcp::McpConfig::default(),
-            };
-            // MCP servers start in the background as the engine is built;
-            // a conversation's first request waits for them a bounded
-            // time (`[mcp] startup_wait_s`).
-            let hub = (!mcp.servers.is_empty()).then(|| {
-                ai_mcp::Hub::new(
-                    &mcp,
-                    ai_mcp::HubEnv {
-                        workspace: workspace.root().to_path_buf(),
-                        secret_env_vars: resolved.key_env_vars.clone(),
-                    },
-                )
-            });
-            let mut tools = RegistryConfig::new(workspace);
-            tools.secret_env_vars = resolved.key_env_vars.clone();
-            tools.sandbox = resolved.sandbox.clone();
-            tools.web_search = resolved.web_search.clone();
-            tools.memory = ai_chat_engine::memory::tool_files(
-                resolved.memory,
-                true,
-                self.data_dir.as_deref(),
-                tools.workspace.root(),
-            );
-            let mut registry = Registry::standard(tools);
-            if let Some(hub) = &hub {
-                registry = registry.with_source(hub.clone());
-            }
-            let options = EngineOptions {
-                waker: Some(self.waker.clone()),
-                data_dir: self.data_dir.clone(),
-                mcp: hub,
-                ..EngineOptions::default()
-            };
-            let engine = Engine::with_resolved(resolved, Arc::new(registry), options)
+            let engine = builder
+                .workspace(workspace)
+                .data_dir(self.data_dir.clone())
+                .waker(self.waker.clone())
+                .build()
                 .map_err(|e| e.to_string())?;
             if is_broad(engine.workspace()) {
                 // Reads only, until the user names a directory (/cd).
