@@ -151,20 +151,7 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-/// koi's config directory (`$XDG_CONFIG_HOME/koi` or the platform's).
-pub fn config_dir() -> Option<PathBuf> {
-    dirs::config_dir().map(|d| d.join("koi"))
-}
-
-/// koi's data directory (`$XDG_DATA_HOME/koi` or the platform's).
-pub fn data_dir() -> Option<PathBuf> {
-    dirs::data_dir().map(|d| d.join("koi"))
-}
-
-/// `~/.config/koi/koi.toml` (platform equivalent).
-pub fn config_path() -> Option<PathBuf> {
-    config_dir().map(|d| d.join("koi.toml"))
-}
+pub use crate::paths::{config_dir, config_path, data_dir};
 
 impl AiConfig {
     /// Parses the `[ai]` table of a whole koi.toml, ignoring every other

@@ -37,6 +37,7 @@ pub mod goal;
 pub mod image;
 pub mod memory;
 pub mod message;
+pub mod paths;
 pub mod probe;
 pub mod project_instructions;
 pub mod prompt;

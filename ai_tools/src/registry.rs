@@ -17,8 +17,7 @@ use crate::run_tag::RunTag;
 use crate::sandbox::secret_scan::SecretIndex;
 use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::source::{ToolRef, ToolSource};
-use crate::tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
-use crate::tools::memory::MemoryFiles;
+use crate::tool::{Effect, MemoryFiles, ProgressSink, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
 /// What a registry is built from.

@@ -112,6 +112,17 @@ impl std::fmt::Debug for ProgressSink {
     }
 }
 
+/// The memory files of one workspace, the user's (global) and the
+/// project's: what `memory_read` reads (`ai_chat_engine::memory` says
+/// where they live).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryFiles {
+    /// Facts about the user, for every workspace.
+    pub global: PathBuf,
+    /// Facts about this workspace.
+    pub project: PathBuf,
+}
+
 /// Everything a running tool may use. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -125,7 +136,7 @@ pub struct ToolContext {
     /// Background processes started by `shell_bg`.
     pub background: BackgroundTable,
     /// The memory files `memory_read` shows (`None`: memory is off).
-    pub memory: Option<crate::tools::memory::MemoryFiles>,
+    pub memory: Option<MemoryFiles>,
     /// How a process this call starts is confined (set per call by the
     /// registry from the policy's proof).
     pub sandbox: RunSandbox,

@@ -240,7 +240,7 @@ pub fn memory_dir(on: bool, persist: bool, data_dir: Option<&Path>) -> Option<Pa
     }
     data_dir
         .map(Path::to_path_buf)
-        .or_else(crate::config::data_dir)
+        .or_else(crate::paths::data_dir)
 }
 
 /// What the `memory_read` tool of an engine in `workspace` is handed:

@@ -3,7 +3,7 @@
 //! live and who writes them is `ai_chat_engine::memory`'s to say; this
 //! tool is handed the two paths.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
 
@@ -11,6 +11,7 @@ use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
 use crate::plural::counted;
+pub use crate::tool::MemoryFiles;
 use crate::tool::{Effect, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::read_regular;
 use crate::tools::fs_common::MAX_FILE_BYTES;
@@ -23,16 +24,6 @@ pub const MAX_MEMORY_CHARS: usize = 16_000;
 /// What `memory_read` says when the engine keeps no memory.
 pub const MEMORY_OFF: &str =
     "memory is off: it needs a configured model and saved sessions (`[ai] memory = false` turns it off)";
-
-/// The memory files of one workspace: the user's (global) and the
-/// project's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryFiles {
-    /// Facts about the user, for every workspace.
-    pub global: PathBuf,
-    /// Facts about this workspace.
-    pub project: PathBuf,
-}
 
 /// Reads the memory files.
 pub struct MemoryRead;
