@@ -16,9 +16,9 @@
 //! for msg in rx {
 //!     match msg {
 //!         StreamMsg::Token(t) => print!("{t}"),
-//!         StreamMsg::ApprovalRequired { summary, reply, .. } => {
+//!         StreamMsg::ApprovalRequired { id, summary, .. } => {
 //!             eprintln!("approve? {summary}");
-//!             let _ = reply.send(ApprovalReply::Approve);
+//!             _cancel.approve(&id, ApprovalReply::Approve);
 //!         }
 //!         StreamMsg::Done => break,
 //!         StreamMsg::Err(e) => { eprintln!("{e}"); break }
@@ -58,6 +58,7 @@ mod builder;
 mod conversation;
 mod emitter;
 mod engine;
+mod event;
 pub mod explore;
 pub mod fork;
 pub mod masking;
@@ -80,10 +81,12 @@ pub use config::{AiConfig, ApiKey, ConfigError, Provenance, ProviderKind, Resolv
 pub use conversation::{Conversation, ABANDONED_RESULT};
 pub use cost::{ModelPrice, Prices, UsageReport};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
+pub use event::error_event;
 pub use explore::{SubagentEnd, SubagentReport, SubagentStep};
 pub use failed_command::FailedCommand;
 pub use goal::{BudgetLimits, Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
 pub use image::{Image, ImageError, ImageFormat, MediaLevel};
+pub use koi_protocol as protocol;
 pub use memory::{MemoryError, MemoryPaths, MemoryReport, MemoryScope};
 pub use memory_worker::MemoryOutcome;
 pub use message::{Attachment, AttachmentKind, Message, ReasoningBlock, ToolCall, UserInput};

@@ -30,7 +30,6 @@ pub mod exit;
 pub mod fix_cmd;
 pub mod goal_cmd;
 pub mod interrupt;
-pub mod json_events;
 pub mod mcp_cmd;
 pub mod memory_cmd;
 pub mod oneshot;

@@ -13,7 +13,6 @@ use crate::conversation::{self, Start};
 use crate::exit::Exit;
 use crate::goal_cmd;
 use crate::interrupt::Interrupts;
-use crate::json_events::Event;
 use crate::piped::{self, Piped};
 use crate::render::{JsonOutput, Output, Style, TextOutput};
 use crate::setup::{self, Settings};
@@ -21,6 +20,7 @@ use crate::tty;
 use crate::turn::{Driver, TurnOutcome};
 use crate::uncertain;
 use ai_chat_engine::Front;
+use koi_protocol::{ErrorKind, Event};
 
 /// Reads piped stdin unless it is a terminal or `--no-stdin` was given.
 pub fn read_piped_stdin(cli: &Cli) -> Result<Option<Piped>> {
@@ -125,7 +125,7 @@ pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
                 let _ = output.event(&ev);
             }
             let _ = output.event(&Event::Error {
-                kind: "uncertain".into(),
+                kind: ErrorKind::Uncertain,
                 message: how,
             });
         } else {
@@ -172,7 +172,7 @@ pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
         TurnOutcome::Interrupted => {
             if cli.common.json {
                 let _ = output.event(&Event::Error {
-                    kind: "interrupted".into(),
+                    kind: ErrorKind::Interrupted,
                     message: "interrupted by Ctrl+C".into(),
                 });
             } else {

@@ -4,7 +4,7 @@
 use ai_tools::{Mode, Registry};
 use anyhow::{bail, Context, Result};
 
-use crate::json_events::tagged_line;
+use koi_protocol::tagged_line;
 
 /// What is being judged.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use ai_chat_engine::{
     UserInput,
 };
 use ai_tools::Mode;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
 
 /// Cancel takes effect within 100 ms; waiting a little longer than that
 /// for an interrupted turn keeps the UI responsive even if it is slow.
@@ -37,7 +37,9 @@ pub struct Assistant {
     engine: Option<Engine>,
     conversation: Option<Conversation>,
     turn: Option<Turn>,
-    approval: Option<Sender<ApprovalReply>>,
+    /// The call whose approval the panel shows, answered through the
+    /// turn's handle.
+    approval: Option<String>,
     /// An interrupted call shown in the approval row, waiting for the
     /// user to choose rerun (allow) or abandon (deny).
     uncertain: Option<UncertainCall>,
@@ -344,8 +346,8 @@ impl Assistant {
             turn.cancel.cancel();
         }
         // An unanswered approval is a denial.
-        if let Some(reply) = self.approval.take() {
-            let _ = reply.send(ApprovalReply::Deny);
+        if let (Some(id), Some(turn)) = (self.approval.take(), &self.turn) {
+            turn.cancel.approve(&id, ApprovalReply::Deny);
         }
     }
 
@@ -358,7 +360,7 @@ impl Assistant {
         let messages: Vec<StreamMsg> = turn.rx.try_iter().collect();
         for msg in &messages {
             match msg {
-                StreamMsg::ApprovalRequired { reply, .. } => self.approval = Some(reply.clone()),
+                StreamMsg::ApprovalRequired { id, .. } => self.approval = Some(id.clone()),
                 m if m.is_terminal() => {
                     self.turn = None;
                     self.approval = None;
@@ -386,12 +388,15 @@ impl Assistant {
             }
             return;
         }
-        if let Some(reply) = self.approval.take() {
-            let _ = reply.send(if approve {
-                ApprovalReply::Approve
-            } else {
-                ApprovalReply::Deny
-            });
+        if let (Some(id), Some(turn)) = (self.approval.take(), &self.turn) {
+            turn.cancel.approve(
+                &id,
+                if approve {
+                    ApprovalReply::Approve
+                } else {
+                    ApprovalReply::Deny
+                },
+            );
         }
         if approve && for_conversation {
             if let Some(engine) = &self.engine {
