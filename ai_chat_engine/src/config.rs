@@ -10,7 +10,7 @@ pub use ai_tools::tools::web_search::{SearchProvider, WebSearchConfig};
 use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
-use crate::compaction::{CompactionSettings, CompactionToml};
+use crate::compaction::window::{CompactionSettings, CompactionToml};
 use crate::cost::Prices;
 use crate::probe::LocalServer;
 pub use crate::provider_kind::ProviderKind;

@@ -4,7 +4,7 @@
 
 use koi_protocol::{CompactionOutcome, ErrorKind, Event, GoalStatus};
 
-use crate::compaction::CompactionReport;
+use crate::compaction::report::CompactionReport;
 use crate::goal::{GoalReport, GoalState};
 use crate::stream_msg::{EngineError, StreamMsg};
 

@@ -89,7 +89,7 @@ pub enum StreamMsg {
     },
     /// Older history was compacted (or a due compaction failed and the
     /// full history was kept): one line for the user.
-    Compaction(crate::compaction::CompactionReport),
+    Compaction(crate::compaction::report::CompactionReport),
     /// A goal's state changed or its check ran (goal mode).
     Goal(crate::goal::GoalReport),
     /// Something the user should know that is not the model's answer
