@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, usize, usize)] = &[
     ("term", 1, 2),
     ("render", 3, 7),
-    ("ai_tools", 3, 9),
-    ("ai_tools/mcp", 1, 2),
+    ("ai_tools", 2, 7),
     ("tests/testkit", 1, 2),
 ];
 
