@@ -18,6 +18,55 @@ use crossbeam_channel::Receiver;
 /// for an interrupted turn keeps the UI responsive even if it is slow.
 const INTERRUPT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// koi's parsed `[ai]` and `[mcp]` tables as its config loader last read
+/// them (the live reload keeps them current, a bad file keeps the last
+/// good ones): every panel and the suggester build their engines from
+/// these, so the file is not read again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AiTables {
+    /// `[ai]`.
+    pub ai: Option<toml::Table>,
+    /// `[mcp]`.
+    pub mcp: Option<toml::Table>,
+}
+
+impl AiTables {
+    /// The tables of a loaded config.
+    pub fn of(config: &crate::config::Config) -> AiTables {
+        AiTables {
+            ai: config.ai.clone(),
+            mcp: config.mcp.clone(),
+        }
+    }
+}
+
+/// [`AiTables`] shared between the app (which reloads them) and the
+/// engines' builders.
+pub type SharedAiTables = Arc<parking_lot::RwLock<AiTables>>;
+
+/// The engine builder for `front`: from the tables koi's config loader
+/// parsed when there are some, else from the file at `path` (tests, and a
+/// panel made outside the app).
+pub fn engine_builder(
+    path: Option<&Path>,
+    tables: Option<&SharedAiTables>,
+    front: Front,
+) -> Result<EngineBuilder, String> {
+    match tables {
+        Some(tables) => {
+            let t = tables.read();
+            EngineBuilder::from_parsed(
+                path.map(Path::to_path_buf),
+                t.ai.clone().map(toml::Value::Table),
+                t.mcp.clone().map(toml::Value::Table),
+                front,
+            )
+        }
+        None => EngineBuilder::from_config(path, front),
+    }
+    .map_err(|e| e.to_string())
+}
+
 /// A stream the overlay starts besides a turn.
 pub enum Job {
     /// `/compact`.
@@ -45,6 +94,9 @@ pub struct Assistant {
     uncertain: Option<UncertainCall>,
     waker: Arc<dyn Fn() + Send + Sync>,
     config_path: Option<PathBuf>,
+    /// The config's `[ai]`/`[mcp]` as the app parsed them (`None`: read
+    /// `config_path`).
+    tables: Option<SharedAiTables>,
     /// Where sessions live (`None`: the platform data dir).
     data_dir: Option<PathBuf>,
     /// The mode to go back to when the conversation whose approval said
@@ -100,6 +152,7 @@ impl Assistant {
             uncertain: None,
             waker,
             config_path,
+            tables: None,
             data_dir: None,
             granted_from: None,
             chosen_mode: None,
@@ -135,6 +188,12 @@ impl Assistant {
         }
         let names: Vec<String> = self.images.iter().map(Image::describe).collect();
         format!("attached to the next message: {}", names.join(", "))
+    }
+
+    /// Builds engines from the app's parsed config instead of the file.
+    pub fn with_tables(mut self, tables: SharedAiTables) -> Self {
+        self.tables = Some(tables);
+        self
     }
 
     /// Keeps sessions under `data_dir` instead of the platform data dir.
@@ -208,8 +267,11 @@ impl Assistant {
         if self.engine.is_some() {
             return;
         }
-        let Ok(builder) = EngineBuilder::from_config(self.config_path.as_deref(), Front::Koi)
-        else {
+        let Ok(builder) = engine_builder(
+            self.config_path.as_deref(),
+            self.tables.as_ref(),
+            Front::Koi,
+        ) else {
             return;
         };
         if builder.has_mcp_servers() {
@@ -240,8 +302,11 @@ impl Assistant {
         if self.engine.is_none() {
             let builder = match builder {
                 Some(b) => b,
-                None => EngineBuilder::from_config(self.config_path.as_deref(), Front::Koi)
-                    .map_err(|e| e.to_string())?,
+                None => engine_builder(
+                    self.config_path.as_deref(),
+                    self.tables.as_ref(),
+                    Front::Koi,
+                )?,
             };
             let engine = builder
                 .workspace(workspace)

@@ -12,12 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::suggest::{self, SuggestContext};
-use ai_chat_engine::{CancelHandle, Engine, EngineBuilder, Front};
+use ai_chat_engine::{CancelHandle, Engine, Front};
 use ai_tools::Mode;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use render::{Color, NamedColor, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
 
+use super::assistant::{engine_builder, SharedAiTables};
 use super::layout::PaneId;
 use crate::input::{Key, KeyAction};
 use crate::prompt_suggest::{Outcome, SuggestRequest};
@@ -87,6 +88,8 @@ type Cached = Option<(PathBuf, Arc<Engine>)>;
 
 pub struct Suggester {
     config_path: Option<PathBuf>,
+    /// The app's parsed `[ai]` (`None`: read `config_path`).
+    tables: Option<SharedAiTables>,
     wake: Arc<dyn Fn() + Send + Sync>,
     pending: HashMap<PaneId, Pending>,
     status: HashMap<PaneId, Status>,
@@ -97,10 +100,17 @@ pub struct Suggester {
 }
 
 impl Suggester {
+    /// Builds engines from the app's parsed config instead of the file.
+    pub fn with_tables(mut self, tables: SharedAiTables) -> Self {
+        self.tables = Some(tables);
+        self
+    }
+
     pub fn new(config_path: Option<PathBuf>, wake: Arc<dyn Fn() + Send + Sync>) -> Self {
         let (done_tx, done_rx) = crossbeam_channel::unbounded();
         Self {
             config_path,
+            tables: None,
             wake,
             pending: HashMap::new(),
             status: HashMap::new(),
@@ -151,6 +161,7 @@ impl Suggester {
         let slot = Arc::new(Mutex::new(CancelSlot::default()));
         let job = Job {
             config_path: self.config_path.clone(),
+            tables: self.tables.clone(),
             cached: self.cached.clone(),
             workspace,
             words: request.words.clone(),
@@ -281,6 +292,7 @@ impl Suggester {
 /// One suggestion's work, off the UI thread.
 struct Job {
     config_path: Option<PathBuf>,
+    tables: Option<SharedAiTables>,
     cached: Arc<Mutex<Cached>>,
     workspace: PathBuf,
     words: String,
@@ -296,11 +308,14 @@ impl Job {
                 return Ok(engine.clone());
             }
         }
-        let engine = EngineBuilder::from_config(self.config_path.as_deref(), Front::Suggest)
-            .map_err(|e| e.to_string())?
-            .workspace(&self.workspace)
-            .build()
-            .map_err(|e| e.to_string())?;
+        let engine = engine_builder(
+            self.config_path.as_deref(),
+            self.tables.as_ref(),
+            Front::Suggest,
+        )?
+        .workspace(&self.workspace)
+        .build()
+        .map_err(|e| e.to_string())?;
         let engine = Arc::new(engine);
         *cached = Some((self.workspace.clone(), engine.clone()));
         Ok(engine)
