@@ -64,7 +64,7 @@ fn paused_rounds(messages: &[Message]) -> usize {
 
 /// What the loop needs besides the model and the tools.
 pub(crate) struct LoopSettings {
-    /// Where SOUL/STYLE/SKILL/MEMORY.md are read.
+    /// Where SOUL/STYLE/SKILL.md are read.
     pub config_dir: Option<PathBuf>,
     /// Ask for a title after a conversation's first turn.
     pub generate_titles: bool,
@@ -382,7 +382,7 @@ impl Agent {
     fn start_turn(&self, conv: &Conversation, input: UserInput) {
         let config_dir = self.settings.config_dir.as_deref();
         let cwd = conv.cwd();
-        let mut now = EnvironmentFacts::gather(&cwd, config_dir, input.terminal_size);
+        let mut now = EnvironmentFacts::gather(&cwd, input.terminal_size);
         if let Some(data) = &self.settings.memory_dir {
             now.read_memory(&crate::memory::MemoryPaths::new(data, &cwd));
         }

@@ -10,10 +10,9 @@ pub use ai_tools::tools::web_search::{SearchProvider, WebSearchConfig};
 use ai_tools::Mode;
 use serde::{Deserialize, Serialize};
 
-use crate::budgets::LOCAL_PROBE_TIMEOUT;
-use crate::compaction::{CompactionSettings, CompactionToml};
+use crate::compaction::window::{CompactionSettings, CompactionToml};
 use crate::cost::Prices;
-use crate::probe::probe_local_servers;
+use crate::probe::LocalServer;
 pub use crate::provider_kind::ProviderKind;
 use crate::thinking::ThinkingLevel;
 
@@ -25,9 +24,7 @@ pub const DEFAULT_API_KEY_ENV: &str = "KOI_API_KEY";
 /// unattended turn does not hang for good.
 pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// Loopback ports where local OpenAI-compatible servers usually listen:
-/// Ollama, LM Studio, llama.cpp's server, vLLM.
-pub const LOCAL_SERVER_PORTS: [u16; 4] = [11434, 1234, 8080, 8000];
+pub use crate::probe::LOCAL_SERVER_PORTS;
 
 /// An API key. Never printed: `Debug` and `Display` show `***`.
 #[derive(Clone, PartialEq, Eq)]
@@ -154,20 +151,7 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-/// koi's config directory (`$XDG_CONFIG_HOME/koi` or the platform's).
-pub fn config_dir() -> Option<PathBuf> {
-    dirs::config_dir().map(|d| d.join("koi"))
-}
-
-/// koi's data directory (`$XDG_DATA_HOME/koi` or the platform's).
-pub fn data_dir() -> Option<PathBuf> {
-    dirs::data_dir().map(|d| d.join("koi"))
-}
-
-/// `~/.config/koi/koi.toml` (platform equivalent).
-pub fn config_path() -> Option<PathBuf> {
-    config_dir().map(|d| d.join("koi.toml"))
-}
+pub use crate::paths::{config_dir, config_path, data_dir};
 
 impl AiConfig {
     /// Parses the `[ai]` table of a whole koi.toml, ignoring every other
@@ -180,7 +164,17 @@ impl AiConfig {
         let table: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| parse_err(e.to_string()))?;
-        let Some(ai) = table.get("ai") else {
+        Self::from_table(table.get("ai"), path)
+    }
+
+    /// The `[ai]` table itself, as a parsed koi.toml holds it (`None`: no
+    /// such table, the empty config); `path` names the file in errors.
+    pub fn from_table(ai: Option<&toml::Value>, path: &Path) -> Result<AiConfig, ConfigError> {
+        let parse_err = |message: String| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message,
+        };
+        let Some(ai) = ai else {
             return Ok(AiConfig::default());
         };
         let cfg: AiConfig = ai
@@ -266,25 +260,30 @@ impl AiConfig {
         cfg
     }
 
-    /// True when nothing that picks a model was set.
-    fn is_unconfigured(&self) -> bool {
+    /// True when nothing that picks a model was set: the one case where a
+    /// local server found on loopback ([`crate::probe::find_local_server`])
+    /// is used.
+    pub fn is_unconfigured(&self) -> bool {
         self.provider.is_none() && self.base_url.is_none() && self.model.is_none()
     }
 
     /// Resolves effective values from this config and the process
-    /// environment; with nothing configured, probes local servers.
+    /// environment. Touches no network: the local-server probe is a step
+    /// of its own ([`crate::EngineBuilder::resolve`] takes it).
     pub fn resolve(&self) -> ResolvedConfig {
-        self.resolve_with(&|k| std::env::var(k).ok(), true)
+        self.resolve_with(&|k| std::env::var(k).ok(), None)
     }
 
-    /// [`AiConfig::resolve`] with an explicit environment and optional probing.
+    /// [`AiConfig::resolve`] with an explicit environment and the local
+    /// server a probe found, if one was looked for and found (used only
+    /// when [`AiConfig::is_unconfigured`]).
     pub fn resolve_with(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
-        probe: bool,
+        local: Option<&LocalServer>,
     ) -> ResolvedConfig {
         let mut sources = Vec::new();
-        let (provider, base_url, detected_model) = self.pick_provider(env, probe, &mut sources);
+        let (provider, base_url, detected_model) = self.pick_provider(env, local, &mut sources);
         let model = match (&self.model, detected_model) {
             (Some(m), _) => {
                 sources.push(Provenance::new("model", m, Source::Config));
@@ -428,7 +427,7 @@ impl AiConfig {
     fn pick_provider(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
-        probe: bool,
+        local: Option<&LocalServer>,
         sources: &mut Vec<Provenance>,
     ) -> (ProviderKind, String, Option<String>) {
         if !self.is_unconfigured() {
@@ -452,14 +451,18 @@ impl AiConfig {
             };
             return (provider, base, None);
         }
-        if probe {
-            if let Some((url, model)) =
-                probe_local_servers(&LOCAL_SERVER_PORTS, LOCAL_PROBE_TIMEOUT)
-            {
-                sources.push(Provenance::new("provider", "openai", Source::Detected));
-                sources.push(Provenance::new("base_url", &url, Source::Detected));
-                return (ProviderKind::OpenAi, url, model);
-            }
+        if let Some(found) = local {
+            sources.push(Provenance::new("provider", "openai", Source::Detected));
+            sources.push(Provenance::new(
+                "base_url",
+                &found.base_url,
+                Source::Detected,
+            ));
+            return (
+                ProviderKind::OpenAi,
+                found.base_url.clone(),
+                found.model.clone(),
+            );
         }
         for (kind, var) in [
             (ProviderKind::OpenAi, DEFAULT_API_KEY_ENV),

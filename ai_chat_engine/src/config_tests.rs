@@ -22,7 +22,7 @@ fn reads_only_the_ai_table() {
     let cfg = AiConfig::from_toml_str(text, Path::new("koi.toml")).unwrap();
     assert_eq!(cfg.model.as_deref(), Some("qwen2.5-coder"));
     assert!(!format!("{cfg:?}").contains("sk-secret"));
-    let r = cfg.resolve_with(&no_env, false);
+    let r = cfg.resolve_with(&no_env, None);
     assert_eq!(r.provider, ProviderKind::OpenAi);
     assert_eq!(r.base_url, "http://127.0.0.1:11434/v1");
     assert_eq!(r.fast_model, "qwen2.5-coder");
@@ -57,7 +57,7 @@ fn sandbox_settings_are_validated_and_expanded() {
         path,
     )
     .unwrap();
-    let r = cfg.resolve_with(&no_env, false);
+    let r = cfg.resolve_with(&no_env, None);
     assert_eq!(r.sandbox.mode, SandboxMode::Require);
     let home = dirs::home_dir().unwrap_or_default();
     assert_eq!(
@@ -74,7 +74,7 @@ fn sandbox_settings_are_validated_and_expanded() {
     assert!(e.to_string().contains("sandbox_hidden"), "{e}");
     let cfg = AiConfig::from_toml_str("[ai]\nsandbox_hidden = [\"~/vault\", \"/srv/keys\"]", path)
         .unwrap();
-    let r = cfg.resolve_with(&no_env, false);
+    let r = cfg.resolve_with(&no_env, None);
     assert_eq!(
         r.sandbox.hidden,
         vec![home.join("vault"), PathBuf::from("/srv/keys")]
@@ -87,7 +87,7 @@ fn sandbox_settings_are_validated_and_expanded() {
     assert_eq!(shown.source, Source::Config);
     assert!(shown.value.contains("/srv/keys"), "{}", shown.value);
     // Unset: auto, with the build caches.
-    let r = AiConfig::default().resolve_with(&no_env, false);
+    let r = AiConfig::default().resolve_with(&no_env, None);
     assert_eq!(r.sandbox, SandboxConfig::default());
 }
 
@@ -98,11 +98,11 @@ fn key_lookup_order_and_sources() {
         ..AiConfig::default()
     };
     let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "a-key".to_string());
-    let r = cfg.resolve_with(&env, false);
+    let r = cfg.resolve_with(&env, None);
     assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("a-key"));
     assert_eq!(r.key_env_vars, vec!["KOI_API_KEY", "ANTHROPIC_API_KEY"]);
     let env2 = |k: &str| (k == "KOI_API_KEY" || k == "ANTHROPIC_API_KEY").then(|| k.to_string());
-    let r = cfg.resolve_with(&env2, false);
+    let r = cfg.resolve_with(&env2, None);
     assert_eq!(r.api_key.as_ref().map(ApiKey::expose), Some("KOI_API_KEY"));
     assert_eq!(r.fast_model, "claude-haiku-4-5");
 }
@@ -121,7 +121,7 @@ fn a_missing_file_is_the_empty_config() {
 
 #[test]
 fn nothing_configured_without_servers_is_demo() {
-    let r = AiConfig::default().resolve_with(&no_env, false);
+    let r = AiConfig::default().resolve_with(&no_env, None);
     assert_eq!(r.provider, ProviderKind::Demo);
     assert!(r.api_key.is_none());
 }
@@ -150,13 +150,13 @@ fn thinking_and_prices_are_validated() {
         path,
     )
     .unwrap();
-    let r = cfg.resolve_with(&no_env, false);
+    let r = cfg.resolve_with(&no_env, None);
     assert_eq!(r.thinking, ThinkingLevel::High);
     assert_eq!(r.prices.of("m-1").map(|p| p.output), Some(2.0));
     let shown = |k: &str| r.sources.iter().find(|p| p.key == k).unwrap().clone();
     assert_eq!(shown("thinking").value, "high");
     assert_eq!(shown("prices").value, "m");
-    let r = AiConfig::default().resolve_with(&no_env, false);
+    let r = AiConfig::default().resolve_with(&no_env, None);
     assert_eq!(r.thinking, ThinkingLevel::Off);
 }
 
@@ -170,7 +170,7 @@ fn the_compaction_table_parses_validates_and_resolves() {
         windows = { "qwen2.5-coder" = 65536 }
     "#;
     let cfg = AiConfig::from_toml_str(text, Path::new("koi.toml")).unwrap();
-    let r = cfg.resolve_with(&no_env, false);
+    let r = cfg.resolve_with(&no_env, None);
     assert_eq!(r.compaction.soft_percent, 30);
     assert_eq!(r.compaction.hard_percent, 70);
     assert_eq!(r.compaction.window_for("qwen2.5-coder").tokens, 65_536);
@@ -192,12 +192,11 @@ fn the_compaction_table_parses_validates_and_resolves() {
 #[test]
 fn memory_is_on_with_a_model_off_in_the_demo_and_when_turned_off() {
     let parse = |t: &str| AiConfig::from_toml_str(t, Path::new("k.toml")).unwrap();
-    let on = parse("[ai]\nprovider = \"anthropic\"\n").resolve_with(&no_env, false);
+    let on = parse("[ai]\nprovider = \"anthropic\"\n").resolve_with(&no_env, None);
     assert!(on.memory);
-    let off =
-        parse("[ai]\nprovider = \"anthropic\"\nmemory = false\n").resolve_with(&no_env, false);
+    let off = parse("[ai]\nprovider = \"anthropic\"\nmemory = false\n").resolve_with(&no_env, None);
     assert!(!off.memory);
-    let demo = parse("[ai]\nprovider = \"demo\"\nmemory = true\n").resolve_with(&no_env, false);
+    let demo = parse("[ai]\nprovider = \"demo\"\nmemory = true\n").resolve_with(&no_env, None);
     assert!(!demo.memory);
     let shown = off.sources.iter().find(|p| p.key == "memory").unwrap();
     assert_eq!(
@@ -212,7 +211,7 @@ fn web_search_is_checked_and_its_key_variable_is_a_secret() {
                 [ai.web_search]\nprovider = \"tavily\"\napi_key_env = \"MY_SEARCH\"\n";
     let r = AiConfig::from_toml_str(text, Path::new("k.toml"))
         .unwrap()
-        .resolve_with(&no_env, false);
+        .resolve_with(&no_env, None);
     assert!(r.native_web_search);
     assert!(
         r.key_env_vars.iter().any(|v| v == "MY_SEARCH"),

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ai_tools::run_tag::RunTag;
 
-use crate::compaction::{CompactionState, Trigger};
+use crate::compaction::policy::Trigger;
+use crate::compaction::report::CompactionState;
 use crate::cost::{Prices, UsageReport};
 use crate::goal::{Goal, GoalRecord, GoalState, RESUMED_PAUSE_REASON};
 use crate::image::MediaLevel;

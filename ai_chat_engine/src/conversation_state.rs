@@ -216,7 +216,7 @@ impl ConvState {
         trigger: Trigger,
         bytes: (usize, usize),
     ) {
-        self.messages = crate::compaction::apply_summary(&self.messages, &text, keep_from);
+        self.messages = crate::compaction::history::apply_summary(&self.messages, &text, keep_from);
         self.record(Entry::Summary {
             text,
             keep_from,
@@ -229,7 +229,7 @@ impl ConvState {
 
     /// Trims the results of `call_ids` in the model's view (recorded).
     pub(crate) fn trim(&mut self, call_ids: Vec<String>, bytes: (usize, usize)) {
-        crate::compaction::apply_trim(&mut self.messages, &call_ids);
+        crate::compaction::history::apply_trim(&mut self.messages, &call_ids);
         self.record(Entry::Trimmed {
             call_ids,
             bytes_before: bytes.0,

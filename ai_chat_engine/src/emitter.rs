@@ -4,7 +4,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ai_tools::CancelToken;
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender};
+use koi_protocol::Op;
 
 use crate::stream_msg::StreamMsg;
 
@@ -14,6 +15,9 @@ pub type Waker = Arc<dyn Fn() + Send + Sync>;
 /// Sends a turn's messages, waking the front end after each.
 pub(crate) struct Emitter {
     tx: Sender<StreamMsg>,
+    /// What the front end tells the turn ([`Op::Approve`]); disconnected
+    /// when every handle of the turn is gone.
+    ops: Receiver<Op>,
     waker: Option<Waker>,
     cancel: CancelToken,
     /// The turn's terminal message (Done or Err) was sent.
@@ -21,13 +25,24 @@ pub(crate) struct Emitter {
 }
 
 impl Emitter {
-    pub fn new(tx: Sender<StreamMsg>, waker: Option<Waker>, cancel: CancelToken) -> Emitter {
+    pub fn new(
+        tx: Sender<StreamMsg>,
+        ops: Receiver<Op>,
+        waker: Option<Waker>,
+        cancel: CancelToken,
+    ) -> Emitter {
         Emitter {
             tx,
+            ops,
             waker,
             cancel,
             ended: AtomicBool::new(false),
         }
+    }
+
+    /// The ops the turn's front end sends (approval answers).
+    pub fn ops(&self) -> &Receiver<Op> {
+        &self.ops
     }
 
     /// Whether the turn's terminal message was sent.

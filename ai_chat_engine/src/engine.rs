@@ -1,14 +1,16 @@
 //! The engine: built once from config and a tool registry, it runs each
 //! submitted turn on its own thread and streams [`StreamMsg`]s back.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use ai_tools::registry::panic_message;
 use ai_tools::{CancelToken, Mode, Registry, Tool};
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
+use koi_protocol::Op;
 
 use crate::agent_loop::{Agent, LoopSettings};
 use crate::budgets::{CANCEL_POLL, MAX_MODEL_NAME};
@@ -19,13 +21,13 @@ use crate::emitter::Emitter;
 pub use crate::emitter::Waker;
 use crate::explore::ExploreTool;
 use crate::goal::{run_goal, GoalSpec, GoalStart};
-use crate::memory::MEMORY_IDLE_DELAY;
+use crate::memory::{memory_dir, MEMORY_IDLE_DELAY};
 use crate::memory_worker::{Event, MemoryWorker};
 use crate::message::UserInput;
 use crate::model_client::ModelClient;
 use crate::prompt::system_prompt;
 use crate::session_log::{self, ConversationContext};
-use crate::stream_msg::{EngineError, StreamMsg};
+use crate::stream_msg::{ApprovalReply, EngineError, StreamMsg};
 use crate::thinking::{ModeMemory, MODES_FILE};
 use crate::tool_exec::ToolRunner;
 
@@ -41,7 +43,7 @@ pub struct EngineOptions {
     pub approval_timeout: Option<Duration>,
     /// Where sessions live (default: the platform data dir + `koi`).
     pub data_dir: Option<PathBuf>,
-    /// Where SOUL/STYLE/SKILL/MEMORY.md are read (default: koi's config dir).
+    /// Where SOUL/STYLE/SKILL.md are read (default: koi's config dir).
     pub config_dir: Option<PathBuf>,
     /// Write session logs at all.
     pub persist: bool,
@@ -101,11 +103,15 @@ impl std::fmt::Debug for EngineOptions {
     }
 }
 
-/// Cancels one turn: streaming stops, running tools are told to stop, and
-/// the turn ends with `Err(Cancelled)` within ~100 ms.
+/// One running turn's handle: where its front end sends
+/// [`Op`]s. [`CancelHandle::cancel`] stops it (streaming stops, running
+/// tools are told to stop, and the turn ends with `Err(Cancelled)` within
+/// ~100 ms); [`CancelHandle::approve`] answers its approval requests.
+/// When every clone is dropped, a pending approval is denied.
 #[derive(Debug, Clone)]
 pub struct CancelHandle {
     token: CancelToken,
+    ops: Arc<Sender<Op>>,
 }
 
 impl CancelHandle {
@@ -114,11 +120,35 @@ impl CancelHandle {
         self.token.cancel();
     }
 
+    /// Tells the turn `op`: [`Op::Cancel`] cancels, [`Op::Approve`]
+    /// answers the approval request of its call. A turn that has ended
+    /// ignores it; other ops are the engine's ([`Engine::apply`]).
+    pub fn send(&self, op: Op) {
+        match op {
+            Op::Cancel => self.cancel(),
+            op => {
+                let _ = self.ops.send(op);
+            }
+        }
+    }
+
+    /// Answers the approval request of call `call_id`.
+    pub fn approve(&self, call_id: &str, decision: ApprovalReply) {
+        self.send(Op::Approve {
+            call_id: call_id.to_string(),
+            decision,
+        });
+    }
+
     /// Whether cancel was requested.
     pub fn is_cancelled(&self) -> bool {
         self.token.is_cancelled()
     }
 }
+
+/// A running turn as [`Engine::apply`] reaches it: its ops, weakly (the
+/// front end's handles own them), and its cancel token.
+type TurnRef = (Weak<Sender<Op>>, CancelToken);
 
 /// The chat engine. Cheap to share behind an `Arc`; every method takes `&self`.
 pub struct Engine {
@@ -128,6 +158,9 @@ pub struct Engine {
     waker: Option<Waker>,
     /// The memory curator (`None`: memory is off).
     memory: Option<MemoryWorker>,
+    /// Each conversation's latest turn, for [`Engine::apply`]: weak, so a
+    /// turn whose handles are all gone denies its pending approval.
+    turns: Mutex<HashMap<String, TurnRef>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -147,11 +180,10 @@ impl Engine {
         registry: Arc<Registry>,
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
-        let cfg = if options.probe_local {
-            config.resolve()
-        } else {
-            config.resolve_with(&|k| std::env::var(k).ok(), false)
-        };
+        let local = (options.probe_local && config.is_unconfigured())
+            .then(crate::probe::find_local_server)
+            .flatten();
+        let cfg = config.resolve_with(&|k| std::env::var(k).ok(), local.as_ref());
         Self::with_resolved(cfg, registry, options)
     }
 
@@ -186,8 +218,7 @@ impl Engine {
         // saved; never in the demo (the config says so).
         let memory_dir = sessions_dir
             .as_ref()
-            .filter(|_| cfg.memory)
-            .and_then(|_| options.data_dir.clone().or_else(crate::config::data_dir));
+            .and_then(|_| memory_dir(cfg.memory, options.persist, options.data_dir.as_deref()));
         let native_web_search = cfg.native_web_search;
         let client = Arc::new(ModelClient::new(
             cfg,
@@ -232,6 +263,7 @@ impl Engine {
             sessions_dir,
             waker: options.waker,
             memory,
+            turns: Mutex::new(HashMap::new()),
         })
     }
 
@@ -301,6 +333,16 @@ impl Engine {
         Ok(())
     }
 
+    /// The tool registry (for judging a command as a turn would).
+    pub fn registry(&self) -> &Registry {
+        self.agent.runner.registry()
+    }
+
+    /// How this engine's shell commands are confined, for a status line.
+    pub fn sandbox_status(&self) -> ai_tools::SandboxStatus {
+        ai_tools::SandboxStatus::of(self.config().sandbox.mode)
+    }
+
     /// The directory tools work in (the registry's workspace root).
     pub fn workspace(&self) -> &Path {
         self.agent.runner.registry().workspace().root()
@@ -360,6 +402,43 @@ impl Engine {
         self.start(conversation, Job::Goal(GoalStart::New(spec)))
     }
 
+    /// Applies a front end's [`Op`] to `conversation`: `Submit` and
+    /// `Compact` start a stream (returned); `Decide` settles an uncertain
+    /// call; `Approve` and `Cancel` go to the conversation's running turn
+    /// (nothing happens when none runs).
+    pub fn apply(
+        &self,
+        conversation: &Conversation,
+        op: Op,
+    ) -> Result<Option<(Receiver<StreamMsg>, CancelHandle)>, EngineError> {
+        match op {
+            Op::Submit { text } => Ok(Some(self.submit(conversation, UserInput::text(text)))),
+            Op::Compact => Ok(Some(self.compact(conversation))),
+            Op::Decide { call_id, decision } => {
+                conversation.decide_uncertain(&call_id, decision)?;
+                Ok(None)
+            }
+            op @ (Op::Approve { .. } | Op::Cancel) => {
+                let turn = self
+                    .turns
+                    .lock()
+                    .ok()
+                    .and_then(|t| t.get(&conversation.id()).cloned());
+                if let Some((ops, token)) = turn {
+                    match op {
+                        Op::Cancel => token.cancel(),
+                        op => {
+                            if let Some(ops) = ops.upgrade() {
+                                let _ = ops.send(op);
+                            }
+                        }
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+
     /// Goes on with a paused or blocked goal (`/goal resume`).
     pub fn continue_goal(
         &self,
@@ -381,11 +460,20 @@ impl Engine {
 
     fn start(&self, conversation: &Conversation, job: Job) -> (Receiver<StreamMsg>, CancelHandle) {
         let (tx, rx) = crossbeam_channel::unbounded();
+        let (ops_tx, ops_rx) = crossbeam_channel::unbounded();
         let token = CancelToken::new();
         let handle = CancelHandle {
             token: token.clone(),
+            ops: Arc::new(ops_tx),
         };
-        let emitter = Emitter::new(tx, self.waker.clone(), token.clone());
+        if let Ok(mut turns) = self.turns.lock() {
+            turns.retain(|_, (ops, _)| ops.strong_count() > 0);
+            turns.insert(
+                conversation.id(),
+                (Arc::downgrade(&handle.ops), token.clone()),
+            );
+        }
+        let emitter = Emitter::new(tx, ops_rx, self.waker.clone(), token.clone());
         let agent = Arc::clone(&self.agent);
         let conv = conversation.clone();
         let memory = match job {

@@ -1,26 +1,24 @@
 //! The GUI-free chat engine shared by the Cmd+L overlay and `k`: an agent
 //! loop on its own thread streaming typed [`StreamMsg`] events, providers,
-//! cache-stable prompt assembly, budgets and the session log.
+//! cache-stable prompt assembly, budgets and the session log. Every front
+//! end gets its engine from [`EngineBuilder`].
 //!
 //! ```no_run
-//! use std::sync::Arc;
-//! use ai_chat_engine::{AiConfig, ApprovalReply, Engine, EngineOptions, StreamMsg, UserInput};
-//! use ai_tools::{Registry, RegistryConfig, Workspace};
+//! use ai_chat_engine::{ApprovalReply, EngineBuilder, Front, StreamMsg, UserInput};
 //!
-//! // Resolve once: the key's env var names must be scrubbed from tool subprocesses.
-//! let resolved = AiConfig::load().unwrap_or_default().resolve();
-//! let mut tools = RegistryConfig::new(Workspace::new(".").unwrap());
-//! tools.secret_env_vars = resolved.key_env_vars.clone();
-//! let engine = Engine::with_resolved(resolved, Arc::new(Registry::standard(tools)),
-//!                                    EngineOptions::default()).unwrap();
+//! let config = ai_chat_engine::config::config_path();
+//! let engine = EngineBuilder::from_config(config.as_deref(), Front::K)
+//!     .unwrap()
+//!     .build()
+//!     .unwrap();
 //! let conversation = engine.new_conversation();
 //! let (rx, _cancel) = engine.submit(&conversation, UserInput::text("what is in this directory?"));
 //! for msg in rx {
 //!     match msg {
 //!         StreamMsg::Token(t) => print!("{t}"),
-//!         StreamMsg::ApprovalRequired { summary, reply, .. } => {
+//!         StreamMsg::ApprovalRequired { id, summary, .. } => {
 //!             eprintln!("approve? {summary}");
-//!             let _ = reply.send(ApprovalReply::Approve);
+//!             _cancel.approve(&id, ApprovalReply::Approve);
 //!         }
 //!         StreamMsg::Done => break,
 //!         StreamMsg::Err(e) => { eprintln!("{e}"); break }
@@ -39,6 +37,7 @@ pub mod goal;
 pub mod image;
 pub mod memory;
 pub mod message;
+pub mod paths;
 pub mod probe;
 pub mod project_instructions;
 pub mod prompt;
@@ -55,9 +54,11 @@ pub mod untrusted;
 pub mod verdict;
 
 mod agent_loop;
+mod builder;
 mod conversation;
 mod emitter;
 mod engine;
+mod event;
 pub mod explore;
 pub mod fork;
 pub mod masking;
@@ -74,15 +75,18 @@ mod tool_exec;
 mod transport;
 
 pub use agent_loop::WRAP_UP_NOTICE;
+pub use builder::{BuildError, EngineBuilder, Front};
 pub use compaction::{CompactionPolicy, CompactionReport, ContextWindow, Trigger};
 pub use config::{AiConfig, ApiKey, ConfigError, Provenance, ProviderKind, ResolvedConfig, Source};
 pub use conversation::{Conversation, ABANDONED_RESULT};
 pub use cost::{ModelPrice, Prices, UsageReport};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
+pub use event::error_event;
 pub use explore::{SubagentEnd, SubagentReport, SubagentStep};
 pub use failed_command::FailedCommand;
 pub use goal::{BudgetLimits, Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
 pub use image::{Image, ImageError, ImageFormat, MediaLevel};
+pub use koi_protocol as protocol;
 pub use memory::{MemoryError, MemoryPaths, MemoryReport, MemoryScope};
 pub use memory_worker::MemoryOutcome;
 pub use message::{Attachment, AttachmentKind, Message, ReasoningBlock, ToolCall, UserInput};

@@ -4,6 +4,28 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::budgets::LOCAL_PROBE_TIMEOUT;
+
+/// Loopback ports where local OpenAI-compatible servers usually listen:
+/// Ollama, LM Studio, llama.cpp's server, vLLM.
+pub const LOCAL_SERVER_PORTS: [u16; 4] = [11434, 1234, 8080, 8000];
+
+/// A local server a probe found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalServer {
+    /// Its OpenAI-compatible base URL (`http://127.0.0.1:PORT/v1`).
+    pub base_url: String,
+    /// The first model it lists.
+    pub model: Option<String>,
+}
+
+/// The local-server step of building an engine with nothing configured:
+/// the first of [`LOCAL_SERVER_PORTS`] that answers.
+pub fn find_local_server() -> Option<LocalServer> {
+    probe_local_servers(&LOCAL_SERVER_PORTS, LOCAL_PROBE_TIMEOUT)
+        .map(|(base_url, model)| LocalServer { base_url, model })
+}
+
 /// Looks for an OpenAI-compatible server on loopback: the first port that
 /// accepts a connection and answers `GET /v1/models` with JSON wins.
 /// Returns the base URL and the first model it lists.

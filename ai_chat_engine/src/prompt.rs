@@ -37,10 +37,6 @@ const FRAGMENTS: [(&str, &str); 6] = [
 /// User identity files appended to the system prompt, from the config dir.
 pub const IDENTITY_FILES: [&str; 3] = ["SOUL.md", "STYLE.md", "SKILL.md"];
 
-/// The rolling memory file, shown in the environment message (it changes
-/// often, so it must stay out of the cached system prompt).
-pub const MEMORY_FILE: &str = "MEMORY.md";
-
 /// Largest identity or memory file included; a larger one is cut, so a
 /// runaway file cannot crowd out the conversation.
 const MAX_USER_FILE_BYTES: usize = 16 * 1024;
@@ -109,16 +105,15 @@ pub struct EnvironmentFacts {
     pub shell: Option<String>,
     /// Columns × rows, when the front end knows.
     pub terminal: Option<(u16, u16)>,
-    /// MEMORY.md in the config dir (the user's own notes), if present.
-    pub memory: Option<String>,
     /// The curated memory files with something in them (global first),
     /// see [`crate::memory`].
     pub curated: Vec<(crate::memory::MemoryScope, String)>,
 }
 
 impl EnvironmentFacts {
-    /// Facts for now, in `cwd`, reading MEMORY.md from `config_dir`.
-    pub fn gather(cwd: &Path, config_dir: Option<&Path>, terminal: Option<(u16, u16)>) -> Self {
+    /// Facts for now, in `cwd` (the memory is added by
+    /// [`EnvironmentFacts::read_memory`]).
+    pub fn gather(cwd: &Path, terminal: Option<(u16, u16)>) -> Self {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         EnvironmentFacts {
             date: crate::time::today(),
@@ -130,7 +125,6 @@ impl EnvironmentFacts {
                 .or_else(|| env("LANG")),
             shell: env("SHELL"),
             terminal,
-            memory: config_dir.and_then(|d| read_user_file(&d.join(MEMORY_FILE))),
             curated: Vec::new(),
         }
     }
@@ -163,11 +157,6 @@ impl EnvironmentFacts {
             self.shell.as_deref().unwrap_or("unknown"),
             self.terminal_str(),
         );
-        if let Some(memory) = &self.memory {
-            out.push_str("\n\n<memory source=\"MEMORY.md\">\n");
-            out.push_str(memory);
-            out.push_str("\n</memory>");
-        }
         for (scope, text) in &self.curated {
             out.push_str(&format!(
                 "\n\n<memory scope=\"{scope}\" kept-by=\"koi's memory curator\">\n{text}\n</memory>"
@@ -209,7 +198,6 @@ impl EnvironmentFacts {
             locale: None,
             shell: None,
             terminal,
-            memory: None,
             curated: Vec::new(),
         }
     }
@@ -234,15 +222,23 @@ mod tests {
     #[test]
     fn identity_files_are_appended_memory_is_not() {
         let dir = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("SOUL.md"), "I like terse answers.\r\n\n").unwrap();
-        std::fs::write(dir.path().join("MEMORY.md"), "project uses nextest").unwrap();
+        // A MEMORY.md beside koi.toml is no memory of koi's: only the
+        // curated files are.
+        std::fs::write(dir.path().join("MEMORY.md"), "stale notes").unwrap();
+        let paths = crate::memory::MemoryPaths::new(data.path(), dir.path());
+        std::fs::create_dir_all(paths.project.parent().unwrap()).unwrap();
+        std::fs::write(&paths.project, "- project uses nextest\n").unwrap();
         let p = system_prompt(Some(dir.path()));
         assert!(p.ends_with("# From the user's SOUL.md\n\nI like terse answers.\n"));
-        assert!(!p.contains("nextest"));
-        let facts = EnvironmentFacts::gather(dir.path(), Some(dir.path()), Some((100, 30)));
+        assert!(!p.contains("nextest") && !p.contains("stale notes"));
+        let mut facts = EnvironmentFacts::gather(dir.path(), Some((100, 30)));
+        facts.read_memory(&paths);
         let m = facts.message();
         assert!(m.contains("terminal: 100x30"));
         assert!(m.contains("project uses nextest"));
+        assert!(!m.contains("stale notes"));
         let back = EnvironmentFacts::parse_changeable(&m, dir.path());
         assert_eq!(back.terminal, Some((100, 30)));
         let mut later = facts.clone();

@@ -1,19 +1,15 @@
 //! The typed events a turn streams to its front end, and the turn's errors.
+//! Plain data: [`StreamMsg::to_event`] (in `event.rs`) is its form in
+//! `koi_protocol`, and a front end answers with `koi_protocol::Op`s.
 
-use crossbeam_channel::Sender;
-
-/// The user's answer to [`StreamMsg::ApprovalRequired`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ApprovalReply {
-    /// Run this call.
-    Approve,
-    /// Do not run it; the model is told the user declined.
-    Deny,
-}
+/// The user's answer to [`StreamMsg::ApprovalRequired`], sent as
+/// [`koi_protocol::Op::Approve`] through the turn's
+/// [`crate::CancelHandle`].
+pub use koi_protocol::ApprovalDecision as ApprovalReply;
 
 /// One event of a turn. A turn ends with exactly one [`StreamMsg::Done`] or
 /// [`StreamMsg::Err`], and nothing follows it.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum StreamMsg {
     /// The model is about to stream text for a new round (insert a bubble).
     AssistantStart,
@@ -57,17 +53,20 @@ pub enum StreamMsg {
     },
     /// A step of the subagent working for the tool call `parent` (an
     /// `explore` call): front ends show it nested under that call's line
-    /// and collapse the steps to the [`SubagentStep::Finished`] line.
+    /// and collapse the steps to the `finished` line.
     /// The parent model never sees these.
     Subagent {
         /// The parent's call id (as in its `ToolStart`).
         parent: String,
         /// What the child did.
-        step: crate::explore::SubagentStep,
+        step: koi_protocol::SubagentStep,
     },
-    /// A call needs the user's consent. The engine blocks until `reply`
-    /// answers, the approval timeout passes, or the turn is cancelled;
-    /// anything but [`ApprovalReply::Approve`] denies.
+    /// A call needs the user's consent. The engine blocks until the turn's
+    /// handle answers ([`crate::CancelHandle::approve`], an
+    /// [`koi_protocol::Op::Approve`] for `id`), the approval timeout
+    /// passes, or the turn is cancelled; anything but
+    /// [`ApprovalReply::Approve`] denies, and so does dropping every
+    /// handle of the turn.
     ApprovalRequired {
         /// The call it is about (as in its `ToolStart`).
         id: String,
@@ -75,8 +74,6 @@ pub enum StreamMsg {
         summary: String,
         /// Why approval is needed.
         detail: String,
-        /// Where the answer goes.
-        reply: Sender<ApprovalReply>,
     },
     /// Token usage of one model round, sent the moment its stream ends.
     Usage {
@@ -92,7 +89,7 @@ pub enum StreamMsg {
     },
     /// Older history was compacted (or a due compaction failed and the
     /// full history was kept): one line for the user.
-    Compaction(crate::compaction::CompactionReport),
+    Compaction(crate::compaction::report::CompactionReport),
     /// A goal's state changed or its check ran (goal mode).
     Goal(crate::goal::GoalReport),
     /// Something the user should know that is not the model's answer

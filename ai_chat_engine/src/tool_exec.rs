@@ -12,6 +12,7 @@ use ai_tools::{
     ToolOutput, ToolRef,
 };
 use crossbeam_channel::RecvTimeoutError;
+use koi_protocol::Op;
 
 use crate::budgets::{CANCEL_POLL, EXPLORE_CANCEL_GRACE};
 use crate::context::{tool_error_view, tool_result_view};
@@ -502,12 +503,10 @@ impl Step<'_> {
             summary: summary.clone(),
         });
         pause(Point::Approval);
-        let (tx, rx) = crossbeam_channel::bounded(1);
         self.em.send(StreamMsg::ApprovalRequired {
             id: id.to_string(),
             summary,
             detail,
-            reply: tx,
         });
         let timeout = self.runner.approval_timeout;
         let deadline = Instant::now() + timeout;
@@ -519,15 +518,16 @@ impl Step<'_> {
             });
         };
         loop {
-            match rx.recv_timeout(CANCEL_POLL) {
-                Ok(ApprovalReply::Approve) => {
-                    decided(true, Decider::User);
-                    return Ok(None);
+            match self.em.ops().recv_timeout(CANCEL_POLL) {
+                Ok(Op::Approve { call_id, decision }) if call_id == id => {
+                    let approved = decision == ApprovalReply::Approve;
+                    decided(approved, Decider::User);
+                    return Ok((!approved).then(|| DECLINED_RESULT.into()));
                 }
-                Ok(ApprovalReply::Deny) => {
-                    decided(false, Decider::User);
-                    return Ok(Some(DECLINED_RESULT.into()));
-                }
+                Ok(Op::Cancel) => self.cancel.cancel(),
+                // An answer to another call (a stale one), or an op that
+                // is not the turn's business.
+                Ok(_) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     decided(false, Decider::Dismissed);
                     return Ok(Some(

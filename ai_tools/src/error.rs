@@ -48,7 +48,7 @@ pub enum ToolError {
         /// Workspace-relative path.
         path: String,
         /// What it is instead.
-        kind: crate::tools::bounded_file::SpecialKind,
+        kind: SpecialKind,
     },
     /// The tool panicked; the call failed but the turn goes on.
     #[error("the tool panicked: {0}. This is a bug in koi; the call did not complete")]
@@ -77,5 +77,62 @@ impl ToolError {
             path: path.to_string(),
             source,
         }
+    }
+}
+
+/// What a path is, when it is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecialKind {
+    /// A directory.
+    Directory,
+    /// A named pipe: reading it waits for a writer, possibly forever.
+    Fifo,
+    /// A character device (`/dev/zero`, a terminal): may never end.
+    CharDevice,
+    /// A block device (a disk): huge, and not text.
+    BlockDevice,
+    /// A unix socket.
+    Socket,
+    /// Anything else the kernel reports.
+    Other,
+}
+
+impl SpecialKind {
+    /// The kind of `ft`, or `None` for a regular file.
+    pub fn of(ft: std::fs::FileType) -> Option<SpecialKind> {
+        use std::os::unix::fs::FileTypeExt;
+        Some(if ft.is_file() {
+            return None;
+        } else if ft.is_dir() {
+            SpecialKind::Directory
+        } else if ft.is_fifo() {
+            SpecialKind::Fifo
+        } else if ft.is_char_device() {
+            SpecialKind::CharDevice
+        } else if ft.is_block_device() {
+            SpecialKind::BlockDevice
+        } else if ft.is_socket() {
+            SpecialKind::Socket
+        } else {
+            SpecialKind::Other
+        })
+    }
+
+    /// How the kind is named in an error, with its article.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SpecialKind::Directory => "a directory",
+            SpecialKind::Fifo => "a FIFO (named pipe)",
+            SpecialKind::CharDevice => "a character device",
+            SpecialKind::BlockDevice => "a block device",
+            SpecialKind::Socket => "a socket",
+            SpecialKind::Other => "a special file",
+        }
+    }
+}
+
+impl std::fmt::Display for SpecialKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.describe())
     }
 }

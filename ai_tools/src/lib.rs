@@ -46,5 +46,6 @@ pub use policy::Proof;
 pub use registry::{Registry, RegistryConfig};
 pub use sandbox::{Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus};
 pub use source::{ToolRef, ToolSource};
+pub use tool::MemoryFiles;
 pub use tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
 pub use workspace::Workspace;

@@ -17,7 +17,7 @@ use crate::run_tag::RunTag;
 use crate::sandbox::secret_scan::SecretIndex;
 use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::source::{ToolRef, ToolSource};
-use crate::tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
+use crate::tool::{Effect, MemoryFiles, ProgressSink, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
 /// What a registry is built from.
@@ -28,8 +28,8 @@ pub struct RegistryConfig {
     /// Configured API-key variable names, scrubbed from subprocesses on top
     /// of the built-in patterns (`*_API_KEY`, `*TOKEN*`, …).
     pub secret_env_vars: Vec<String>,
-    /// The user's MEMORY.md for `memory_read`, if any.
-    pub memory_path: Option<PathBuf>,
+    /// The memory files `memory_read` shows (`None`: memory is off).
+    pub memory: Option<MemoryFiles>,
     /// How shell commands are sandboxed (`[ai] sandbox`, `sandbox_writable`).
     pub sandbox: SandboxConfig,
     /// The search service behind `web_search` (`[ai.web_search]`); no
@@ -38,12 +38,12 @@ pub struct RegistryConfig {
 }
 
 impl RegistryConfig {
-    /// A config with no extra secrets and no memory file.
+    /// A config with no extra secrets and no memory.
     pub fn new(workspace: Workspace) -> Self {
         RegistryConfig {
             workspace,
             secret_env_vars: Vec::new(),
-            memory_path: None,
+            memory: None,
             sandbox: SandboxConfig::default(),
             web_search: None,
         }
@@ -55,7 +55,7 @@ pub struct Registry {
     tools: Vec<Box<dyn Tool>>,
     workspace: Workspace,
     secret_env_vars: Arc<Vec<String>>,
-    memory_path: Option<PathBuf>,
+    memory: Option<MemoryFiles>,
     background: BackgroundTable,
     sandbox: SandboxConfig,
     /// `sandbox.writable`, shared with every run's plan.
@@ -108,7 +108,7 @@ impl Registry {
             tools,
             workspace: config.workspace,
             secret_env_vars: Arc::new(config.secret_env_vars),
-            memory_path: config.memory_path,
+            memory: config.memory,
             background: BackgroundTable::new(),
             writable: Arc::new(config.sandbox.writable.clone()),
             secrets,
@@ -350,7 +350,7 @@ impl Registry {
             cancel,
             secret_env_vars: Arc::clone(&self.secret_env_vars),
             background: self.background.clone(),
-            memory_path: self.memory_path.clone(),
+            memory: self.memory.clone(),
             sandbox: self.plan_at(Level::ReadOnly),
             progress: ProgressSink::default(),
         }

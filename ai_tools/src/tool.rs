@@ -112,6 +112,17 @@ impl std::fmt::Debug for ProgressSink {
     }
 }
 
+/// The memory files of one workspace, the user's (global) and the
+/// project's: what `memory_read` reads (`ai_chat_engine::memory` says
+/// where they live).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryFiles {
+    /// Facts about the user, for every workspace.
+    pub global: PathBuf,
+    /// Facts about this workspace.
+    pub project: PathBuf,
+}
+
 /// Everything a running tool may use. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -124,8 +135,8 @@ pub struct ToolContext {
     pub secret_env_vars: Arc<Vec<String>>,
     /// Background processes started by `shell_bg`.
     pub background: BackgroundTable,
-    /// The user's MEMORY.md, if configured.
-    pub memory_path: Option<PathBuf>,
+    /// The memory files `memory_read` shows (`None`: memory is off).
+    pub memory: Option<MemoryFiles>,
     /// How a process this call starts is confined (set per call by the
     /// registry from the policy's proof).
     pub sandbox: RunSandbox,

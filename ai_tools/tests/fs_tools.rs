@@ -357,17 +357,38 @@ fn many_grep_matches_are_capped_with_counts() {
 }
 
 #[test]
-fn memory_read_reads_the_configured_file() {
+fn memory_read_reads_both_memory_files() {
     let dir = tempfile::tempdir().unwrap();
-    let mem = dir.path().join("MEMORY.md");
-    std::fs::write(&mem, "- prefers tabs\n").unwrap();
+    let global = dir.path().join("MEMORY.md");
+    let project = dir.path().join("project/MEMORY.md");
+    std::fs::write(&global, "- prefers tabs\n").unwrap();
     let mut cfg = RegistryConfig::new(Workspace::new(dir.path()).unwrap());
-    cfg.memory_path = Some(mem);
+    cfg.memory = Some(ai_tools::MemoryFiles {
+        global: global.clone(),
+        project: project.clone(),
+    });
     let reg = Registry::standard(cfg);
     let out = reg
         .run("memory_read", &json!({}), &CancelToken::new())
         .unwrap();
-    assert!(out.for_model.contains("prefers tabs"));
+    assert!(out.for_model.contains("prefers tabs"), "{}", out.for_model);
+    assert!(
+        out.for_model
+            .contains(&format!("project memory ({}): empty", project.display())),
+        "{}",
+        out.for_model
+    );
+    assert_eq!(out.preview, "memory → 1 line");
+
+    let off = Registry::standard(RegistryConfig::new(Workspace::new(dir.path()).unwrap()));
+    let out = off
+        .run("memory_read", &json!({}), &CancelToken::new())
+        .unwrap();
+    assert!(
+        out.for_model.starts_with("memory is off"),
+        "{}",
+        out.for_model
+    );
 }
 
 #[test]

@@ -9,8 +9,8 @@ use rustyline::DefaultEditor;
 
 use ai_tools::terminal_text::escape_controls;
 
-use crate::json_events::DecidedBy;
 use crate::render::Style;
+use koi_protocol::DecidedBy;
 
 /// Decides approval requests.
 pub trait Approver {

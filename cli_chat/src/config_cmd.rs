@@ -4,8 +4,8 @@ use ai_chat_engine::{ResolvedConfig, Source};
 use ai_tools::Mode;
 use serde::Serialize;
 
-use crate::json_events::tagged_line;
 use crate::setup::Settings;
+use koi_protocol::tagged_line;
 
 /// One displayed setting.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -30,7 +30,6 @@ pub mod exit;
 pub mod fix_cmd;
 pub mod goal_cmd;
 pub mod interrupt;
-pub mod json_events;
 pub mod mcp_cmd;
 pub mod memory_cmd;
 pub mod oneshot;
@@ -128,7 +127,7 @@ fn sessions(cli: &Cli, all: bool) -> Result<Exit> {
 }
 
 fn config(cli: &Cli) -> Result<Exit> {
-    let settings = Settings::load(&cli.common)?;
+    let mut settings = Settings::load(&cli.common, ai_chat_engine::Front::K)?;
     let resolved = settings.resolve();
     let tty = tty::has_tty();
     let mode = setup::effective_mode(cli.common.mode, tty, resolved.approval_mode);
@@ -168,7 +167,7 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
         check.args.as_deref(),
         &check.command,
     )?;
-    let settings = Settings::load(&cli.common)?;
+    let settings = Settings::load(&cli.common, ai_chat_engine::Front::K)?;
     let modes: Vec<Mode> = if check.all_modes {
         Mode::ALL.to_vec()
     } else if let Some(m) = cli.common.mode {
@@ -176,21 +175,20 @@ fn policy_check(cli: &Cli, check: &PolicyCheck) -> Result<Exit> {
     } else {
         // The mode the user configured (a terminal session's mode).
         let configured = settings
-            .ai
+            .ai()
             .approval_mode
             .as_deref()
             .and_then(|m| m.parse().ok())
             .unwrap_or_default();
         vec![configured]
     };
-    let mut registry =
-        policy_cmd::registry_here(settings.ai.sandbox_config(), cli.common.config.as_deref())?;
+    let mut registry = settings.builder.policy_registry()?;
     // An MCP tool is judged by its server's annotations and trust: start
     // the servers (bounded by their startup timeouts) to read them.
     let names_mcp = check.tool.as_deref().is_some_and(|t| t.starts_with("mcp"));
     if names_mcp {
         let ws = registry.workspace().root().to_path_buf();
-        if let Some(hub) = mcp_cmd::hub_for(config_file(cli).as_deref(), &ws, Vec::new())? {
+        if let Some(hub) = settings.builder.mcp_hub(&ws, Vec::new())? {
             hub.start_all();
             hub.wait_started(std::time::Duration::from_secs(60));
             registry = registry.with_source(hub);

@@ -13,13 +13,14 @@ use crate::conversation::{self, Start};
 use crate::exit::Exit;
 use crate::goal_cmd;
 use crate::interrupt::Interrupts;
-use crate::json_events::Event;
 use crate::piped::{self, Piped};
 use crate::render::{JsonOutput, Output, Style, TextOutput};
-use crate::setup::{self, Front, Settings};
+use crate::setup::{self, Settings};
 use crate::tty;
 use crate::turn::{Driver, TurnOutcome};
 use crate::uncertain;
+use ai_chat_engine::Front;
+use koi_protocol::{ErrorKind, Event};
 
 /// Reads piped stdin unless it is a terminal or `--no-stdin` was given.
 pub fn read_piped_stdin(cli: &Cli) -> Result<Option<Piped>> {
@@ -62,12 +63,12 @@ pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
     if let Some(i) = input.as_mut() {
         i.terminal_size = tty::size();
     }
-    let settings = Settings::load(&cli.common)?;
+    let mut settings = Settings::load(&cli.common, Front::KOneShot)?;
     let resolved = settings.resolve();
     let can_ask = tty::has_tty();
     let mode = setup::effective_mode(cli.common.mode, can_ask, resolved.approval_mode);
     let (provider, model) = (resolved.provider.to_string(), resolved.model.clone());
-    let engine = setup::build_engine(resolved, mode, Front::OneShot, settings.file.as_deref())?;
+    let engine = settings.build_engine(mode)?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref(), cli.fork.as_deref());
     let picked = conversation::pick(&engine, &start)?;
     let (conv, resumed) = (picked.conv, picked.resumed);
@@ -124,7 +125,7 @@ pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
                 let _ = output.event(&ev);
             }
             let _ = output.event(&Event::Error {
-                kind: "uncertain".into(),
+                kind: ErrorKind::Uncertain,
                 message: how,
             });
         } else {
@@ -171,7 +172,7 @@ pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
         TurnOutcome::Interrupted => {
             if cli.common.json {
                 let _ = output.event(&Event::Error {
-                    kind: "interrupted".into(),
+                    kind: ErrorKind::Interrupted,
                     message: "interrupted by Ctrl+C".into(),
                 });
             } else {

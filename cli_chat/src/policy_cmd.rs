@@ -1,10 +1,10 @@
 //! `k policy check`: what the approval policy decides for a command or a
 //! tool call, and why, without running anything.
 
-use ai_tools::{Mode, Registry, RegistryConfig, SandboxConfig, Workspace};
+use ai_tools::{Mode, Registry};
 use anyhow::{bail, Context, Result};
 
-use crate::json_events::tagged_line;
+use koi_protocol::tagged_line;
 
 /// What is being judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,22 +68,6 @@ pub fn judge(subject: &Subject, mode: Mode, registry: &Registry) -> Verdict {
         Subject::Command(cmd) => ai_tools::verdict::judge_command(registry, cmd, mode),
         Subject::Tool { name, args } => ai_chat_engine::verdict::judge(registry, name, args, mode),
     }
-}
-
-/// The registry `decide` needs, rooted at the current directory, with
-/// the configured sandbox, and the file `--config` named protected as the
-/// chat would protect it.
-pub fn registry_here(
-    sandbox: SandboxConfig,
-    config_file: Option<&std::path::Path>,
-) -> Result<Registry> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let ws = Workspace::new(&cwd)
-        .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?
-        .with_protected(config_file.map(std::path::Path::to_path_buf));
-    let mut config = RegistryConfig::new(ws);
-    config.sandbox = sandbox;
-    Ok(Registry::standard(config))
 }
 
 /// One JSON line.

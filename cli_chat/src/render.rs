@@ -7,7 +7,7 @@ use std::io::{self, IsTerminal, Write};
 use ai_tools::terminal_text::escape_controls;
 
 use crate::answer_view::AnswerView;
-use crate::json_events::{DecidedBy, Event, SubagentEvent};
+use koi_protocol::{CompactionOutcome, DecidedBy, Event, GoalStatus, SubagentStep};
 
 /// Longest tool error shown on one stderr line; the model sees all of it.
 const MAX_ERROR_LINE_CHARS: usize = 200;
@@ -214,15 +214,15 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
         match ev {
             Event::Session { .. } | Event::Usage { .. } => Ok(()),
             Event::Subagent { step, .. } => match step {
-                SubagentEvent::ToolStart { name, summary, .. } => {
+                SubagentStep::ToolStart { name, summary, .. } => {
                     self.nested(&format!("{name} {summary}"))
                 }
-                SubagentEvent::ToolFailed { error, .. } => self.nested(&format!("✗ {error}")),
-                SubagentEvent::Finished { .. } => {
+                SubagentStep::ToolFailed { error, .. } => self.nested(&format!("✗ {error}")),
+                SubagentStep::Finished { .. } => {
                     self.clear_live();
                     Ok(())
                 }
-                SubagentEvent::Round { .. } | SubagentEvent::ToolDone { .. } => Ok(()),
+                SubagentStep::Round { .. } | SubagentStep::ToolDone { .. } => Ok(()),
             },
             Event::ApprovalAsked { .. } | Event::Uncertain { .. } => {
                 // The question is asked below the answer, which must not
@@ -309,17 +309,19 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 outcome, message, ..
             } => {
                 let line = format!("⟳ {message}");
-                let line = match outcome.as_str() {
-                    "dropped" | "failed" => self.style.yellow(&line),
+                let line = match outcome {
+                    CompactionOutcome::Dropped | CompactionOutcome::Failed => {
+                        self.style.yellow(&line)
+                    }
                     _ => self.style.dim(&line),
                 };
                 self.note(&line)
             }
             Event::Goal { status, message } => {
                 let line = format!("◎ {}", escape_controls(message));
-                let line = match status.as_str() {
-                    "complete" | "check_passed" => self.style.green(&line),
-                    "active" => self.style.dim(&line),
+                let line = match status {
+                    GoalStatus::Complete | GoalStatus::CheckPassed => self.style.green(&line),
+                    GoalStatus::Active => self.style.dim(&line),
                     _ => self.style.yellow(&line),
                 };
                 self.note(&line)
@@ -412,17 +414,17 @@ mod tests {
                 args_preview: String::new(),
                 summary: "how?".into(),
             },
-            nested(SubagentEvent::Round { round: 1 }),
-            nested(SubagentEvent::ToolStart {
+            nested(SubagentStep::Round { round: 1 }),
+            nested(SubagentStep::ToolStart {
                 id: "r1".into(),
                 name: "fs_read".into(),
                 summary: "a.rs".into(),
             }),
-            nested(SubagentEvent::ToolFailed {
+            nested(SubagentStep::ToolFailed {
                 id: "w1".into(),
                 error: "denied".into(),
             }),
-            nested(SubagentEvent::Finished {
+            nested(SubagentStep::Finished {
                 summary: "explore: 2 rounds".into(),
             }),
             Event::ToolDone {

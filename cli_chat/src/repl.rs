@@ -26,9 +26,10 @@ use crate::interrupt::Interrupts;
 use crate::memory_cmd;
 use crate::render::{Style, TextOutput};
 use crate::sessions_cmd;
-use crate::setup::{self, Front, Settings};
+use crate::setup::{self, Settings};
 use crate::turn::{Driver, Tokens, TurnOutcome};
 use crate::uncertain;
+use ai_chat_engine::Front;
 
 /// Lines of input history kept on disk.
 const HISTORY_LINES: usize = 1000;
@@ -77,11 +78,11 @@ struct Repl {
 
 /// Runs the chat until `/exit`, Ctrl+D or a second Ctrl+C.
 pub fn run(cli: &Cli) -> Result<Exit> {
-    let settings = Settings::load(&cli.common)?;
+    let mut settings = Settings::load(&cli.common, Front::K)?;
     let resolved = settings.resolve();
     let mode = setup::effective_mode(cli.common.mode, true, resolved.approval_mode);
     let images = cli.images()?;
-    let engine = setup::build_engine(resolved, mode, Front::Repl, settings.file.as_deref())?;
+    let engine = settings.build_engine(mode)?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref(), cli.fork.as_deref());
     let picked = conversation::pick(&engine, &start)?;
     let (conv, resumed) = (picked.conv, picked.resumed);
@@ -427,7 +428,7 @@ impl Repl {
             cfg.provider,
             if cfg.base_url.is_empty() { "offline" } else { &cfg.base_url },
             self.engine.mode(),
-            ai_tools::SandboxStatus::of(cfg.sandbox.mode),
+            self.engine.sandbox_status(),
             ai_chat_engine::project_instructions::provenance(
                 &self.conv.cwd(),
                 ai_chat_engine::config::config_dir().as_deref()

@@ -2,7 +2,7 @@
 
 pub use ai_chat_engine::session_list::{list, table, to_text, Listed, DEFAULT_LIMIT};
 
-use crate::json_events::tagged_line;
+use koi_protocol::tagged_line;
 
 /// One JSON line per session.
 pub fn to_json_lines(rows: &[Listed]) -> String {

@@ -1,33 +1,34 @@
-//! From flags and config file to a running engine: the same `[ai]` loader
-//! and engine the overlay uses, with this run's overrides applied.
+//! From flags and config file to a running engine: the engine's own
+//! builder (the one the overlay uses), with this run's overrides applied.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use ai_chat_engine::{AiConfig, ConfigError, Engine, EngineOptions, ResolvedConfig};
-use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
+use ai_chat_engine::{AiConfig, ConfigError, Engine, EngineBuilder, Front, ResolvedConfig};
+use ai_tools::Mode;
 use anyhow::{anyhow, bail, Context, Result};
 
 use crate::args::Common;
 
-/// The `[ai]` settings this run uses, and where they were read.
+/// The settings this run uses, and where they were read.
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// The config file consulted (None when no config dir exists).
     pub file: Option<PathBuf>,
     /// Whether that file exists.
     pub file_found: bool,
-    /// `[ai]` with this run's flags applied.
-    pub ai: AiConfig,
+    /// The file as read once (`[ai]` with this run's flags applied, and
+    /// `[mcp]`): what the engine is built from.
+    pub builder: EngineBuilder,
     /// The `[ai]` keys a flag replaced, with the flag's name.
     pub flags: Vec<(&'static str, &'static str)>,
 }
 
 impl Settings {
-    /// Reads the config file (`--config` or the platform path) and applies
-    /// `--model`, `--provider` and `--base-url`. A bad file is an error
-    /// naming the file; a missing default file is an empty config.
-    pub fn load(common: &Common) -> Result<Settings> {
+    /// Reads the config file (`--config` or the platform path) for
+    /// `front` and applies `--model`, `--provider` and `--base-url`. A bad
+    /// file is an error naming the file; a missing default file is an
+    /// empty config.
+    pub fn load(common: &Common, front: Front) -> Result<Settings> {
         let file = common
             .config
             .clone()
@@ -38,14 +39,14 @@ impl Settings {
                 bail!("config file {} does not exist", explicit.display());
             }
         }
-        let mut ai = match &file {
-            Some(f) => AiConfig::load_from(f).map_err(|e| match e {
+        let mut builder = EngineBuilder::from_config(file.as_deref(), front).map_err(|e| {
+            match (e, &file) {
                 // Range errors do not say which file they come from.
-                ConfigError::Invalid(_) => anyhow!("{}: {e}", f.display()),
-                other => anyhow::Error::new(other),
-            })?,
-            None => AiConfig::default(),
-        };
+                (e @ ConfigError::Invalid(_), Some(f)) => anyhow!("{}: {e}", f.display()),
+                (other, _) => anyhow::Error::new(other),
+            }
+        })?;
+        let ai = builder.ai_mut();
         let mut flags = Vec::new();
         if let Some(m) = &common.model {
             ai.model = Some(m.clone());
@@ -65,14 +66,28 @@ impl Settings {
         Ok(Settings {
             file,
             file_found,
-            ai,
+            builder,
             flags,
         })
     }
 
-    /// Effective values (probing local servers when nothing is configured).
-    pub fn resolve(&self) -> ResolvedConfig {
-        self.ai.resolve()
+    /// `[ai]` with this run's flags applied.
+    pub fn ai(&self) -> &AiConfig {
+        self.builder.ai()
+    }
+
+    /// Effective values (a local server is looked for when nothing is
+    /// configured).
+    pub fn resolve(&mut self) -> ResolvedConfig {
+        self.builder.resolve().clone()
+    }
+
+    /// The engine, in the current directory, in `mode`.
+    pub fn build_engine(self, mode: Mode) -> Result<Engine> {
+        self.builder
+            .mode(mode)
+            .build()
+            .context("cannot start the chat engine")
     }
 
     /// The flag that set `key`, if one did.
@@ -89,66 +104,6 @@ pub fn effective_mode(flag: Option<Mode>, tty: bool, configured: Mode) -> Mode {
         None if !tty => Mode::DontAsk,
         None => configured,
     }
-}
-
-/// What kind of front end the engine serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Front {
-    /// One question, then exit: no title request keeps `k` waiting.
-    OneShot,
-    /// The interactive chat, which lives long enough to title sessions.
-    Repl,
-    /// `k --suggest`: the engine's suggest profile, nothing saved.
-    Suggest,
-}
-
-/// Builds the tool registry for the current directory and the engine.
-/// `config_file` (the file `--config` named) holds API keys: the policy
-/// protects it like koi's own config directory.
-pub fn build_engine(
-    resolved: ResolvedConfig,
-    mode: Mode,
-    front: Front,
-    config_file: Option<&std::path::Path>,
-) -> Result<Engine> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let ws = Workspace::new(&cwd)
-        .with_context(|| format!("cannot use {} as the workspace", cwd.display()))?
-        .with_protected(config_file.map(std::path::Path::to_path_buf));
-    let mut tools = RegistryConfig::new(ws);
-    tools.secret_env_vars = resolved.key_env_vars.clone();
-    tools.sandbox = resolved.sandbox.clone();
-    tools.web_search = resolved.web_search.clone();
-    tools.memory_path = ai_chat_engine::config::config_dir().map(|d| d.join("MEMORY.md"));
-    let file = config_file
-        .map(std::path::Path::to_path_buf)
-        .or_else(ai_chat_engine::config::config_path);
-    // `k --suggest` keeps its no-MCP path: it answers in one short
-    // request and never waits for a server.
-    let hub = match front {
-        Front::Suggest => None,
-        _ => crate::mcp_cmd::hub_for(file.as_deref(), &cwd, resolved.key_env_vars.clone())?,
-    };
-    // Servers start now, while the registry, the prompt and the session
-    // are read; the first request waits for them a bounded time.
-    if let Some(hub) = &hub {
-        hub.start_all();
-    }
-    let mut registry = Registry::standard(tools);
-    if let Some(hub) = &hub {
-        registry = registry.with_source(hub.clone());
-    }
-    let mut options = EngineOptions {
-        mode: Some(mode),
-        generate_titles: front == Front::Repl,
-        mcp: hub,
-        ..EngineOptions::default()
-    };
-    if front == Front::Suggest {
-        options = ai_chat_engine::suggest::profile(options);
-    }
-    Engine::with_resolved(resolved, Arc::new(registry), options)
-        .context("cannot start the chat engine")
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ use anyhow::{Context, Result};
 use crate::args::Cli;
 use crate::exit::Exit;
 use crate::interrupt::Interrupts;
-use crate::setup::{self, Front, Settings};
+use crate::setup::Settings;
+use ai_chat_engine::Front;
 
 /// A suggestion slower than this is not worth waiting for at a prompt.
 const SUGGEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -37,14 +38,7 @@ pub fn run(cli: &Cli, words: &str) -> Result<Exit> {
         say!("k: --suggest needs words to turn into a command");
         return Ok(Exit::Usage);
     }
-    let settings = Settings::load(&cli.common)?;
-    let resolved = settings.resolve();
-    let engine = setup::build_engine(
-        resolved,
-        Mode::Plan,
-        Front::Suggest,
-        settings.file.as_deref(),
-    )?;
+    let engine = Settings::load(&cli.common, Front::Suggest)?.build_engine(Mode::Plan)?;
     if engine.is_demo() {
         say!("k: no model configured ([ai] in koi.toml): nothing to suggest with");
         return Ok(Exit::Usage);

@@ -4,13 +4,13 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::{ApprovalReply, CancelHandle, EngineError, StreamMsg};
+use ai_chat_engine::{error_event, ApprovalReply, CancelHandle, EngineError, StreamMsg};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::approval::Approver;
 use crate::interrupt::Interrupts;
-use crate::json_events::{DecidedBy, Event, SubagentEvent};
 use crate::render::Output;
+use koi_protocol::{DecidedBy, Event};
 
 /// How often the loop looks at the Ctrl+C flag while waiting for the
 /// engine: short enough to feel instant, long enough to cost nothing.
@@ -120,18 +120,13 @@ impl Driver<'_> {
             };
             let event = match msg {
                 StreamMsg::ApprovalRequired {
-                    id,
-                    summary,
-                    detail,
-                    reply,
+                    ref id,
+                    ref summary,
+                    ref detail,
                 } => {
-                    let asked = Event::ApprovalAsked {
-                        id: Some(id.clone()),
-                        summary: summary.clone(),
-                        detail: detail.clone(),
-                    };
-                    if self.show(&asked, cancel, &mut stop).is_err() {
-                        let _ = reply.send(ApprovalReply::Deny);
+                    let (id, summary, detail) = (id.clone(), summary.clone(), detail.clone());
+                    if self.show(&msg.to_event(), cancel, &mut stop).is_err() {
+                        cancel.approve(&id, ApprovalReply::Deny);
                         break;
                     }
                     let (approved, by) = if stop.is_some() {
@@ -145,7 +140,7 @@ impl Driver<'_> {
                         ApprovalReply::Deny
                     };
                     // The engine may have given up waiting (timeout, cancel).
-                    let _ = reply.send(answer);
+                    cancel.approve(&id, answer);
                     if by == DecidedBy::Interrupt && stop.is_none() {
                         cancel.cancel();
                         stop = Some(TurnOutcome::Interrupted);
@@ -167,7 +162,7 @@ impl Driver<'_> {
                     let outcome = match stop {
                         Some(s) => s,
                         None => {
-                            let _ = self.show(&Event::from_error(&e), cancel, &mut stop);
+                            let _ = self.show(&error_event(&e), cancel, &mut stop);
                             TurnOutcome::Failed(e)
                         }
                     };
@@ -198,7 +193,7 @@ impl Driver<'_> {
             }
         }
         // stdout is gone: the turn was cancelled; wait briefly for the engine.
-        wait_for_end(rx);
+        wait_for_end(rx, cancel);
         TurnResult {
             outcome: TurnOutcome::OutputClosed,
             tokens,
@@ -228,62 +223,21 @@ impl Driver<'_> {
 /// The event for a message that needs no answer (None for the ones the
 /// loop handles itself).
 fn plain_event(msg: StreamMsg) -> Option<Event> {
-    Some(match msg {
-        StreamMsg::AssistantStart => Event::AssistantStart,
-        StreamMsg::Token(text) => Event::Token { text },
-        StreamMsg::Reasoning(text) => Event::Reasoning { text },
-        StreamMsg::ToolStart {
-            id,
-            name,
-            args_preview,
-            summary,
-        } => Event::ToolStart {
-            id,
-            name,
-            args_preview,
-            summary,
-        },
-        StreamMsg::ToolProgress { id, text } => Event::ToolProgress { id, text },
-        StreamMsg::ToolDone { id, result_preview } => Event::ToolDone {
-            id,
-            preview: result_preview,
-        },
-        StreamMsg::ToolFailed { id, error } => Event::ToolFailed { id, error },
-        StreamMsg::Subagent { parent, step } => Event::Subagent {
-            parent,
-            step: SubagentEvent::from_step(&step),
-        },
-        StreamMsg::Notice(text) => Event::Notice { text },
-        StreamMsg::Usage {
-            input,
-            cached_input,
-            output,
-            reasoning,
-        } => Event::Usage {
-            input,
-            cached_input,
-            output,
-            reasoning,
-        },
-        StreamMsg::Compaction(report) => Event::from_compaction(&report),
-        StreamMsg::Goal(report) => Event::from_goal(&report),
-        StreamMsg::ApprovalRequired { reply, .. } => {
-            let _ = reply.send(ApprovalReply::Deny);
-            return None;
-        }
-        StreamMsg::Done | StreamMsg::Err(_) => return None,
-    })
+    match msg {
+        StreamMsg::ApprovalRequired { .. } | StreamMsg::Done | StreamMsg::Err(_) => None,
+        other => Some(other.to_event()),
+    }
 }
 
 /// Drains the stream until the turn ends or [`CANCEL_GRACE`] passes,
 /// denying any approval still asked for.
-fn wait_for_end(rx: &Receiver<StreamMsg>) {
+fn wait_for_end(rx: &Receiver<StreamMsg>, turn: &CancelHandle) {
     let deadline = Instant::now() + CANCEL_GRACE;
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {
         match rx.recv_timeout(left) {
             Ok(m) if m.is_terminal() => return,
-            Ok(StreamMsg::ApprovalRequired { reply, .. }) => {
-                let _ = reply.send(ApprovalReply::Deny);
+            Ok(StreamMsg::ApprovalRequired { id, .. }) => {
+                turn.approve(&id, ApprovalReply::Deny);
             }
             Ok(_) => {}
             Err(_) => return,

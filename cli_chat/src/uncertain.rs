@@ -7,8 +7,8 @@ use ai_chat_engine::{Conversation, Engine, UncertainCall, UncertainDecision};
 use anyhow::{bail, Result};
 
 use crate::approval::TtyApprover;
-use crate::json_events::Event;
 use crate::render::Style;
+use koi_protocol::Event;
 
 /// The decisions given on the command line.
 #[derive(Debug, Clone, Default)]

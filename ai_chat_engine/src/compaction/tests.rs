@@ -76,7 +76,7 @@ fn conversation(results: &[usize]) -> Conversation {
 
 fn check(conv: &Conversation, policy: CompactionPolicy) -> Option<CompactionReport> {
     let (tx, _rx) = crossbeam_channel::unbounded();
-    let em = Emitter::new(tx, None, CancelToken::new());
+    let em = Emitter::new(tx, crossbeam_channel::never(), None, CancelToken::new());
     let settings = CompactionSettings::default();
     let c = Compactor {
         model: &Fake,

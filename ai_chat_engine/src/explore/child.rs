@@ -271,7 +271,7 @@ impl<'a> Child<'a> {
                         Ok(out) => {
                             (self.steps)(SubagentStep::ToolDone {
                                 id: call.id.clone(),
-                                result_preview: preview(&out.preview),
+                                preview: preview(&out.preview),
                             });
                             let view = tool_result_view(&call.name, &out.for_model);
                             results[i] = Some((view, false));

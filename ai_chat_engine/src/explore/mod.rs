@@ -149,8 +149,10 @@ impl ExploreTool {
     ) -> Result<ToolOutput, ToolError> {
         let task = task_of(args)?;
         let ended = child::Child::new(self, cancel, steps).run(&task);
-        steps(SubagentStep::Finished(ended.report.clone()));
         let line = ended.report.line();
+        steps(SubagentStep::Finished {
+            summary: line.clone(),
+        });
         let answer = ai_tools::output::head_tail(ended.answer.trim(), EXPLORE_ANSWER_CHARS);
         let body = match &ended.report.end {
             SubagentEnd::Cancelled => return Err(ToolError::Cancelled),

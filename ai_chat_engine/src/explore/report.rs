@@ -5,41 +5,9 @@ use ai_tools::plural::counted;
 
 /// One step of a subagent, streamed as
 /// [`StreamMsg::Subagent`](crate::StreamMsg::Subagent) under the parent's
-/// tool call. Only the front ends see these; the parent model sees the
-/// final answer alone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SubagentStep {
-    /// The child asks the model (its rounds count from 1).
-    Round {
-        /// This round's number.
-        round: usize,
-    },
-    /// One of the child's tool calls starts.
-    ToolStart {
-        /// The child's call id (unique within the child only).
-        id: String,
-        /// The tool's name.
-        name: String,
-        /// The arguments summarised for people.
-        summary: String,
-    },
-    /// A child call finished.
-    ToolDone {
-        /// The child's call id.
-        id: String,
-        /// One line saying what it did.
-        result_preview: String,
-    },
-    /// A child call failed or was refused (a write, an unproven command).
-    ToolFailed {
-        /// The child's call id.
-        id: String,
-        /// Why.
-        error: String,
-    },
-    /// The child ended: what a finished subagent collapses to.
-    Finished(SubagentReport),
-}
+/// tool call; declared once, in the protocol. Only the front ends see
+/// these; the parent model sees the final answer alone.
+pub use koi_protocol::SubagentStep;
 
 /// How a subagent ended.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,28 +1,43 @@
-//! The memory the assistant keeps between conversations (Kaku's memory
-//! curator, done with koi's rules).
+//! The memory the assistant keeps between conversations: the one meaning
+//! of "memory" in koi, and the one place that says where it lives.
 //!
-//! After a conversation goes idle, a background request to the fast model
-//! reads the conversation's user and assistant *text* (never tool output,
-//! attachments or terminal content: text injected there would otherwise
-//! persist into every later conversation) and the current memory, and
-//! answers with a small patch in a strict line format ([`patch`]). The
-//! patch is applied with a size cap, facts holding anything shaped like a
-//! key are refused, and every change is logged ([`store`]).
-//!
-//! Where it lives, under koi's data dir (`$XDG_DATA_HOME/koi`):
+//! Memory is two small markdown files of facts, one line each:
 //!
 //! ```text
-//! memory/MEMORY.md                          global: facts about the user
-//! memory/projects/<name>-<hash>/MEMORY.md   one project (its workspace root)
-//! memory/changes.jsonl                      every change, newest last
+//! $XDG_DATA_HOME/koi/                         koi's data dir
+//!   memory/MEMORY.md                          global: facts about the user
+//!   memory/projects/<name>-<hash>/MEMORY.md   one project (its workspace root)
+//!   memory/changes.jsonl                      every change, newest last
 //! ```
 //!
 //! `<name>` is the workspace directory's name and `<hash>` the first 16
 //! hex digits of the SHA-256 of its canonical path, so two checkouts
-//! called `src` stay apart.
+//! called `src` stay apart. [`MemoryPaths`] computes these paths; nothing
+//! else does.
 //!
-//! The memory is shown in the environment message, never in the system
-//! prompt, so a rewrite never moves the cached prefix.
+//! Who writes it:
+//! - the curator (Kaku's memory curator, done with koi's rules): after a
+//!   conversation goes idle, a background request to the fast model reads
+//!   the conversation's user and assistant *text* (never tool output,
+//!   attachments or terminal content: text injected there would otherwise
+//!   persist into every later conversation) and the current memory, and
+//!   answers with a small patch in a strict line format ([`patch`]). The
+//!   patch is applied with a size cap, facts holding anything shaped like
+//!   a key are refused, and every change is logged ([`store`]);
+//! - the user, with `/memory edit [global]` (in `$EDITOR`).
+//!
+//! Who reads it, always these same two files:
+//! - the environment message of a new conversation (never the system
+//!   prompt, so a rewrite never moves the cached prefix);
+//! - the `memory_read` tool (handed [`MemoryPaths::files`] by the engine
+//!   builder);
+//! - `/memory`, which shows both files and the latest changes ([`show`]).
+//!
+//! Memory is on when `[ai] memory` is (the default with a model; never in
+//! the demo) and sessions are saved ([`memory_dir`]); when it is off,
+//! nothing is read or written and `memory_read` and `/memory` say so
+//! ([`MEMORY_OFF`]). koi once read a `MEMORY.md` beside `koi.toml`; it no
+//! longer does (move its lines with `/memory edit global`).
 //!
 //! When a conversation is idle: when its front end closes it
 //! ([`crate::Engine::close_conversation`]: `/new`, `/clear`, switching,
@@ -105,6 +120,14 @@ impl MemoryPaths {
                 .join(MEMORY_FILE_NAME),
             changes: root.join(CHANGES_FILE_NAME),
             root,
+        }
+    }
+
+    /// The two files, as the `memory_read` tool is handed them.
+    pub fn files(&self) -> ai_tools::MemoryFiles {
+        ai_tools::MemoryFiles {
+            global: self.global.clone(),
+            project: self.project.clone(),
         }
     }
 
@@ -205,9 +228,31 @@ pub fn editor_command(path: &Path) -> std::process::Command {
     c
 }
 
-/// What `/memory` says when memory is off.
-pub const MEMORY_OFF: &str =
-    "memory is off: it needs a configured model and saved sessions (`[ai] memory = false` turns it off)";
+/// What `/memory` and `memory_read` say when memory is off.
+pub use ai_tools::tools::memory::MEMORY_OFF;
+
+/// The data dir memory lives under, or `None` when memory is off: on
+/// when the config says so (`[ai] memory`, never the demo) and sessions
+/// are saved (`persist`), under `data_dir` (default: koi's data dir).
+pub fn memory_dir(on: bool, persist: bool, data_dir: Option<&Path>) -> Option<PathBuf> {
+    if !(on && persist) {
+        return None;
+    }
+    data_dir
+        .map(Path::to_path_buf)
+        .or_else(crate::paths::data_dir)
+}
+
+/// What the `memory_read` tool of an engine in `workspace` is handed:
+/// the files of [`memory_dir`], or `None` when memory is off.
+pub fn tool_files(
+    on: bool,
+    persist: bool,
+    data_dir: Option<&Path>,
+    workspace: &Path,
+) -> Option<ai_tools::MemoryFiles> {
+    memory_dir(on, persist, data_dir).map(|d| MemoryPaths::new(&d, workspace).files())
+}
 
 #[cfg(test)]
 mod tests {

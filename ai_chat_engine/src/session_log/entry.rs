@@ -98,15 +98,9 @@ pub enum Decider {
     Dismissed,
 }
 
-/// The user's choice for a call whose effect is uncertain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UncertainDecision {
-    /// Run it again (once).
-    Rerun,
-    /// Do not run it; the model is told its effect is unknown.
-    Abandon,
-}
+/// The user's choice for a call whose effect is uncertain (the
+/// protocol's [`koi_protocol::Op::Decide`] carries it; logged as is).
+pub use koi_protocol::UncertainDecision;
 
 /// What a line records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

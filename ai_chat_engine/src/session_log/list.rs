@@ -31,7 +31,7 @@ pub fn sessions_dir(data_dir: &Path) -> PathBuf {
 /// The sessions directory under the platform data directory
 /// (`~/.local/share/koi/sessions` on Linux), for listing without an engine.
 pub fn default_sessions_dir() -> Option<PathBuf> {
-    crate::config::data_dir().map(|d| sessions_dir(&d))
+    crate::paths::data_dir().map(|d| sessions_dir(&d))
 }
 
 /// Every session in `dir`, most recently updated first.

@@ -87,16 +87,16 @@ fn approval_server() -> FakeProvider {
 /// Runs a turn answering the approval with `answer` (None: never answer).
 fn turn_with_approval(h: &Harness, answer: Option<ApprovalReply>) -> (Vec<StreamMsg>, usize) {
     let conv = h.engine.new_conversation();
-    let (rx, _c) = h.engine.submit(&conv, UserInput::text("write out.txt"));
+    let (rx, turn) = h.engine.submit(&conv, UserInput::text("write out.txt"));
     let mut msgs = Vec::new();
     let mut asked = 0;
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { summary, reply, .. } = &m {
+        if let StreamMsg::ApprovalRequired { id, summary, .. } = &m {
             asked += 1;
             assert!(summary.contains("out.txt"), "{summary}");
             if let Some(a) = answer {
-                reply.send(a).unwrap();
+                turn.approve(id, a);
             }
         }
         let end = m.is_terminal();
@@ -127,6 +127,50 @@ fn approval_approved_runs_the_call() {
     assert!(msgs.iter().any(|m| matches!(m, StreamMsg::ToolDone { .. })));
 }
 
+/// The protocol's way: a turn started with `Op::Submit`, its approval
+/// answered with `Op::Approve` sent to the engine (no channel in any
+/// message); a stale answer for another call changes nothing.
+#[test]
+fn approval_is_answered_with_an_op_to_the_engine() {
+    use ai_chat_engine::protocol::{ApprovalDecision, Op};
+    let server = approval_server();
+    let h = harness(&server);
+    let conv = h.engine.new_conversation();
+    let (rx, _turn) = h
+        .engine
+        .apply(
+            &conv,
+            Op::Submit {
+                text: "write out.txt".into(),
+            },
+        )
+        .unwrap()
+        .expect("a submit starts a turn");
+    let mut msgs = Vec::new();
+    loop {
+        let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
+        if let StreamMsg::ApprovalRequired { id, .. } = &m {
+            for (call_id, decision) in [
+                ("not-this-call".to_string(), ApprovalDecision::Deny),
+                (id.clone(), ApprovalDecision::Approve),
+            ] {
+                let none = h.engine.apply(&conv, Op::Approve { call_id, decision });
+                assert!(none.unwrap().is_none());
+            }
+        }
+        let end = m.is_terminal();
+        msgs.push(m);
+        if end {
+            break;
+        }
+    }
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert_eq!(
+        std::fs::read_to_string(h.workspace.path().join("out.txt")).unwrap(),
+        "approved content\n"
+    );
+}
+
 #[test]
 fn approval_denied_tells_the_model() {
     let server = approval_server();
@@ -154,32 +198,32 @@ fn approval_timeout_denies() {
 }
 
 #[test]
-fn dropped_reply_channel_denies_and_cancel_while_waiting_is_prompt() {
+fn dropped_turn_handles_deny_and_cancel_while_waiting_is_prompt() {
     let server = approval_server();
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("write"));
     loop {
         if let StreamMsg::ApprovalRequired { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
-            break; // the reply sender is held by the message we just dropped… it is gone
+            break;
         }
     }
-    // Dropping the message dropped the only reply sender: that is a deny.
+    // Nobody is left to answer (the turn's only handle is gone): a deny.
+    drop(cancel);
     let msgs = collect(&rx);
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(tool_result_text(&server).contains("without an answer"));
-    drop(cancel);
 
     // Cancelled while waiting: the round after the approval never happens.
     let server = FakeProvider::start([write_round()]);
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("write"));
-    let _keep = loop {
-        if let StreamMsg::ApprovalRequired { reply, .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
-            break reply;
+    loop {
+        if let StreamMsg::ApprovalRequired { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+            break;
         }
-    };
+    }
     // The approval would wait 10 s and then deny (and the model would be
     // asked again): Cancelled, with no second request, is the cancel's doing.
     cancel.cancel();
@@ -257,13 +301,11 @@ fn a_turn_after_a_cancel_sends_a_valid_history_in_every_dialect() {
         let h = harness_with(&server, kind, |_| {});
         let conv = h.engine.new_conversation();
         let (rx, cancel) = h.engine.submit(&conv, UserInput::text("do both"));
-        let _keep = loop {
-            if let StreamMsg::ApprovalRequired { reply, .. } =
-                rx.recv_timeout(TURN_TIMEOUT).unwrap()
-            {
-                break reply;
+        loop {
+            if let StreamMsg::ApprovalRequired { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+                break;
             }
-        };
+        }
         cancel.cancel();
         assert_eq!(error_of(&collect(&rx)), &EngineError::Cancelled, "{kind:?}");
         let msgs = run(&h.engine, &conv, "go on");

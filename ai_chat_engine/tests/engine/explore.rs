@@ -5,7 +5,7 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use ai_chat_engine::{EngineError, Message, StreamMsg, SubagentEnd, SubagentStep, UserInput};
+use ai_chat_engine::{EngineError, Message, StreamMsg, SubagentStep, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RecordedRequest, Reply};
 
@@ -166,11 +166,14 @@ fn only_the_answer_enters_the_parent() {
     assert!(steps
         .iter()
         .any(|s| matches!(s, SubagentStep::ToolDone { id, .. } if id == "r1")));
-    let Some(SubagentStep::Finished(report)) = steps.last() else {
+    let Some(SubagentStep::Finished { summary }) = steps.last() else {
         panic!("{steps:?}")
     };
-    assert_eq!(report.end, SubagentEnd::Answered);
-    assert_eq!((report.rounds, report.tool_calls), (2, 1));
+    // Answered (no reason it stopped), after two rounds and one call.
+    assert!(
+        summary.starts_with("explore: 2 rounds, 1 tool call,") && !summary.contains(';'),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -311,9 +314,9 @@ fn cancel_stops_the_parent_and_its_child() {
         matches!(
             m,
             StreamMsg::Subagent {
-                step: SubagentStep::Finished(r),
+                step: SubagentStep::Finished { summary },
                 ..
-            } if r.end == SubagentEnd::Cancelled
+            } if summary.ends_with("; cancelled")
         )
     });
     assert!(finished.is_some_and(|i| i + 1 < rest.len()), "{rest:?}");
@@ -393,7 +396,7 @@ fn three_explores_run_in_parallel() {
             .collect()
     };
     let starts = index(|s| matches!(s, SubagentStep::Round { round: 1 }));
-    let ends = index(|s| matches!(s, SubagentStep::Finished(_)));
+    let ends = index(|s| matches!(s, SubagentStep::Finished { .. }));
     assert_eq!((starts.len(), ends.len()), (3, 3));
     assert!(starts.iter().max() < ends.iter().min(), "{msgs:?}");
 

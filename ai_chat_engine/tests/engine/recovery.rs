@@ -291,12 +291,12 @@ fn an_approval_cut_off_by_a_crash_is_asked_again() {
     );
     let conv = h.engine.load_conversation(ID).unwrap();
     assert_eq!(conv.next_step(), Step::AskAgain(write));
-    let (rx, _cancel) = h.engine.resume(&conv);
+    let (rx, turn) = h.engine.resume(&conv);
     let mut msgs = Vec::new();
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { reply, .. } = &m {
-            reply.send(ApprovalReply::Approve).unwrap();
+        if let StreamMsg::ApprovalRequired { id, .. } = &m {
+            turn.approve(id, ApprovalReply::Approve);
         }
         let end = m.is_terminal();
         msgs.push(m);

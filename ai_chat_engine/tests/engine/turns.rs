@@ -260,12 +260,12 @@ fn demo_provider_shows_a_tool_call_and_an_approval() {
     .unwrap();
     assert!(engine.is_demo());
     let conv = engine.new_conversation();
-    let (rx, _c) = engine.submit(&conv, UserInput::text("hello?"));
+    let (rx, turn) = engine.submit(&conv, UserInput::text("hello?"));
     let mut msgs = Vec::new();
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { reply, .. } = &m {
-            reply.send(ai_chat_engine::ApprovalReply::Deny).unwrap();
+        if let StreamMsg::ApprovalRequired { id, .. } = &m {
+            turn.approve(id, ai_chat_engine::ApprovalReply::Deny);
         }
         let end = m.is_terminal();
         msgs.push(m);

@@ -227,7 +227,13 @@ impl McpConfig {
         let table: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| McpError::Config(e.to_string()))?;
-        let Some(mcp) = table.get("mcp") else {
+        Self::from_table(table.get("mcp"))
+    }
+
+    /// The `[mcp]` table itself, as a parsed koi.toml holds it (`None`:
+    /// no such table, the empty config).
+    pub fn from_table(mcp: Option<&toml::Value>) -> Result<McpConfig, McpError> {
+        let Some(mcp) = mcp else {
             return Ok(McpConfig::default());
         };
         let raw: RawMcp = mcp

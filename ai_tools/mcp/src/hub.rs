@@ -7,12 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use ai_tools::{McpTrust, Tool, ToolSource, ToolSpec};
+use ai_tools::{McpTrust, ToolSpec};
 
 use crate::config::McpConfig;
 use crate::naming::exposed_name;
 use crate::server::{Health, RemoteTool, Server};
-use crate::tool::{McpTool, MetaTool, META_TOOL};
 use crate::HubEnv;
 
 /// How often [`Hub::wait_ready`] asks whether to stop waiting: a cancel
@@ -230,30 +229,9 @@ impl Hub {
         self.servers.values().for_each(|s| s.shutdown());
     }
 
-    /// The spec of `mcp_call`: always the same bytes.
-    pub fn meta_spec() -> ToolSpec {
-        MetaTool::spec_static()
-    }
-}
-
-impl ToolSource for Hub {
-    fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        let hub = self.me.upgrade()?;
-        if name == META_TOOL {
-            return self
-                .is_configured()
-                .then(|| Arc::new(MetaTool { hub }) as Arc<dyn Tool>);
-        }
-        let entry = self.known().into_iter().find(|e| e.exposed == name)?;
-        Some(Arc::new(McpTool { hub, entry }))
-    }
-
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.known().into_iter().map(|e| e.exposed).collect();
-        if self.is_configured() {
-            names.push(META_TOOL.to_string());
-        }
-        names
+    /// The hub itself, while anyone holds it (for the tools it lends).
+    pub(crate) fn strong(&self) -> Option<Arc<Hub>> {
+        self.me.upgrade()
     }
 }
 

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use ai_tools::tool::parse_args;
 use ai_tools::{
-    Effect, McpCall, McpHints, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace,
+    Effect, McpCall, McpHints, Tool, ToolContext, ToolError, ToolOutput, ToolSource, ToolSpec,
+    Workspace,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -231,5 +232,34 @@ impl Tool for MetaTool {
             &a.tool,
             a.arguments.as_ref().unwrap_or(&Value::Null),
         ))
+    }
+}
+
+impl Hub {
+    /// The spec of `mcp_call`: always the same bytes.
+    pub fn meta_spec() -> ToolSpec {
+        MetaTool::spec_static()
+    }
+}
+
+/// The hub lends its servers' tools, and `mcp_call`, to a registry.
+impl ToolSource for Hub {
+    fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        let hub = self.strong()?;
+        if name == META_TOOL {
+            return self
+                .is_configured()
+                .then(|| Arc::new(MetaTool { hub }) as Arc<dyn Tool>);
+        }
+        let entry = self.known().into_iter().find(|e| e.exposed == name)?;
+        Some(Arc::new(McpTool { hub, entry }))
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.known().into_iter().map(|e| e.exposed).collect();
+        if self.is_configured() {
+            names.push(META_TOOL.to_string());
+        }
+        names
     }
 }

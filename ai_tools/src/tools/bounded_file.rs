@@ -11,7 +11,7 @@
 
 use std::fs::{File, FileType, OpenOptions};
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::cancel::CancelToken;
@@ -22,61 +22,7 @@ use crate::error::ToolError;
 /// looked at often even on a slow disk or network filesystem.
 pub const READ_CHUNK: usize = 64 * 1024;
 
-/// What a path is, when it is not a regular file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpecialKind {
-    /// A directory.
-    Directory,
-    /// A named pipe: reading it waits for a writer, possibly forever.
-    Fifo,
-    /// A character device (`/dev/zero`, a terminal): may never end.
-    CharDevice,
-    /// A block device (a disk): huge, and not text.
-    BlockDevice,
-    /// A unix socket.
-    Socket,
-    /// Anything else the kernel reports.
-    Other,
-}
-
-impl SpecialKind {
-    /// The kind of `ft`, or `None` for a regular file.
-    pub fn of(ft: FileType) -> Option<SpecialKind> {
-        Some(if ft.is_file() {
-            return None;
-        } else if ft.is_dir() {
-            SpecialKind::Directory
-        } else if ft.is_fifo() {
-            SpecialKind::Fifo
-        } else if ft.is_char_device() {
-            SpecialKind::CharDevice
-        } else if ft.is_block_device() {
-            SpecialKind::BlockDevice
-        } else if ft.is_socket() {
-            SpecialKind::Socket
-        } else {
-            SpecialKind::Other
-        })
-    }
-
-    /// How the kind is named in an error, with its article.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SpecialKind::Directory => "a directory",
-            SpecialKind::Fifo => "a FIFO (named pipe)",
-            SpecialKind::CharDevice => "a character device",
-            SpecialKind::BlockDevice => "a block device",
-            SpecialKind::Socket => "a socket",
-            SpecialKind::Other => "a special file",
-        }
-    }
-}
-
-impl std::fmt::Display for SpecialKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.describe())
-    }
-}
+pub use crate::error::SpecialKind;
 
 /// Opens `path` for reading if it is a regular file. `Ok(None)` when it
 /// does not exist; an error naming the kind when it is something else.

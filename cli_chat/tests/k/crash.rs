@@ -285,6 +285,13 @@ fn one_point(c: &Case) -> Measured {
         let undecided = home.run(&args, None);
         assert_eq!(undecided.code, 1, "{:?}: {}", c.at, undecided.stderr);
         let events = undecided.events();
+        // The `uncertain` lines and the `error` that follows them follow
+        // the schema generated from koi_protocol::Event.
+        let schema = koi_protocol::event_schema();
+        for e in &events {
+            let errors = koi_testkit::json_schema::check(&schema, e);
+            assert!(errors.is_empty(), "{e}: {errors:?}");
+        }
         let named: Vec<&str> = events
             .iter()
             .filter(|e| e["type"] == "uncertain")

@@ -36,6 +36,13 @@ fn a_goal_runs_until_its_check_passes_and_exits_zero() {
         None,
     );
     assert_eq!(run.code, 0, "stderr: {} stdout: {}", run.stderr, run.stdout);
+    // Every line, goal reports included, follows the schema generated
+    // from koi_protocol::Event.
+    let schema = koi_protocol::event_schema();
+    for e in run.events() {
+        let errors = koi_testkit::json_schema::check(&schema, &e);
+        assert!(errors.is_empty(), "{e}: {errors:?}");
+    }
     let statuses: Vec<String> = run
         .events()
         .iter()

@@ -1,7 +1,8 @@
-//! `k --json` against its written schema (`cli_chat/schema/k-json.schema.json`),
-//! field by field: every line of real runs that produce each kind of event
-//! must validate, the schema must name every event the README documents,
-//! and a line that breaks it must be caught.
+//! `k --json` against its schema (`cli_chat/schema/k-json.schema.json`),
+//! which is generated from `koi_protocol::Event`: the file must be what
+//! the type generates, every line of real runs that produce each kind of
+//! event must validate, the schema must name every event the README
+//! documents, and a line that breaks it must be caught.
 
 use koi_testkit::json_schema::check;
 use koi_testkit::openai_chat::ChatStream;
@@ -10,9 +11,24 @@ use serde_json::{json, Value};
 
 use crate::common::{cut_stream, look_around_server, Home, Run};
 
+const SCHEMA_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/k-json.schema.json");
+
 fn schema() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/k-json.schema.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(SCHEMA_FILE).unwrap()).unwrap()
+}
+
+#[test]
+fn the_schema_file_is_the_one_the_protocol_generates() {
+    let generated = koi_protocol::event_schema();
+    let text = format!("{}\n", serde_json::to_string_pretty(&generated).unwrap());
+    if std::env::var_os("KOI_UPDATE_SCHEMA").is_some() {
+        std::fs::write(SCHEMA_FILE, &text).unwrap();
+    }
+    assert!(
+        schema() == generated,
+        "{SCHEMA_FILE} is not what koi_protocol::Event generates: run \
+         KOI_UPDATE_SCHEMA=1 cargo test -p cli_chat --test k json_schema"
+    );
 }
 
 /// Checks every line of `run` against the schema; returns their types.
@@ -77,7 +93,12 @@ fn every_line_of_a_tool_turn_and_a_failed_turn_follows_the_schema() {
 #[test]
 fn the_schema_names_every_documented_event_and_catches_a_broken_line() {
     let schema = schema();
-    let defined: Vec<&String> = schema["$defs"].as_object().unwrap().keys().collect();
+    let defined: Vec<&str> = schema["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["properties"]["type"]["const"].as_str().unwrap())
+        .collect();
     let readme = include_str!("../../README.md");
     let table = &readme[readme.find("## `--json` event schema").unwrap()..];
     let table = &table[..table.find("\n\n`error.kind`").unwrap()];
@@ -94,10 +115,38 @@ fn the_schema_names_every_documented_event_and_catches_a_broken_line() {
     }
     for d in &defined {
         assert!(
-            documented.contains(&d.as_str()),
+            documented.contains(d),
             "{d} is in the schema, not documented"
         );
     }
+    // Every error kind the schema allows is documented, and no other.
+    let kinds: Vec<&str> = schema["$defs"]["ErrorKind"]["oneOf"]
+        .as_array()
+        .map(|b| b.iter().filter_map(|k| k["const"].as_str()).collect())
+        .unwrap_or_else(|| {
+            schema["$defs"]["ErrorKind"]["enum"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_str)
+                .collect()
+        });
+    let listed = &readme[readme.find("`error.kind` is one of").unwrap()..];
+    let listed = &listed[..listed.find("\n\n").unwrap()];
+    // The kinds, with the notes in parentheses left out.
+    let mut depth = 0;
+    let listed: String = listed
+        .chars()
+        .filter(|&c| {
+            depth += i32::from(c == '(') - i32::from(c == ')');
+            depth == 0 && c != ')'
+        })
+        .collect();
+    let listed: Vec<&str> = listed.split('`').skip(3).step_by(2).collect();
+    let (mut a, mut b) = (kinds.clone(), listed.clone());
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b, "error kinds in the schema vs the README");
 
     // Field by field: a missing field, a wrong type, an extra field, a
     // value outside its enum and a wrong version are each caught.

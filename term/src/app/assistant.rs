@@ -7,16 +7,65 @@ use std::sync::Arc;
 
 use ai_chat_engine::session_list;
 use ai_chat_engine::{
-    AiConfig, ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineError,
-    EngineOptions, GoalSpec, Image, Step, StreamMsg, TranscriptItem, UncertainCall,
-    UncertainDecision, UserInput,
+    ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineBuilder, EngineError,
+    Front, GoalSpec, Image, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision,
+    UserInput,
 };
-use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
-use crossbeam_channel::{Receiver, Sender};
+use ai_tools::Mode;
+use crossbeam_channel::Receiver;
 
 /// Cancel takes effect within 100 ms; waiting a little longer than that
 /// for an interrupted turn keeps the UI responsive even if it is slow.
 const INTERRUPT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// koi's parsed `[ai]` and `[mcp]` tables as its config loader last read
+/// them (the live reload keeps them current, a bad file keeps the last
+/// good ones): every panel and the suggester build their engines from
+/// these, so the file is not read again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AiTables {
+    /// `[ai]`.
+    pub ai: Option<toml::Table>,
+    /// `[mcp]`.
+    pub mcp: Option<toml::Table>,
+}
+
+impl AiTables {
+    /// The tables of a loaded config.
+    pub fn of(config: &crate::config::Config) -> AiTables {
+        AiTables {
+            ai: config.ai.clone(),
+            mcp: config.mcp.clone(),
+        }
+    }
+}
+
+/// [`AiTables`] shared between the app (which reloads them) and the
+/// engines' builders.
+pub type SharedAiTables = Arc<parking_lot::RwLock<AiTables>>;
+
+/// The engine builder for `front`: from the tables koi's config loader
+/// parsed when there are some, else from the file at `path` (tests, and a
+/// panel made outside the app).
+pub fn engine_builder(
+    path: Option<&Path>,
+    tables: Option<&SharedAiTables>,
+    front: Front,
+) -> Result<EngineBuilder, String> {
+    match tables {
+        Some(tables) => {
+            let t = tables.read();
+            EngineBuilder::from_parsed(
+                path.map(Path::to_path_buf),
+                t.ai.clone().map(toml::Value::Table),
+                t.mcp.clone().map(toml::Value::Table),
+                front,
+            )
+        }
+        None => EngineBuilder::from_config(path, front),
+    }
+    .map_err(|e| e.to_string())
+}
 
 /// A stream the overlay starts besides a turn.
 pub enum Job {
@@ -37,12 +86,17 @@ pub struct Assistant {
     engine: Option<Engine>,
     conversation: Option<Conversation>,
     turn: Option<Turn>,
-    approval: Option<Sender<ApprovalReply>>,
+    /// The call whose approval the panel shows, answered through the
+    /// turn's handle.
+    approval: Option<String>,
     /// An interrupted call shown in the approval row, waiting for the
     /// user to choose rerun (allow) or abandon (deny).
     uncertain: Option<UncertainCall>,
     waker: Arc<dyn Fn() + Send + Sync>,
     config_path: Option<PathBuf>,
+    /// The config's `[ai]`/`[mcp]` as the app parsed them (`None`: read
+    /// `config_path`).
+    tables: Option<SharedAiTables>,
     /// Where sessions live (`None`: the platform data dir).
     data_dir: Option<PathBuf>,
     /// The mode to go back to when the conversation whose approval said
@@ -98,6 +152,7 @@ impl Assistant {
             uncertain: None,
             waker,
             config_path,
+            tables: None,
             data_dir: None,
             granted_from: None,
             chosen_mode: None,
@@ -135,6 +190,12 @@ impl Assistant {
         format!("attached to the next message: {}", names.join(", "))
     }
 
+    /// Builds engines from the app's parsed config instead of the file.
+    pub fn with_tables(mut self, tables: SharedAiTables) -> Self {
+        self.tables = Some(tables);
+        self
+    }
+
     /// Keeps sessions under `data_dir` instead of the platform data dir.
     #[cfg(test)]
     fn with_data_dir(mut self, data_dir: &Path) -> Self {
@@ -157,7 +218,7 @@ impl Assistant {
     /// off`, `sandbox unavailable: …`), once the engine exists.
     pub fn sandbox_label(&self) -> Option<String> {
         let engine = self.engine.as_ref()?;
-        Some(ai_tools::SandboxStatus::of(engine.config().sandbox.mode).to_string())
+        Some(engine.sandbox_status().to_string())
     }
 
     /// The current conversation's tokens, cache hits and cost (`/cost`).
@@ -206,16 +267,28 @@ impl Assistant {
         if self.engine.is_some() {
             return;
         }
-        let has_servers = self
-            .config_path
-            .as_deref()
-            .is_some_and(|p| ai_mcp::McpConfig::load_from(p).is_ok_and(|c| c.any_enabled()));
-        if has_servers {
-            let _ = self.engine(workspace);
+        let Ok(builder) = engine_builder(
+            self.config_path.as_deref(),
+            self.tables.as_ref(),
+            Front::Koi,
+        ) else {
+            return;
+        };
+        if builder.has_mcp_servers() {
+            let _ = self.engine_from(workspace, Some(builder));
         }
     }
 
     fn engine(&mut self, workspace: &Path) -> Result<&Engine, String> {
+        self.engine_from(workspace, None)
+    }
+
+    /// [`Assistant::engine`], from `builder` when the config was just read.
+    fn engine_from(
+        &mut self,
+        workspace: &Path,
+        builder: Option<EngineBuilder>,
+    ) -> Result<&Engine, String> {
         let moved = self.engine.as_ref().is_some_and(|e| {
             let wanted = workspace
                 .canonicalize()
@@ -227,46 +300,19 @@ impl Assistant {
             self.engine = None;
         }
         if self.engine.is_none() {
-            let ai = match &self.config_path {
-                Some(path) => AiConfig::load_from(path).map_err(|e| e.to_string())?,
-                None => AiConfig::default(),
+            let builder = match builder {
+                Some(b) => b,
+                None => engine_builder(
+                    self.config_path.as_deref(),
+                    self.tables.as_ref(),
+                    Front::Koi,
+                )?,
             };
-            let resolved = ai.resolve();
-            // The config file holds API keys: no tool reads it.
-            let workspace = Workspace::new(workspace)
-                .map_err(|e| format!("workspace {}: {e}", workspace.display()))?
-                .with_protected(self.config_path.clone());
-            let mcp = match &self.config_path {
-                Some(path) => ai_mcp::McpConfig::load_from(path).map_err(|e| e.to_string())?,
-                None => ai_mcp::McpConfig::default(),
-            };
-            // MCP servers start in the background as the engine is built;
-            // a conversation's first request waits for them a bounded
-            // time (`[mcp] startup_wait_s`).
-            let hub = (!mcp.servers.is_empty()).then(|| {
-                ai_mcp::Hub::new(
-                    &mcp,
-                    ai_mcp::HubEnv {
-                        workspace: workspace.root().to_path_buf(),
-                        secret_env_vars: resolved.key_env_vars.clone(),
-                    },
-                )
-            });
-            let mut tools = RegistryConfig::new(workspace);
-            tools.secret_env_vars = resolved.key_env_vars.clone();
-            tools.sandbox = resolved.sandbox.clone();
-            tools.web_search = resolved.web_search.clone();
-            let mut registry = Registry::standard(tools);
-            if let Some(hub) = &hub {
-                registry = registry.with_source(hub.clone());
-            }
-            let options = EngineOptions {
-                waker: Some(self.waker.clone()),
-                data_dir: self.data_dir.clone(),
-                mcp: hub,
-                ..EngineOptions::default()
-            };
-            let engine = Engine::with_resolved(resolved, Arc::new(registry), options)
+            let engine = builder
+                .workspace(workspace)
+                .data_dir(self.data_dir.clone())
+                .waker(self.waker.clone())
+                .build()
                 .map_err(|e| e.to_string())?;
             if is_broad(engine.workspace()) {
                 // Reads only, until the user names a directory (/cd).
@@ -365,8 +411,8 @@ impl Assistant {
             turn.cancel.cancel();
         }
         // An unanswered approval is a denial.
-        if let Some(reply) = self.approval.take() {
-            let _ = reply.send(ApprovalReply::Deny);
+        if let (Some(id), Some(turn)) = (self.approval.take(), &self.turn) {
+            turn.cancel.approve(&id, ApprovalReply::Deny);
         }
     }
 
@@ -379,7 +425,7 @@ impl Assistant {
         let messages: Vec<StreamMsg> = turn.rx.try_iter().collect();
         for msg in &messages {
             match msg {
-                StreamMsg::ApprovalRequired { reply, .. } => self.approval = Some(reply.clone()),
+                StreamMsg::ApprovalRequired { id, .. } => self.approval = Some(id.clone()),
                 m if m.is_terminal() => {
                     self.turn = None;
                     self.approval = None;
@@ -407,12 +453,15 @@ impl Assistant {
             }
             return;
         }
-        if let Some(reply) = self.approval.take() {
-            let _ = reply.send(if approve {
-                ApprovalReply::Approve
-            } else {
-                ApprovalReply::Deny
-            });
+        if let (Some(id), Some(turn)) = (self.approval.take(), &self.turn) {
+            turn.cancel.approve(
+                &id,
+                if approve {
+                    ApprovalReply::Approve
+                } else {
+                    ApprovalReply::Deny
+                },
+            );
         }
         if approve && for_conversation {
             if let Some(engine) = &self.engine {

@@ -478,3 +478,34 @@ fn an_image_attached_with_slash_image_goes_with_the_next_message_only() {
     assert_eq!(second.body_str().matches(url).count(), 1);
     assert!(a.pending_images().starts_with("no image attached"));
 }
+
+/// The panel builds its engine from the `[ai]` table koi's config loader
+/// parsed (and reloads), not from a second read of the file: the file
+/// here names another model, and a reload reaches the next engine.
+#[test]
+fn the_engine_comes_from_the_tables_the_app_parsed() {
+    let f = Fixture::new();
+    let ai = |model: &str| -> toml::Table {
+        format!(
+            "memory = false\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"{model}\"\n"
+        )
+        .parse()
+        .unwrap()
+    };
+    let tables = Arc::new(parking_lot::RwLock::new(super::AiTables {
+        ai: Some(ai("parsed-by-koi")),
+        mcp: None,
+    }));
+    let mut a = f.assistant().with_tables(tables.clone());
+    a.warm_up(&f.ws());
+    assert!(a.describe().is_none(), "no MCP server: nothing to warm up");
+    a.engine(&f.ws()).unwrap();
+    assert!(a.describe().unwrap().starts_with("parsed-by-koi"));
+    *tables.write() = super::AiTables {
+        ai: Some(ai("reloaded")),
+        mcp: None,
+    };
+    let mut b = f.assistant().with_tables(tables);
+    b.engine(&f.ws()).unwrap();
+    assert!(b.describe().unwrap().starts_with("reloaded"));
+}

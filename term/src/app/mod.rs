@@ -144,6 +144,9 @@ struct App {
     captured: Captured,
     /// Hidden tabs' panels and assistants: one conversation per tab.
     per_tab: tab_assistant::PerTab,
+    /// The config's `[ai]` and `[mcp]`, handed to every engine's builder
+    /// (kept current by [`App::reload`]).
+    ai_tables: assistant::SharedAiTables,
     next_blink: Option<Instant>,
     next_tick: Option<Instant>,
     /// When a drag held past the panel's edge scrolls next.
@@ -189,15 +192,23 @@ impl App {
                 let _ = proxy.lock().send_event(UserEvent::Assistant);
             })
         };
-        let per_tab =
-            tab_assistant::PerTab::new(overlay_config, options.config_path.clone(), waker);
+        let ai_tables = Arc::new(parking_lot::RwLock::new(assistant::AiTables::of(
+            &options.loaded.config,
+        )));
+        let per_tab = tab_assistant::PerTab::new(
+            overlay_config,
+            options.config_path.clone(),
+            ai_tables.clone(),
+            waker,
+        );
         let suggest_waker = {
             let proxy = Mutex::new(proxy.clone());
             Arc::new(move || {
                 let _ = proxy.lock().send_event(UserEvent::Suggestion);
             })
         };
-        let suggest = suggest::Suggester::new(options.config_path.clone(), suggest_waker);
+        let suggest = suggest::Suggester::new(options.config_path.clone(), suggest_waker)
+            .with_tables(ai_tables.clone());
         let (overlay, assistant) = per_tab.fresh();
         Self {
             overlay,
@@ -205,6 +216,7 @@ impl App {
             suggest,
             captured: Captured::default(),
             per_tab,
+            ai_tables,
             next_tick: None,
             next_edge_scroll: None,
             pacer: pacing::FramePacer::new(pacing::DEFAULT_REFRESH, false),
@@ -525,6 +537,7 @@ impl App {
                 }
                 self.options.loaded = loaded;
                 let config = self.options.loaded.config.clone();
+                *self.ai_tables.write() = assistant::AiTables::of(&config);
                 if let Some(t) = &mut self.terminal {
                     t.display.banner = None;
                     for pane in t.workspace.panes.values() {

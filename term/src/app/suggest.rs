@@ -12,12 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::suggest::{self, SuggestContext};
-use ai_chat_engine::{AiConfig, CancelHandle, Engine, EngineOptions};
-use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
+use ai_chat_engine::{CancelHandle, Engine, Front};
+use ai_tools::Mode;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
 use render::{Color, NamedColor, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
 
+use super::assistant::{engine_builder, SharedAiTables};
 use super::layout::PaneId;
 use crate::input::{Key, KeyAction};
 use crate::prompt_suggest::{Outcome, SuggestRequest};
@@ -81,12 +82,14 @@ struct Finished {
     model: Duration,
 }
 
-/// The engine and registry of the last suggestion, kept for the next one
+/// The engine of the last suggestion, kept for the next one
 /// in the same directory (building them reads the prompt files).
-type Cached = Option<(PathBuf, Arc<Engine>, Arc<Registry>)>;
+type Cached = Option<(PathBuf, Arc<Engine>)>;
 
 pub struct Suggester {
     config_path: Option<PathBuf>,
+    /// The app's parsed `[ai]` (`None`: read `config_path`).
+    tables: Option<SharedAiTables>,
     wake: Arc<dyn Fn() + Send + Sync>,
     pending: HashMap<PaneId, Pending>,
     status: HashMap<PaneId, Status>,
@@ -97,10 +100,17 @@ pub struct Suggester {
 }
 
 impl Suggester {
+    /// Builds engines from the app's parsed config instead of the file.
+    pub fn with_tables(mut self, tables: SharedAiTables) -> Self {
+        self.tables = Some(tables);
+        self
+    }
+
     pub fn new(config_path: Option<PathBuf>, wake: Arc<dyn Fn() + Send + Sync>) -> Self {
         let (done_tx, done_rx) = crossbeam_channel::unbounded();
         Self {
             config_path,
+            tables: None,
             wake,
             pending: HashMap::new(),
             status: HashMap::new(),
@@ -151,6 +161,7 @@ impl Suggester {
         let slot = Arc::new(Mutex::new(CancelSlot::default()));
         let job = Job {
             config_path: self.config_path.clone(),
+            tables: self.tables.clone(),
             cached: self.cached.clone(),
             workspace,
             words: request.words.clone(),
@@ -281,6 +292,7 @@ impl Suggester {
 /// One suggestion's work, off the UI thread.
 struct Job {
     config_path: Option<PathBuf>,
+    tables: Option<SharedAiTables>,
     cached: Arc<Mutex<Cached>>,
     workspace: PathBuf,
     words: String,
@@ -289,38 +301,29 @@ struct Job {
 }
 
 impl Job {
-    fn engine(&self) -> Result<(Arc<Engine>, Arc<Registry>), String> {
+    fn engine(&self) -> Result<Arc<Engine>, String> {
         let mut cached = self.cached.lock();
-        if let Some((dir, engine, registry)) = cached.as_ref() {
+        if let Some((dir, engine)) = cached.as_ref() {
             if *dir == self.workspace {
-                return Ok((engine.clone(), registry.clone()));
+                return Ok(engine.clone());
             }
         }
-        let ai = match &self.config_path {
-            Some(path) => AiConfig::load_from(path).map_err(|e| e.to_string())?,
-            None => AiConfig::default(),
-        };
-        let resolved = ai.resolve();
-        // The config file holds API keys: no tool reads it.
-        let workspace = Workspace::new(&self.workspace)
-            .map_err(|e| format!("workspace {}: {e}", self.workspace.display()))?
-            .with_protected(self.config_path.clone());
-        let mut tools = RegistryConfig::new(workspace);
-        tools.secret_env_vars = resolved.key_env_vars.clone();
-        tools.sandbox = resolved.sandbox.clone();
-        let registry = Arc::new(Registry::standard(tools));
-        let options = suggest::profile(EngineOptions::default());
-        let engine = Arc::new(
-            Engine::with_resolved(resolved, registry.clone(), options)
-                .map_err(|e| e.to_string())?,
-        );
-        *cached = Some((self.workspace.clone(), engine.clone(), registry.clone()));
-        Ok((engine, registry))
+        let engine = engine_builder(
+            self.config_path.as_deref(),
+            self.tables.as_ref(),
+            Front::Suggest,
+        )?
+        .workspace(&self.workspace)
+        .build()
+        .map_err(|e| e.to_string())?;
+        let engine = Arc::new(engine);
+        *cached = Some((self.workspace.clone(), engine.clone()));
+        Ok(engine)
     }
 
     /// The command and the policy's verdict on it, or why not.
     fn run(&self) -> Result<(String, String), String> {
-        let (engine, registry) = self.engine()?;
+        let engine = self.engine()?;
         if engine.is_demo() {
             return Err("no model configured ([ai] in koi.toml)".into());
         }
@@ -334,7 +337,7 @@ impl Job {
         }
         let command = suggest::finish(&rx, &cancel, SUGGEST_TIMEOUT).map_err(|e| e.to_string())?;
         // The default mode allows only what the policy proves read-only.
-        let verdict = ai_tools::verdict::judge_command(&registry, &command, Mode::Default);
+        let verdict = ai_tools::verdict::judge_command(engine.registry(), &command, Mode::Default);
         Ok((command, verdict.one_line()))
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::assistant::Assistant;
+use super::assistant::{Assistant, SharedAiTables};
 use super::overlay_glue::Captured;
 use super::App;
 use crate::overlay::{Overlay, OverlayConfig};
@@ -26,6 +26,7 @@ pub struct PerTab {
     shown: u64,
     config: OverlayConfig,
     config_path: Option<PathBuf>,
+    tables: SharedAiTables,
     waker: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -33,6 +34,7 @@ impl PerTab {
     pub fn new(
         config: OverlayConfig,
         config_path: Option<PathBuf>,
+        tables: SharedAiTables,
         waker: Arc<dyn Fn() + Send + Sync>,
     ) -> Self {
         Self {
@@ -40,6 +42,7 @@ impl PerTab {
             shown: 0,
             config,
             config_path,
+            tables,
             waker,
         }
     }
@@ -48,7 +51,8 @@ impl PerTab {
     pub fn fresh(&self) -> (Overlay, Assistant) {
         (
             Overlay::new(self.config),
-            Assistant::new(self.config_path.clone(), self.waker.clone()),
+            Assistant::new(self.config_path.clone(), self.waker.clone())
+                .with_tables(self.tables.clone()),
         )
     }
 }

@@ -250,8 +250,9 @@ impl Overlay {
     }
 
     /// Feeds an engine event; true when the panel needs a redraw.
-    /// `ApprovalRequired` opens the dialog (the caller keeps the reply
-    /// channel); `Done`/`Err` clear the busy flag and any dialog.
+    /// `ApprovalRequired` opens the dialog (the caller answers it through
+    /// the turn's handle); `Done`/`Err` clear the busy flag and any
+    /// dialog.
     pub fn apply(&mut self, msg: &StreamMsg) -> bool {
         match msg {
             StreamMsg::ApprovalRequired {

@@ -46,7 +46,7 @@ impl Steps {
             }
             SubagentStep::ToolDone { id, .. } => self.mark(id, Mark::Done),
             SubagentStep::ToolFailed { id, .. } => self.mark(id, Mark::Failed),
-            SubagentStep::Round { .. } | SubagentStep::Finished(_) => {}
+            SubagentStep::Round { .. } | SubagentStep::Finished { .. } => {}
         }
     }
 
@@ -87,7 +87,7 @@ mod tests {
         }
         s.apply(&SubagentStep::ToolDone {
             id: "e".into(),
-            result_preview: "read".into(),
+            preview: "read".into(),
         });
         s.apply(&SubagentStep::ToolFailed {
             id: "d".into(),

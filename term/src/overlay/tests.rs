@@ -26,12 +26,10 @@ pub(super) fn type_text(o: &mut Overlay, s: &str) {
 }
 
 fn approval_msg() -> StreamMsg {
-    let (tx, _rx) = crossbeam_channel::unbounded();
     StreamMsg::ApprovalRequired {
         id: "call_1".into(),
         summary: "write src/lib.rs".into(),
         detail: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-old\n+new".into(),
-        reply: tx,
     }
 }
 

@@ -9,6 +9,7 @@ mod harness;
 mod ime;
 mod links;
 mod memory;
+mod memory_read;
 mod overlay;
 mod pane_overlay;
 mod paste;
