@@ -28,7 +28,7 @@ fn assert_prefix_chain(bodies: &[String]) {
 
 #[test]
 fn ten_round_session_is_append_only() {
-    let server = FakeProvider::start_with(|_, i| match i {
+    let server = FakeProvider::start_with(11, |_, i| match i {
         // Turn 1: 9 tool rounds, then an answer (10 requests).
         0..=8 => ChatStream::new()
             .text(&format!("Step {i}."))
@@ -64,7 +64,7 @@ fn ten_round_session_is_append_only() {
 
 #[test]
 fn anthropic_prefix_is_stable_apart_from_the_moving_breakpoint() {
-    let server = FakeProvider::start_with(|_, i| match i {
+    let server = FakeProvider::start_with(5, |_, i| match i {
         0..=3 => MessagesStream::new(10, 0, 0)
             .tool_use(&format!("t{i}"), "fs_list", r#"{"path":"."}"#)
             .stop("tool_use", 5)

@@ -32,7 +32,7 @@ fn startup_and_peak_rss() {
         for (bin, times) in bins.iter().zip(startups.iter_mut()) {
             let arrived: Arc<Mutex<Option<Instant>>> = Arc::default();
             let seen = Arc::clone(&arrived);
-            let server = FakeProvider::start_with(move |_, _| {
+            let server = FakeProvider::start_with(1, move |_, _| {
                 seen.lock().unwrap().get_or_insert_with(Instant::now);
                 ChatStream::new().text("ok").stop().reply()
             });
@@ -142,7 +142,7 @@ fn startup_to_first_request_with_one_stdio_mcp_server() {
         for with_server in [false, true] {
             let arrived: Arc<Mutex<Option<(Instant, bool)>>> = Arc::default();
             let seen = Arc::clone(&arrived);
-            let server = FakeProvider::start_with(move |req, _| {
+            let server = FakeProvider::start_with(1, move |req, _| {
                 let has_echo = req.body_str().contains("mcp__everything__echo");
                 seen.lock()
                     .unwrap()

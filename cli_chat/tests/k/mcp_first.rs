@@ -74,13 +74,14 @@ fn config(home: &Home, server: &FakeProvider, mcp: &str) {
     ));
 }
 
-/// A model answering request `i` with `replies[i]`, noting when each
-/// request arrived.
+/// A model answering request `i` with `replies[i]`, and no more requests
+/// than that, noting when each request arrived.
 fn scripted(replies: Vec<Reply>) -> (FakeProvider, Arc<Mutex<Vec<Instant>>>) {
     let arrived: Arc<Mutex<Vec<Instant>>> = Arc::default();
     let seen = Arc::clone(&arrived);
+    let expected = replies.len();
     let replies = Mutex::new(replies.into_iter());
-    let server = FakeProvider::start_with(move |_, _| {
+    let server = FakeProvider::start_with(expected, move |_, _| {
         seen.lock().unwrap().push(Instant::now());
         replies
             .lock()

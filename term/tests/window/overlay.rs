@@ -230,7 +230,7 @@ fn requests_with(server: &FakeProvider, needle: &str) -> Vec<serde_json::Value> 
 fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
     let server = FakeProvider::builder()
         .always(title())
-        .start_with(|req, _| {
+        .start_with(2, |req, _| {
             let answer = if req.body_str().contains("question two") {
                 "second answer beta"
             } else {

@@ -11,9 +11,11 @@
 //! ([`ViolationKind`]): the endpoint and method, the headers, a body that
 //! parses, tool results that answer earlier calls and calls answered before
 //! anything else is said, Anthropic's role order, no key outside the auth
-//! header, and a system prompt and `tools` byte-identical to the previous
+//! header, a history that only grows (a rewrite shows a compaction the engine
+//! recorded), and a system prompt and `tools` byte-identical to the previous
 //! request of the same conversation. Dropping the server fails the test if
-//! anything was violated, a scripted reply went unused, or a side request (a
+//! anything was violated, a scripted reply went unused (a handler script
+//! declares how many requests it answers, [`Expect`]), or a side request (a
 //! title, a summary) arrived without a reply scripted for it.
 //!
 //! Replies are chosen by what a request asks ([`RequestKind`]): unmarked
@@ -58,10 +60,12 @@ pub mod window;
 mod wire;
 
 pub use checks::{
-    RequestKind, Violation, ViolationKind, MEMORY_MARKER, SUMMARY_MARKER, TITLE_MARKER,
+    secret_token, RequestKind, Violation, ViolationKind, MEMORY_MARKER, SUMMARY_MARKER,
+    TITLE_MARKER,
 };
 pub use dialects::{anthropic, openai_chat, openai_responses};
 pub use reply::Reply;
+pub use script::Expect;
 pub use server::{Builder, FakeProvider, RecordedRequest};
 pub use wire::Dialect;
 

@@ -168,7 +168,7 @@ fn a_result_without_its_call_is_reported() {
     chat(
         &server,
         &chat_body(vec![
-            user("x"),
+            user("y"),
             assistant_call("c"),
             tool_result("c"),
             tool_result("c"),
@@ -242,7 +242,7 @@ fn anthropic_role_order_is_enforced() {
     anthropic(
         &server,
         json!([
-        {"role": "user", "content": "x"}, {"role": "user", "content": "y"}]),
+        {"role": "user", "content": "w"}, {"role": "user", "content": "y"}]),
     );
     // Starts with the assistant and ends with it.
     anthropic(&server, json!([{"role": "assistant", "content": "x"}]));
@@ -331,19 +331,68 @@ fn the_prompt_and_tools_must_not_move_within_a_conversation() {
     );
     assert_eq!(kinds(server), [ViolationKind::ToolsChanged]);
 
-    // A different conversation may have its own prompt; a declared
-    // compaction may change it.
+    // A different conversation may have its own prompt.
     let server = FakeProvider::start([reply(), reply()]);
     chat(&server, &first);
     let mut other = chat_body(vec![user("something else")]);
     other["messages"][0]["content"] = json!("another prompt");
     chat(&server, &other);
     assert_eq!(kinds(server), []);
-    let server = FakeProvider::builder()
-        .declare_compaction()
-        .start([reply(), reply()]);
+}
+
+#[test]
+fn history_is_append_only_on_every_request() {
+    // What the engine sends first in every conversation.
+    let environment = || user("[environment] cwd /ws");
+    let first = chat_body(vec![
+        environment(),
+        user("read a"),
+        assistant_call("c1"),
+        tool_result("c1"),
+    ]);
+    // The tool result rewritten: the cached prefix moved.
+    let rewritten = chat_body(vec![
+        environment(),
+        user("read a"),
+        assistant_call("c1"),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "changed"}),
+        user("more"),
+    ]);
+    let server = FakeProvider::start([reply(), reply()]);
     chat(&server, &first);
-    chat(&server, &changed_system);
+    chat(&server, &rewritten);
+    assert_eq!(kinds(server), [ViolationKind::HistoryRewritten]);
+
+    // A recorded compaction may rewrite history, and the prompt still may
+    // not move across it.
+    let summary = "[Summary of the earlier part of this conversation, written to fit the \
+                   context budget. The full history is in the session log.]\nread a";
+    let compacted = chat_body(vec![environment(), user(summary), user("more")]);
+    let mut compacted_other_prompt = compacted.clone();
+    compacted_other_prompt["messages"][0]["content"] = json!("You are koi, compacted.");
+    let server = FakeProvider::start([reply(), reply(), reply()]);
+    chat(
+        &server,
+        &chat_body(vec![environment(), user("read a"), user("then b")]),
+    );
+    chat(
+        &server,
+        &chat_body(vec![environment(), user("read a"), user("then c")]),
+    );
+    chat(&server, &compacted);
+    assert_eq!(kinds(server), []);
+    let server = FakeProvider::start([reply(), reply()]);
+    chat(&server, &first);
+    chat(&server, &compacted_other_prompt);
+    assert_eq!(kinds(server), [ViolationKind::SystemChanged]);
+
+    // A restart of the same beginning is a conversation of its own, and
+    // so is a branch (a shared prefix, a new user message).
+    let server = FakeProvider::start([reply(), reply(), reply(), reply()]);
+    chat(&server, &chat_body(vec![user("read a")]));
+    chat(&server, &first);
+    chat(&server, &chat_body(vec![user("read a")]));
+    chat(&server, &chat_body(vec![user("read a"), user("or b")]));
     assert_eq!(kinds(server), []);
 }
 
@@ -404,7 +453,7 @@ fn an_unexpected_side_request_and_unused_replies_are_reported() {
         ]
     );
 
-    let server = FakeProvider::start_with(|_, _| reply());
+    let server = FakeProvider::start_with(1, |_, _| reply());
     chat(&server, &title_body());
     assert_eq!(kinds(server), [ViolationKind::UnexpectedSideRequest]);
 }
@@ -464,12 +513,11 @@ fn anthropic_thinking_rules_are_enforced() {
     assert_eq!(kinds(server), []);
 
     let server = FakeProvider::start((0..5).map(|_| anthropic_reply()));
-    // Thinking on, but the turn opens with text.
-    anthropic_with(
-        &server,
-        budget,
-        tool_round(json!({"type": "text", "text": "t"})),
-    );
+    // Thinking on, but the turn opens with text (a conversation of its
+    // own: the others have no text there).
+    let mut text_first = tool_round(json!({"type": "text", "text": "t"}));
+    text_first[0]["content"][0]["text"] = json!("w");
+    anthropic_with(&server, budget, text_first);
     // A budget under the floor, and one not below max_tokens.
     anthropic_with(
         &server,
