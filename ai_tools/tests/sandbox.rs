@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use ai_tools::sandbox::REFUSAL_NOTE;
 use ai_tools::{Decision, Level, Mode, RunSandbox, SandboxMode};
-use sandbox_support::{landlock_abi, snapshot, unique, Fixture};
+use koi_testkit::skip::{skip, SANDBOX};
+use sandbox_support::{landlock_abi, landlock_abi_at_least, snapshot, unique, Fixture};
 use serde_json::json;
 
 #[test]
@@ -230,13 +231,13 @@ fn read_only_runs_reach_no_network() {
 
 #[test]
 fn read_only_runs_cannot_signal_outside_processes() {
-    let Some(abi) = landlock_abi("read_only_runs_cannot_signal_outside_processes") else {
+    let Some(_) = landlock_abi_at_least(
+        "read_only_runs_cannot_signal_outside_processes",
+        6,
+        "signal scoping",
+    ) else {
         return;
     };
-    if abi < 6 {
-        eprintln!("SKIPPED signal scoping: Landlock ABI {abi} has no scopes (6 is needed)");
-        return;
-    }
     let fx = Fixture::new(SandboxMode::Auto, Vec::new());
     let mut outside = std::process::Command::new("sleep")
         .arg("30")
@@ -453,7 +454,11 @@ fn landlock_alone_refuses_tcp_abstract_sockets_and_signals() {
             "Landlock let a TCP connection through"
         );
     } else {
-        eprintln!("SKIPPED the TCP part: Landlock ABI {abi} has no network rules (4 is needed)");
+        skip(
+            SANDBOX,
+            "landlock_alone_refuses_tcp_abstract_sockets_and_signals",
+            &format!("the TCP part: Landlock ABI {abi} has no network rules (4 is needed)"),
+        );
     }
     if abi >= 6 {
         assert!(
@@ -463,7 +468,11 @@ fn landlock_alone_refuses_tcp_abstract_sockets_and_signals() {
         assert!(!unix_connected(&abstract_listener));
         assert!(text.contains("signal=1"), "{text}");
     } else {
-        eprintln!("SKIPPED the scope part: Landlock ABI {abi} has no scopes (6 is needed)");
+        skip(
+            SANDBOX,
+            "landlock_alone_refuses_tcp_abstract_sockets_and_signals",
+            &format!("the scope part: Landlock ABI {abi} has no scopes (6 is needed)"),
+        );
     }
     assert!(outside.try_wait().unwrap().is_none());
     outside.kill().unwrap();

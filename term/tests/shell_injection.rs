@@ -123,7 +123,11 @@ fn login_bash_loads_its_profile_and_marks() {
 #[test]
 fn zsh_loads_the_users_zdotdir_and_marks() {
     if !have("zsh") {
-        eprintln!("zsh is not installed (scripts/deps lists it); skipped");
+        koi_testkit::skip::skip(
+            koi_testkit::skip::SHELLS,
+            "zsh_loads_the_users_zdotdir_and_marks",
+            "zsh is not installed (scripts/deps lists it)",
+        );
         return;
     }
     check_shell(&["zsh"], "zshrc");
@@ -137,7 +141,11 @@ fn zsh_loads_the_users_zdotdir_and_marks() {
 #[test]
 fn fish_loads_config_fish_and_marks() {
     if !have("fish") {
-        eprintln!("fish is not installed (scripts/deps lists it); skipped");
+        koi_testkit::skip::skip(
+            koi_testkit::skip::SHELLS,
+            "fish_loads_config_fish_and_marks",
+            "fish is not installed (scripts/deps lists it)",
+        );
         return;
     }
     check_shell(&["fish"], "config.fish");

@@ -105,8 +105,12 @@ fn namespaces_work() -> bool {
 #[test]
 fn a_log_on_a_full_filesystem_refuses_the_next_tool_call() {
     if !namespaces_work() {
-        // Said loudly: this host cannot run the test, it did not pass.
-        eprintln!("SKIPPED: `unshare -rm` (user + mount namespace) is not available here");
+        // Recorded: this host cannot run the test, it did not pass.
+        koi_testkit::skip::skip(
+            koi_testkit::skip::USERNS,
+            "a_log_on_a_full_filesystem_refuses_the_next_tool_call",
+            "`unshare -rm` (user + mount namespace) is not available here",
+        );
         return;
     }
     // The start record of this call is longer than a page, so it needs a

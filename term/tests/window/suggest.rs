@@ -149,8 +149,7 @@ fn bar_drawn(png: &Image) -> bool {
 }
 
 fn suggestion_lands_in_the_buffer(shell: Shell) {
-    if !shell.installed() {
-        eprintln!("{shell:?} is not installed (scripts/deps lists it); skipped");
+    if !shell.runs_for("suggestion_lands_in_the_buffer") {
         return;
     }
     let scene = Scene::start(shell, reply("find . -size +100M -mtime -7"));
@@ -170,7 +169,7 @@ fn suggestion_lands_in_the_buffer(shell: Shell) {
 }
 
 fn nothing_runs_until_enter(shell: Shell) {
-    if !shell.installed() {
+    if !shell.runs_for("nothing_runs_until_enter") {
         return;
     }
     let scene = Scene::start(shell, reply("touch SENTINEL"));
@@ -193,7 +192,7 @@ fn nothing_runs_until_enter(shell: Shell) {
 }
 
 fn cancel_restores_the_line(shell: Shell) {
-    if !shell.installed() {
+    if !shell.runs_for("cancel_restores_the_line") {
         return;
     }
     let slow = ChatStream::new()

@@ -56,6 +56,7 @@ mod reply;
 mod script;
 mod server;
 pub mod shells;
+pub mod skip;
 pub mod window;
 mod wire;
 
