@@ -11,6 +11,7 @@ mod sandbox_support;
 use std::io::ErrorKind;
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -19,6 +20,9 @@ use ai_tools::{Decision, Level, Mode, RunSandbox, SandboxMode};
 use koi_testkit::skip::{skip, SANDBOX};
 use sandbox_support::{landlock_abi, landlock_abi_at_least, snapshot, unique, Fixture};
 use serde_json::json;
+
+/// SIGUSR1's number on Linux: the test's own signal to an outside process.
+const SIGUSR1: i32 = 10;
 
 #[test]
 fn read_only_runs_change_nothing_in_the_file_system() {
@@ -260,13 +264,20 @@ fn read_only_runs_cannot_signal_outside_processes() {
         "{}",
         out.for_model
     );
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(
-        outside.try_wait().unwrap().is_none(),
-        "the outside process was killed"
+    // Alive until the test's own signal, proven by what it died of: a
+    // process the run had signalled would have died of that (SIGTERM)
+    // already, before any later signal, with no pause to wait it out.
+    let sent = std::process::Command::new("kill")
+        .args(["-USR1", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = outside.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        Some(SIGUSR1),
+        "the outside process was killed by the run: {status:?}"
     );
-    outside.kill().unwrap();
-    outside.wait().unwrap();
 }
 
 #[test]

@@ -126,12 +126,27 @@ fn hash_at_a_bash_prompt_under_tmux_uses_k_suggest() {
     wait(&t, "the suggestion", |s| {
         s.lines().any(|l| l.trim_end() == "$ touch SENTINEL")
     });
-    std::thread::sleep(Duration::from_millis(300));
+    // Not run before Enter, proven by an event rather than a pause: a word
+    // typed now joins the same line, still the last one on the screen (a
+    // line that ran would have a fresh prompt after it), and Enter then
+    // runs the one command that makes both files.
+    t.keys(&["-l", " HELD"]);
+    wait(&t, "the typed word on the suggested line", |s| {
+        s.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(str::trim_end)
+            == Some("$ touch SENTINEL HELD")
+    });
     let sentinel = home.ws().join("SENTINEL");
-    assert!(!sentinel.exists(), "the suggestion ran before Enter");
+    let held = home.ws().join("HELD");
+    assert!(
+        !sentinel.exists() && !held.exists(),
+        "the suggestion ran before Enter"
+    );
     t.keys(&["Enter"]);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !sentinel.exists() {
+    while !(sentinel.exists() && held.exists()) {
         assert!(
             Instant::now() < deadline,
             "Enter did not run it:\n{}",

@@ -176,15 +176,20 @@ fn nothing_runs_until_enter(shell: Shell) {
     let sentinel = scene.project().join("SENTINEL");
     scene.ask("make a sentinel file");
     scene.answered("ok");
-    std::thread::sleep(Duration::from_millis(500));
+    // Not run before Enter, proven by what Enter runs rather than by a
+    // pause: a word typed now joins the suggested line, so the one
+    // command Enter runs makes both files, and the grid shows it whole.
+    // A suggestion that ran by itself would leave `HELD` a command of its
+    // own (not found, no file).
+    let held = scene.project().join("HELD");
     assert!(!sentinel.exists(), "the suggestion ran before Enter");
-    scene.koi.run_command(&scene.x, "");
+    scene.koi.run_command(&scene.x, " HELD");
     eventually("Enter to run the suggestion", MODEL_WAIT, || {
-        sentinel.exists()
+        sentinel.exists() && held.exists()
     });
     let (text, status, _) = scene.close();
     assert!(
-        text.contains(&format!("{}touch SENTINEL", shell.prompt())),
+        text.contains(&format!("{}touch SENTINEL HELD", shell.prompt())),
         "{text}"
     );
     // The key press that ran it took the bar away.
