@@ -112,6 +112,9 @@ pub enum ViolationKind {
     /// Earlier history differs from the conversation's previous request
     /// where no compaction is recorded.
     HistoryRewritten,
+    /// The body breaks the provider's own published definition of a
+    /// request (tests/testkit/schemas): the provider, not `wire.rs`, wins.
+    ProviderSchema,
     /// A title or summary request the test did not script a reply for.
     UnexpectedSideRequest,
     /// A request arrived after the script ran out.
@@ -220,6 +223,11 @@ impl Checker {
         };
         for e in &view.shape_errors {
             flag(ViolationKind::BadShape, e.clone());
+        }
+        if let Ok(json) = serde_json::from_slice(req.body) {
+            for e in crate::provider_schema::check(dialect, &json) {
+                flag(ViolationKind::ProviderSchema, e);
+            }
         }
         check_pairing(&view, &mut flag);
         if dialect == Dialect::Anthropic {
@@ -339,6 +347,24 @@ impl Checker {
                 );
             }
         }
+        // Same items are not enough for a provider's prompt cache: the
+        // bytes must continue too (key order, escaping, spacing).
+        let sent_before = previous.history_raw.trim_end_matches([']', '}']);
+        if continues && !view.history_raw.starts_with(sent_before) {
+            let at = sent_before
+                .bytes()
+                .zip(view.history_raw.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            flag(
+                ViolationKind::HistoryRewritten,
+                format!(
+                    "the same history in other bytes, from byte {at} of it: {:?} became {:?}",
+                    snippet(sent_before, at),
+                    snippet(&view.history_raw, at)
+                ),
+            );
+        }
         if previous.system_raw != view.system_raw {
             flag(
                 ViolationKind::SystemChanged,
@@ -371,6 +397,15 @@ fn shared_prefix(a: &[Item], b: &[Item]) -> usize {
         .zip(b)
         .take_while(|(x, y)| x.canon == y.canon)
         .count()
+}
+
+/// Up to 60 bytes of `text` from `at` (on char boundaries).
+fn snippet(text: &str, at: usize) -> String {
+    text.char_indices()
+        .skip_while(|(i, _)| *i < at)
+        .take(60)
+        .map(|(_, c)| c)
+        .collect()
 }
 
 /// Longest piece of an item shown in a violation.
