@@ -2,7 +2,6 @@
 //! start-up time to the first request on the wire, and peak RSS while a
 //! long answer streams.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -128,14 +127,9 @@ fn startup_to_first_request_with_one_stdio_mcp_server() {
     // Side by side, interleaved: k with no server, k with server-everything
     // over stdio (its tools must be in the first request), and the server
     // started on its own.
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-        "../tests/mcp_servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    );
-    assert!(
-        script.is_file(),
-        "run `source scripts/deps && koi_install_mcp_servers` first"
-    );
-    let script = script.display().to_string();
+    let script = koi_testkit::mcp_servers::reference("server-everything")
+        .display()
+        .to_string();
     let runs = 10;
     let (mut none, mut one, mut own) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {

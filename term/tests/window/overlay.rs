@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::openai_chat::{title, ChatStream};
 use koi_testkit::window::scene::{log_entries, session_logs, Scene, MODEL_WAIT};
 use koi_testkit::{FakeProvider, Reply};
 
@@ -13,11 +13,6 @@ use crate::harness::eventually;
 /// (and titles whenever they are asked for).
 fn scripted(script: Vec<Reply>) -> Scene {
     Scene::start(turns_and_titles(script), &[], &[])
-}
-
-/// The answer to any title request the panel makes.
-fn title() -> Reply {
-    ChatStream::new().text("A title").stop().reply().for_title()
 }
 
 /// A model that answers the panel's turns with `turns` in order, and any

@@ -59,6 +59,12 @@ pub mod openai_chat {
         sse_event(None, &v.to_string())
     }
 
+    /// The answer to any title request a front end makes, wherever it
+    /// falls (for [`crate::Builder::always`]).
+    pub fn title() -> Reply {
+        ChatStream::new().text("A title").stop().reply().for_title()
+    }
+
     impl ChatStream {
         /// Starts with the usual role-only first chunk.
         pub fn new() -> ChatStream {

@@ -53,6 +53,7 @@ mod dialects;
 pub mod json_schema;
 mod json_span;
 pub mod long_session;
+pub mod mcp_servers;
 pub mod provider_schema;
 pub mod pty;
 mod reply;
