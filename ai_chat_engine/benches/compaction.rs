@@ -45,7 +45,9 @@ fn session(label: &str, window_tokens: u64, policy: CompactionPolicy) -> Run {
     let script = Arc::new(LongSession::new(ROUNDS));
     script.prepare(workspace.path()).expect("prepare");
     let answer = Arc::clone(&script);
-    let server = FakeProvider::start_with(move |req, _| answer.reply(req));
+    // Every round's turn, and at most a summary each: how many depends on
+    // the policy this run measures.
+    let server = FakeProvider::start_with(ROUNDS..=2 * ROUNDS, move |req, _| answer.reply(req));
     let mut compaction = CompactionToml::default();
     compaction
         .windows

@@ -116,7 +116,7 @@ fn main() {
         })
         .sum();
 
-    let direct = FakeProvider::start_with(|req, _| {
+    let direct = FakeProvider::start_with(2, |req, _| {
         if has_results(req) {
             answer(SUMMARY)
         } else {
@@ -126,7 +126,7 @@ fn main() {
     let d = turn(&direct, ws.path());
     direct.finish();
 
-    let explored = FakeProvider::start_with(|req, _| match (is_child(req), has_results(req)) {
+    let explored = FakeProvider::start_with(4, |req, _| match (is_child(req), has_results(req)) {
         (false, false) => ChatStream::new()
             .tool_call(
                 "e1",

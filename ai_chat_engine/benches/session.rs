@@ -37,7 +37,7 @@ fn session() -> Figures {
     }
     let arrivals = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&arrivals);
-    let server = FakeProvider::start_with(move |_, i| {
+    let server = FakeProvider::start_with(MAX_ROUNDS, move |_, i| {
         seen.lock().expect("lock").push(Instant::now());
         if i + 1 < MAX_ROUNDS {
             ChatStream::new()

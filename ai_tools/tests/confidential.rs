@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use ai_tools::sandbox::{support, Isolation, Support};
 use ai_tools::{CancelToken, Level, Mode, SandboxMode, ToolOutput};
+use koi_testkit::skip::{skip, USERNS};
 use sandbox_support::{landlock_abi, Fixture};
 use serde_json::json;
 
@@ -378,7 +379,11 @@ fn a_daemon_that_left_the_run_ends_with_it() {
         return;
     }
     if !matches!(isolation(), Some(Isolation::Namespaces)) {
-        eprintln!("SKIPPED: no PID namespace here (the run tag's scan covers this case)");
+        skip(
+            USERNS,
+            "a_daemon_that_left_the_run_ends_with_it",
+            "no PID namespace here (the run tag's scan covers this case)",
+        );
         return;
     }
     let planted = plant();

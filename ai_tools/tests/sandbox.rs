@@ -11,13 +11,18 @@ mod sandbox_support;
 use std::io::ErrorKind;
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use ai_tools::sandbox::REFUSAL_NOTE;
 use ai_tools::{Decision, Level, Mode, RunSandbox, SandboxMode};
-use sandbox_support::{landlock_abi, snapshot, unique, Fixture};
+use koi_testkit::skip::{skip, SANDBOX};
+use sandbox_support::{landlock_abi, landlock_abi_at_least, snapshot, unique, Fixture};
 use serde_json::json;
+
+/// SIGUSR1's number on Linux: the test's own signal to an outside process.
+const SIGUSR1: i32 = 10;
 
 #[test]
 fn read_only_runs_change_nothing_in_the_file_system() {
@@ -230,13 +235,13 @@ fn read_only_runs_reach_no_network() {
 
 #[test]
 fn read_only_runs_cannot_signal_outside_processes() {
-    let Some(abi) = landlock_abi("read_only_runs_cannot_signal_outside_processes") else {
+    let Some(_) = landlock_abi_at_least(
+        "read_only_runs_cannot_signal_outside_processes",
+        6,
+        "signal scoping",
+    ) else {
         return;
     };
-    if abi < 6 {
-        eprintln!("SKIPPED signal scoping: Landlock ABI {abi} has no scopes (6 is needed)");
-        return;
-    }
     let fx = Fixture::new(SandboxMode::Auto, Vec::new());
     let mut outside = std::process::Command::new("sleep")
         .arg("30")
@@ -259,13 +264,20 @@ fn read_only_runs_cannot_signal_outside_processes() {
         "{}",
         out.for_model
     );
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(
-        outside.try_wait().unwrap().is_none(),
-        "the outside process was killed"
+    // Alive until the test's own signal, proven by what it died of: a
+    // process the run had signalled would have died of that (SIGTERM)
+    // already, before any later signal, with no pause to wait it out.
+    let sent = std::process::Command::new("kill")
+        .args(["-USR1", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = outside.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        Some(SIGUSR1),
+        "the outside process was killed by the run: {status:?}"
     );
-    outside.kill().unwrap();
-    outside.wait().unwrap();
 }
 
 #[test]
@@ -453,7 +465,11 @@ fn landlock_alone_refuses_tcp_abstract_sockets_and_signals() {
             "Landlock let a TCP connection through"
         );
     } else {
-        eprintln!("SKIPPED the TCP part: Landlock ABI {abi} has no network rules (4 is needed)");
+        skip(
+            SANDBOX,
+            "landlock_alone_refuses_tcp_abstract_sockets_and_signals",
+            &format!("the TCP part: Landlock ABI {abi} has no network rules (4 is needed)"),
+        );
     }
     if abi >= 6 {
         assert!(
@@ -463,7 +479,11 @@ fn landlock_alone_refuses_tcp_abstract_sockets_and_signals() {
         assert!(!unix_connected(&abstract_listener));
         assert!(text.contains("signal=1"), "{text}");
     } else {
-        eprintln!("SKIPPED the scope part: Landlock ABI {abi} has no scopes (6 is needed)");
+        skip(
+            SANDBOX,
+            "landlock_alone_refuses_tcp_abstract_sockets_and_signals",
+            &format!("the scope part: Landlock ABI {abi} has no scopes (6 is needed)"),
+        );
     }
     assert!(outside.try_wait().unwrap().is_none());
     outside.kill().unwrap();

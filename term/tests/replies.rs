@@ -3,14 +3,19 @@
 //! compared with the bytes xterm sends for the same request.
 //!
 //! The expected bytes were recorded from XTerm(379) (`allowWindowOps: true`,
-//! `boldColors: false`, 80×24) and agree with ctlseqs; CI has no X server,
-//! so the table is the reference. Where koi differs on purpose the test
-//! says so, and `term/CONFORMANCE.md` lists it.
+//! `boldColors: false`, 80×24) and agree with ctlseqs. The table is not
+//! the last word: `replies_match_a_live_xterm` asks a real xterm under
+//! Xvfb every request of it, as koi is asked, and both the table and koi
+//! must agree with what xterm answers. Where koi differs on purpose the
+//! test says so, and `term/CONFORMANCE.md` lists it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
+use std::time::Duration;
+
 use common::*;
+use koi_testkit::window::{eventually, Xvfb};
 
 /// Clear the screen and home the cursor before drawing a checksum case.
 const CLEAR: &str = r"\033[2J\033[H";
@@ -298,6 +303,97 @@ fn replies_match_xterm() {
         let got = reply_text(&setup, request);
         if got != *want {
             failures.push(format!("{name}: got {got:?}, xterm sends {want:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The resources the table was recorded with.
+const XTERM_REPLY_RESOURCES: &[&str] = &["XTerm*allowWindowOps: true", "XTerm*boldColors: false"];
+
+/// Longest one xterm may take to start, answer and exit.
+const XTERM_WAIT: Duration = Duration::from_secs(60);
+
+/// How many xterms ask at once: each is a process and a window.
+const XTERMS_AT_ONCE: usize = 4;
+
+/// What a fresh 80×24 xterm under `x` answers to `setup` then `request`
+/// (printf's escapes), read as koi's sessions are read: raw, one read.
+fn live_xterm_reply(x: &Xvfb, dir: &std::path::Path, n: usize, printf: &str) -> Vec<u8> {
+    let out = dir.join(format!("reply-{n}.hex"));
+    let script = format!(
+        "stty raw -echo min 0 time 10; printf '{printf}'; \
+         dd bs=256 count=1 2>/dev/null | od -An -tx1 | tr -d ' \\n' > '{tmp}'; \
+         stty sane; mv '{tmp}' '{out}'",
+        tmp = out.with_extension("tmp").display(),
+        out = out.display(),
+    );
+    let mut args: Vec<String> = Vec::new();
+    for resource in XTERM_REPLY_RESOURCES {
+        args.extend(["-xrm".to_string(), (*resource).to_string()]);
+    }
+    args.extend(["-geometry", "80x24", "-e", "sh", "-c", &script].map(String::from));
+    let mut xterm = std::process::Command::new("xterm")
+        .args(&args)
+        .env("DISPLAY", &x.display)
+        .env("LC_ALL", "C.UTF-8")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("xterm is the reference terminal (apt-get install xterm; scripts/deps lists it)");
+    eventually(&format!("xterm's reply to {printf:?}"), XTERM_WAIT, || {
+        out.exists()
+    });
+    let _ = xterm.kill();
+    let _ = xterm.wait();
+    let hex = std::fs::read_to_string(&out).unwrap();
+    (0..hex.len() / 2)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn replies_match_a_live_xterm() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let asked: Vec<(usize, &str, String, &str)> = SAME_AS_XTERM
+        .iter()
+        .enumerate()
+        .map(|(n, (name, setup, request, want))| {
+            let setup = if request.contains("*y") {
+                format!("{CLEAR}{setup}")
+            } else {
+                (*setup).to_owned()
+            };
+            (n, *name, format!("{setup}{request}"), *want)
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for batch in asked.chunks(XTERMS_AT_ONCE) {
+        let live: Vec<Vec<u8>> = std::thread::scope(|s| {
+            let asking: Vec<_> = batch
+                .iter()
+                .map(|(n, _, printf, _)| {
+                    let (x, dir) = (&x, dir.path());
+                    s.spawn(move || live_xterm_reply(x, dir, *n, printf))
+                })
+                .collect();
+            asking
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        for ((_, name, printf, table), xterm) in batch.iter().zip(live) {
+            let xterm = String::from_utf8_lossy(&xterm).into_owned();
+            if xterm != *table {
+                failures.push(format!(
+                    "{name}: the table says {table:?}, xterm sends {xterm:?}"
+                ));
+            }
+            let koi = String::from_utf8_lossy(&query_reply(printf)).into_owned();
+            if koi != xterm {
+                failures.push(format!("{name}: koi sends {koi:?}, xterm sends {xterm:?}"));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

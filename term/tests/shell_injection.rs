@@ -123,7 +123,11 @@ fn login_bash_loads_its_profile_and_marks() {
 #[test]
 fn zsh_loads_the_users_zdotdir_and_marks() {
     if !have("zsh") {
-        eprintln!("zsh is not installed (scripts/deps lists it); skipped");
+        koi_testkit::skip::skip(
+            koi_testkit::skip::SHELLS,
+            "zsh_loads_the_users_zdotdir_and_marks",
+            "zsh is not installed (scripts/deps lists it)",
+        );
         return;
     }
     check_shell(&["zsh"], "zshrc");
@@ -137,7 +141,11 @@ fn zsh_loads_the_users_zdotdir_and_marks() {
 #[test]
 fn fish_loads_config_fish_and_marks() {
     if !have("fish") {
-        eprintln!("fish is not installed (scripts/deps lists it); skipped");
+        koi_testkit::skip::skip(
+            koi_testkit::skip::SHELLS,
+            "fish_loads_config_fish_and_marks",
+            "fish is not installed (scripts/deps lists it)",
+        );
         return;
     }
     check_shell(&["fish"], "config.fish");
@@ -376,12 +384,29 @@ fn hash_lines_go_to_koi_and_the_answer_lands_in_the_buffer() {
         wait_for(&session, &line, |s| {
             s.lines.iter().any(|l| l.trim_end() == line)
         });
-        std::thread::sleep(Duration::from_millis(300));
+        // Not run before Enter, proven by an event rather than a pause: a
+        // word typed now joins the same line, still the last one on the
+        // screen (a line that ran would have a fresh prompt after it), and
+        // Enter then runs the one command that makes both files.
+        session.write(" HELD");
+        let held_line = format!("{line} HELD");
+        wait_for(&session, "the typed word on the suggested line", |s| {
+            s.lines
+                .iter()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(|l| l.trim_end())
+                == Some(held_line.as_str())
+        });
         let sentinel = home.path().join("SENTI\\NEL");
-        assert!(!sentinel.exists(), "{shell}: ran before Enter");
+        let held = home.path().join("HELD");
+        assert!(
+            !sentinel.exists() && !held.exists(),
+            "{shell}: ran before Enter"
+        );
         session.write("\r");
         let deadline = Instant::now() + WAIT;
-        while !sentinel.exists() {
+        while !(sentinel.exists() && held.exists()) {
             assert!(Instant::now() < deadline, "{shell}: Enter did not run it");
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -70,6 +70,15 @@ enum Item<'a> {
         role: &'static str,
         content: Vec<Content>,
     },
+    /// Earlier assistant text, as the API's EasyInputMessage (its content a
+    /// string): the published definition allows `output_text` parts only
+    /// in an OutputMessage, which needs an id and a status that a
+    /// stateless request has none of.
+    #[serde(rename = "message")]
+    AssistantText {
+        role: &'static str,
+        content: &'a str,
+    },
     FunctionCall {
         call_id: &'a str,
         name: &'a str,
@@ -97,9 +106,15 @@ struct SummaryJson<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Content {
-    InputImage { image_url: String },
-    InputText { text: String },
-    OutputText { text: String },
+    /// `detail` is required by the published definition; `auto` is what
+    /// the API takes when it is left out.
+    InputImage {
+        image_url: String,
+        detail: &'static str,
+    },
+    InputText {
+        text: String,
+    },
 }
 
 fn items<'a>(m: &'a Message, out: &mut Vec<Item<'a>>) {
@@ -128,9 +143,9 @@ fn items<'a>(m: &'a Message, out: &mut Vec<Item<'a>>) {
                 }
             }
             if !text.is_empty() {
-                out.push(Item::Message {
+                out.push(Item::AssistantText {
                     role: "assistant",
-                    content: vec![Content::OutputText { text: text.clone() }],
+                    content: text,
                 });
             }
             for c in tool_calls {
@@ -153,6 +168,7 @@ fn items<'a>(m: &'a Message, out: &mut Vec<Item<'a>>) {
                     .iter()
                     .map(|im| Content::InputImage {
                         image_url: im.data_url(),
+                        detail: "auto",
                     })
                     .collect(),
                 _ => Vec::new(),

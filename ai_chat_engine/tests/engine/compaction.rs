@@ -78,7 +78,8 @@ fn a_200_round_session_is_append_only_except_at_recorded_compactions() {
     const TOKENS: u64 = 64_000;
     let session = Arc::new(LongSession::new(200));
     let script = Arc::clone(&session);
-    let server = FakeProvider::start_with(move |req, _| script.reply(req));
+    // 200 turns and the 10 summaries this window asks for along the way.
+    let server = FakeProvider::start_with(210, move |req, _| script.reply(req));
     let h = harness_configured(&server, ProviderKind::OpenAi, window(TOKENS), |o| {
         o.mode = Some(Mode::Bypass)
     });
@@ -190,13 +191,14 @@ fn a_200_round_session_is_append_only_except_at_recorded_compactions() {
     assert_eq!(loaded.messages(), live);
 }
 
-/// Three turns with 20 KB attachments where the third crosses the soft
-/// threshold (at a turn boundary); summary replies from `summary`.
-fn failing_summary_case(summary: Reply, at_percent: u64) -> (FakeProvider, Harness) {
+/// Turns with 20 KB attachments where the third crosses the soft
+/// threshold (at a turn boundary); summary replies from `summary`, `turns`
+/// turn requests.
+fn failing_summary_case(summary: Reply, at_percent: u64, turns: usize) -> (FakeProvider, Harness) {
     let base = base_bytes();
     let server = FakeProvider::builder()
         .always(summary)
-        .start_with(|_, _| ChatStream::new().text("ok").stop().reply());
+        .start_with(turns, |_, _| ChatStream::new().text("ok").stop().reply());
     let tokens = window_for(base + 50 * 1024, at_percent);
     let h = harness_configured(&server, ProviderKind::OpenAi, window(tokens), |_| {});
     (server, h)
@@ -207,6 +209,7 @@ fn a_failed_summary_keeps_the_full_history_and_retries_after_the_cooldown() {
     let (server, h) = failing_summary_case(
         Reply::status(500, r#"{"error":{"message":"overloaded"}}"#).for_summary(),
         40,
+        7,
     );
     let conv = h.engine.new_conversation();
     ask_with_log(&h, &conv, "first", 20);
@@ -262,6 +265,7 @@ fn a_tool_call_instead_of_a_summary_keeps_the_full_history() {
             .reply()
             .for_summary(),
         40,
+        3,
     );
     let conv = h.engine.new_conversation();
     ask_with_log(&h, &conv, "first", 20);
@@ -287,6 +291,7 @@ fn near_the_limit_a_failed_summary_drops_old_history_with_a_marker() {
     let (server, h) = failing_summary_case(
         Reply::status(500, r#"{"error":{"message":"overloaded"}}"#).for_summary(),
         90,
+        3,
     );
     let conv = h.engine.new_conversation();
     ask_with_log(&h, &conv, "first", 20);

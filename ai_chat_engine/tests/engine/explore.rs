@@ -81,7 +81,7 @@ fn tool_result_count(conv: &ai_chat_engine::Conversation) -> usize {
 
 #[test]
 fn only_the_answer_enters_the_parent() {
-    let server = FakeProvider::start_with(|req, _| {
+    let server = FakeProvider::start_with(4, |req, _| {
         let results = tool_results(req);
         match (is_child(req), results.len()) {
             (false, 0) => parent_calls(&[explore_call("e1", "what does a.txt say?")]),
@@ -178,7 +178,7 @@ fn only_the_answer_enters_the_parent() {
 
 #[test]
 fn a_child_that_asks_for_a_write_is_refused() {
-    let server = FakeProvider::start_with(|req, _| {
+    let server = FakeProvider::start_with(4, |req, _| {
         let results = tool_results(req);
         match (is_child(req), results.len()) {
             (false, 0) => parent_calls(&[explore_call("e1", "tidy up")]),
@@ -247,7 +247,7 @@ fn a_child_that_asks_for_a_write_is_refused() {
 
 #[test]
 fn explore_cannot_run_inside_explore() {
-    let server = FakeProvider::start_with(|req, _| {
+    let server = FakeProvider::start_with(4, |req, _| {
         let results = tool_results(req);
         match (is_child(req), results.len()) {
             (false, 0) => parent_calls(&[explore_call("e1", "look around")]),
@@ -277,7 +277,7 @@ fn explore_cannot_run_inside_explore() {
 
 #[test]
 fn cancel_stops_the_parent_and_its_child() {
-    let server = FakeProvider::start_with(|req, _| {
+    let server = FakeProvider::start_with(2, |req, _| {
         if is_child(req) {
             // A child that stalls for longer than the turn timeout: only
             // the cancel can end it in time.
@@ -344,7 +344,7 @@ fn three_explores_run_in_parallel() {
     let gate = Arc::new(Gate::default());
     let met = Arc::new(Mutex::new(false));
     let (g, m) = (Arc::clone(&gate), Arc::clone(&met));
-    let server = FakeProvider::start_with(move |req, _| {
+    let server = FakeProvider::start_with(5, move |req, _| {
         let results = tool_results(req);
         if !is_child(req) {
             return if results.is_empty() {
@@ -424,7 +424,7 @@ fn three_explores_run_in_parallel() {
 #[test]
 fn a_child_that_never_answers_stops_at_its_round_limit() {
     use ai_chat_engine::budgets::EXPLORE_MAX_ROUNDS;
-    let server = FakeProvider::start_with(|req, i| {
+    let server = FakeProvider::start_with(EXPLORE_MAX_ROUNDS + 2, |req, i| {
         let results = tool_results(req);
         match (is_child(req), results.len()) {
             (false, 0) => parent_calls(&[explore_call("e1", "read forever")]),

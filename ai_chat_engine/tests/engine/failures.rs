@@ -120,7 +120,7 @@ fn client_errors_are_never_retried() {
 
 #[test]
 fn round_limit_with_wrap_up_notice_at_round_twenty() {
-    let server = FakeProvider::start_with(|_, i| {
+    let server = FakeProvider::start_with(MAX_ROUNDS, |_, i| {
         ChatStream::new()
             .tool_call(&format!("c{i}"), "fs_list", r#"{"path":"."}"#)
             .tool_calls()

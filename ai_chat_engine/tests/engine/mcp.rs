@@ -16,7 +16,7 @@ use koi_testkit::FakeProvider;
 use crate::common::*;
 
 fn bad_server_script() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp_servers/bad_server.py")
+    koi_testkit::mcp_servers::dir().join("bad_server.py")
 }
 
 /// An engine whose registry lends out `mode`'s server as `NAME = mode`.
@@ -192,13 +192,7 @@ fn a_slow_server_never_delays_the_first_answer_and_is_announced_later() {
 
 #[test]
 fn progress_notifications_are_the_calls_live_status() {
-    let everything = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../tests/mcp_servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    );
-    assert!(
-        everything.is_file(),
-        "run `source scripts/deps && koi_install_mcp_servers`"
-    );
+    let everything = koi_testkit::mcp_servers::reference("server-everything");
     let server = FakeProvider::start([
         ChatStream::new()
             .tool_call(

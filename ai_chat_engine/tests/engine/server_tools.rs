@@ -69,10 +69,16 @@ fn search_harness(
         tempfile::tempdir().unwrap(),
         tempfile::tempdir().unwrap(),
     ];
+    // A key configured for the search service: the fake provider watches
+    // that it never reaches the model.
+    std::env::set_var(
+        "KOI_TEST_SEARCH_KEY",
+        koi_testkit::secret_token("SEARCH-KEY-5d1c7e29"),
+    );
     let search = WebSearchConfig {
         provider: SearchProvider::Searxng,
         url: Some("http://127.0.0.1:9/".into()),
-        api_key_env: None,
+        api_key_env: Some("KOI_TEST_SEARCH_KEY".into()),
     };
     let mut tools = RegistryConfig::new(Workspace::new(dirs[0].path()).unwrap());
     tools.web_search = Some(search.clone());

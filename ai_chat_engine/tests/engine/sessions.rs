@@ -105,9 +105,8 @@ fn load_continue_and_ignore_a_torn_tail() {
 
     // Continuing after a reload keeps the cache prefix.
     assert!(is_done(&run(&h.engine, &latest, "and again?")));
-    let reqs = server.requests();
-    let (before, after) = (reqs[1].body_str(), reqs[2].body_str());
-    assert!(messages_prefix(&after).starts_with(messages_prefix(&before)));
+    // The fake provider checks that its bytes continue the previous request's.
+    assert_eq!(server.request_count(), 3);
     let log = read_log(&path).unwrap();
     assert!(!log.torn_tail);
     assert_eq!(log.skipped, 0);

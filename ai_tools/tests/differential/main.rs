@@ -8,7 +8,8 @@
 //! jail that saw nothing could not pass.
 //!
 //! Where the machine cannot build the jail (no user namespaces, no
-//! overlayfs in them, no strace) each test prints `SKIPPED:` and why, and
+//! overlayfs in them, no strace) each test records a skip and why
+//! (`koi_testkit::skip`, a failure where `KOI_DIFFTEST=require`), and
 //! passes. Generated commands never run outside the jail.
 
 #![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
@@ -28,6 +29,7 @@ use ai_tools::policy_table::{self, Call};
 use ai_tools::Mode;
 
 use jail::{Jail, NoJail, Outcome};
+use koi_testkit::skip::{skip, DIFFERENTIAL, PROGRAMS};
 
 /// How many command lines the property test generates: enough to cover
 /// every program and mutation many times over, few enough that the test
@@ -44,18 +46,29 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// Set to `require` (CI does) to fail instead of skipping where the
-/// machine cannot build the jail.
-const REQUIRE_VAR: &str = "KOI_DIFFTEST";
-
 fn jail_or_skip(test: &str) -> Option<Jail> {
     match Jail::new() {
-        Ok(j) => Some(j),
-        Err(NoJail::Unsupported(why)) if std::env::var(REQUIRE_VAR).as_deref() == Ok("require") => {
-            panic!("{REQUIRE_VAR}=require, but this machine cannot build the jail: {why}")
+        Ok(j) => {
+            // The commands that need git or Python are left out without
+            // them: a part of the test that did not run, said so.
+            if !j.fixture.has_git {
+                skip(
+                    PROGRAMS,
+                    test,
+                    "git is not installed: its commands are left out",
+                );
+            }
+            if !std::path::Path::new(PYTHON).is_file() {
+                skip(
+                    PROGRAMS,
+                    test,
+                    &format!("no {PYTHON}: its commands are left out"),
+                );
+            }
+            Some(j)
         }
         Err(NoJail::Unsupported(why)) => {
-            say(&format!("SKIPPED: differential::{test}: {why}"));
+            skip(DIFFERENTIAL, test, &why);
             None
         }
         Err(NoJail::Broken(why)) => panic!("the jail is broken: {why}"),

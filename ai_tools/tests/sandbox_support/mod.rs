@@ -9,26 +9,39 @@ use ai_tools::sandbox::{support, Support};
 use ai_tools::{
     CancelToken, Level, Registry, RegistryConfig, SandboxConfig, SandboxMode, ToolOutput, Workspace,
 };
+use koi_testkit::skip::{skip, SANDBOX};
 use serde_json::json;
 
-/// Set to `require` to make a missing sandbox fail these tests instead of
-/// skipping them (CI on a kernel known to have Landlock).
-pub const REQUIRE_VAR: &str = "KOI_SANDBOX_TESTS";
-
-/// The kernel's Landlock ABI, or `None` after saying loudly why the test
-/// is skipped.
+/// The kernel's Landlock ABI, or `None` after recording why the test is
+/// skipped (a failure where the sandbox family is required: CI on a
+/// kernel known to have Landlock sets `KOI_SANDBOX_TESTS=require`).
 pub fn landlock_abi(test: &str) -> Option<i32> {
     match support() {
         Support::Available { landlock_abi, .. } => Some(*landlock_abi),
         Support::Unavailable(why) => {
-            assert!(
-                std::env::var(REQUIRE_VAR).as_deref() != Ok("require"),
-                "{test}: the sandbox is required here but unavailable: {why}"
+            skip(
+                SANDBOX,
+                test,
+                &format!("no usable sandbox on this kernel: {why}"),
             );
-            eprintln!("SKIPPED {test}: no usable sandbox on this kernel: {why}");
             None
         }
     }
+}
+
+/// The kernel's Landlock ABI when it is at least `least`, or `None` after
+/// recording that `part` of `test` cannot run on this kernel.
+pub fn landlock_abi_at_least(test: &str, least: i32, part: &str) -> Option<i32> {
+    let abi = landlock_abi(test)?;
+    if abi < least {
+        skip(
+            SANDBOX,
+            test,
+            &format!("{part}: Landlock ABI {abi} lacks it ({least} is needed)"),
+        );
+        return None;
+    }
+    Some(abi)
 }
 
 /// A workspace with a file in it, and a registry over it.

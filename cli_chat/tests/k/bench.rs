@@ -2,7 +2,6 @@
 //! start-up time to the first request on the wire, and peak RSS while a
 //! long answer streams.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -32,7 +31,7 @@ fn startup_and_peak_rss() {
         for (bin, times) in bins.iter().zip(startups.iter_mut()) {
             let arrived: Arc<Mutex<Option<Instant>>> = Arc::default();
             let seen = Arc::clone(&arrived);
-            let server = FakeProvider::start_with(move |_, _| {
+            let server = FakeProvider::start_with(1, move |_, _| {
                 seen.lock().unwrap().get_or_insert_with(Instant::now);
                 ChatStream::new().text("ok").stop().reply()
             });
@@ -128,21 +127,16 @@ fn startup_to_first_request_with_one_stdio_mcp_server() {
     // Side by side, interleaved: k with no server, k with server-everything
     // over stdio (its tools must be in the first request), and the server
     // started on its own.
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-        "../tests/mcp_servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    );
-    assert!(
-        script.is_file(),
-        "run `source scripts/deps && koi_install_mcp_servers` first"
-    );
-    let script = script.display().to_string();
+    let script = koi_testkit::mcp_servers::reference("server-everything")
+        .display()
+        .to_string();
     let runs = 10;
     let (mut none, mut one, mut own) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         for with_server in [false, true] {
             let arrived: Arc<Mutex<Option<(Instant, bool)>>> = Arc::default();
             let seen = Arc::clone(&arrived);
-            let server = FakeProvider::start_with(move |req, _| {
+            let server = FakeProvider::start_with(1, move |req, _| {
                 let has_echo = req.body_str().contains("mcp__everything__echo");
                 seen.lock()
                     .unwrap()

@@ -28,9 +28,11 @@ const PAST_SLOW: Duration = Duration::from_secs(6);
 const REACH: Duration = Duration::from_secs(60);
 
 /// The reply for a request, from what the conversation holds: the same
-/// request after a crash gets the same reply.
-fn script() -> FakeProvider {
-    FakeProvider::start_with(|req, _| {
+/// request after a crash gets the same reply. The session is four rounds
+/// and a title; a kill can cost the title (k died before it asked) or one
+/// round more (k died while it streamed, and the resume asks again).
+fn script(requests: impl Into<koi_testkit::Expect>) -> FakeProvider {
+    FakeProvider::start_with(requests, |req, _| {
         if req.kind == RequestKind::Title {
             return ChatStream::new().text("Notes").stop().reply().for_title();
         }
@@ -233,7 +235,7 @@ struct Measured {
 }
 
 fn one_point(c: &Case) -> Measured {
-    let server = script();
+    let server = script(4..=6);
     let home = Home::new(Some(&server));
     let ws = home.ws();
     let before = run_and_kill(&home, c.at);
@@ -415,7 +417,7 @@ fn kill_9_at_twenty_points_then_resume() {
 
 #[test]
 fn on_a_terminal_k_asks_rerun_or_abandon_before_going_on() {
-    let server = script();
+    let server = script(5);
     let home = Home::new(Some(&server));
     run_and_kill(&home, At::Hook("ran#2"));
     assert_eq!(touches(&home.ws()), 1);

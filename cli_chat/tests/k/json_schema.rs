@@ -173,7 +173,7 @@ const CHILD_MARK: &str = "You are a read-only helper";
 
 #[test]
 fn an_explore_call_streams_its_subagent_steps_in_the_schema() {
-    let server = FakeProvider::start_with(|req, _| {
+    let server = FakeProvider::start_with(4, |req, _| {
         let body = req.body_str();
         let answered = body.contains("\"role\":\"tool\"");
         match (body.contains(CHILD_MARK), answered) {

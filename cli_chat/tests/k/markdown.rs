@@ -17,8 +17,9 @@ const ANSWER: &str = "# Plan\n\nThis is **bold** text.\n\n- first item\n- second
 /// Bytes per streamed delta: small, so blocks are seen half-written.
 const DELTA: usize = 5;
 
-fn provider() -> FakeProvider {
-    FakeProvider::start_with(|req, _| {
+/// The answer to each of `requests` requests (titles too).
+fn provider(requests: impl Into<koi_testkit::Expect>) -> FakeProvider {
+    FakeProvider::start_with(requests, |req, _| {
         if req.kind == RequestKind::Title {
             return ChatStream::new().text("Plan").stop().reply().for_title();
         }
@@ -164,7 +165,8 @@ fn answers_render_on_a_terminal() {
         Command::new("tmux").arg("-V").output().is_ok(),
         "this test drives k in tmux: install it (apt-get install tmux)"
     );
-    let server = provider();
+    // One answer, and the title k may ask for before it quits.
+    let server = provider(1..=2);
     let home = Home::new(Some(&server));
     let t = Tmux::run(
         &home,
@@ -214,7 +216,8 @@ fn answers_render_on_a_terminal() {
 
 #[test]
 fn raw_text_on_a_pipe_with_raw_and_with_no_color() {
-    let server = provider();
+    // Three runs; the first asks for a title.
+    let server = provider(3);
     let home = Home::new(Some(&server));
     // A pipe: exactly the streamed bytes (Home's environment has NO_COLOR,
     // so drop it to see that the pipe alone decides).

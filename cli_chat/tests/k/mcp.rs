@@ -2,34 +2,22 @@
 //! --tool mcp__…` against real servers, and a question whose request
 //! declares `mcp_call`.
 
-use std::path::PathBuf;
-
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 
 use crate::common::Home;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn bad_server() -> String {
-    repo()
-        .join("tests/mcp_servers/bad_server.py")
+    koi_testkit::mcp_servers::dir()
+        .join("bad_server.py")
         .display()
         .to_string()
 }
 
 fn filesystem_server() -> String {
-    let p = repo().join(
-        "tests/mcp_servers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
-    );
-    assert!(
-        p.is_file(),
-        "{} is missing: run `source scripts/deps && koi_install_mcp_servers`",
-        p.display()
-    );
-    p.display().to_string()
+    koi_testkit::mcp_servers::reference("server-filesystem")
+        .display()
+        .to_string()
 }
 
 fn codes(home: &Home, tool: &str, args: &str) -> (String, Vec<serde_json::Value>) {

@@ -5,7 +5,7 @@
 //! than `[mcp] startup_wait_s` is left out of the first request, named on
 //! stderr, and announced in the next request.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,15 +16,9 @@ use koi_testkit::{FakeProvider, Reply};
 use crate::common::Home;
 
 fn reference(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(
-        "../tests/mcp_servers/node_modules/@modelcontextprotocol/{name}/dist/index.js"
-    ));
-    assert!(
-        p.is_file(),
-        "{} is missing: run `source scripts/deps && koi_install_mcp_servers`",
-        p.display()
-    );
-    p.display().to_string()
+    koi_testkit::mcp_servers::reference(name)
+        .display()
+        .to_string()
 }
 
 struct Spawned(Child);
@@ -74,13 +68,14 @@ fn config(home: &Home, server: &FakeProvider, mcp: &str) {
     ));
 }
 
-/// A model answering request `i` with `replies[i]`, noting when each
-/// request arrived.
+/// A model answering request `i` with `replies[i]`, and no more requests
+/// than that, noting when each request arrived.
 fn scripted(replies: Vec<Reply>) -> (FakeProvider, Arc<Mutex<Vec<Instant>>>) {
     let arrived: Arc<Mutex<Vec<Instant>>> = Arc::default();
     let seen = Arc::clone(&arrived);
+    let expected = replies.len();
     let replies = Mutex::new(replies.into_iter());
-    let server = FakeProvider::start_with(move |_, _| {
+    let server = FakeProvider::start_with(expected, move |_, _| {
         seen.lock().unwrap().push(Instant::now());
         replies
             .lock()

@@ -26,7 +26,7 @@ fn project_files(home: &Home) -> Vec<PathBuf> {
 
 #[test]
 fn the_repl_keeps_memory_when_it_leaves_and_the_next_k_is_told() {
-    let server = FakeProvider::start_with(|req, _| match req.kind {
+    let server = FakeProvider::start_with(4, |req, _| match req.kind {
         RequestKind::Memory => ChatStream::new()
             .text("ADD project: builds with make release")
             .stop()

@@ -19,7 +19,7 @@ fn repl_in_tmux() {
         Command::new("tmux").arg("-V").output().is_ok(),
         "this test drives k in tmux: install it (apt-get install tmux)"
     );
-    let server = FakeProvider::start_with(|req, _i| {
+    let server = FakeProvider::start_with(7, |req, _i| {
         let body = req.body_str();
         if req.kind == RequestKind::Summary {
             ChatStream::new()

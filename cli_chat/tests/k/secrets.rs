@@ -257,7 +257,7 @@ fn no_secret_reaches_the_model_in_any_encoding() {
     let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::<serde_json::Value>::new()));
     let script = std::sync::Arc::clone(&calls);
     // The calls go out in rounds (a response may carry only so many).
-    let server = FakeProvider::start_with(move |req, _| {
+    let server = FakeProvider::start_with(4, move |req, _| {
         let done = req.body_str().matches("\"role\":\"tool\"").count();
         let script = script.lock().unwrap();
         if done >= script.len() {

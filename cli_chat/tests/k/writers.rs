@@ -11,10 +11,11 @@ use koi_testkit::FakeProvider;
 
 use crate::common::{Home, PtyRun, K};
 
-/// The model asks to run a command (which needs approval), then answers.
-fn ask_to_run(command: &str) -> FakeProvider {
+/// The model asks to run a command (which needs approval), then answers,
+/// for `requests` requests.
+fn ask_to_run(command: &str, requests: usize) -> FakeProvider {
     let command = command.to_string();
-    FakeProvider::start_with(move |req, _| {
+    FakeProvider::start_with(requests, move |req, _| {
         if req.body_str().contains("\"role\":\"tool\"") {
             ChatStream::new().text("Finished.").stop().reply()
         } else {
@@ -34,7 +35,7 @@ fn ask_to_run(command: &str) -> FakeProvider {
 
 #[test]
 fn a_second_k_is_refused_by_name_and_fork_continues_a_copy() {
-    let server = ask_to_run("touch approved");
+    let server = ask_to_run("touch approved", 6);
     let home = Home::new(Some(&server));
     let mut first = PtyRun::start(&home, &["run it"], &[]);
     first.wait_for("[y/N]", Duration::from_secs(30));
@@ -104,14 +105,18 @@ fn namespaces_work() -> bool {
 #[test]
 fn a_log_on_a_full_filesystem_refuses_the_next_tool_call() {
     if !namespaces_work() {
-        // Said loudly: this host cannot run the test, it did not pass.
-        eprintln!("SKIPPED: `unshare -rm` (user + mount namespace) is not available here");
+        // Recorded: this host cannot run the test, it did not pass.
+        koi_testkit::skip::skip(
+            koi_testkit::skip::USERNS,
+            "a_log_on_a_full_filesystem_refuses_the_next_tool_call",
+            "`unshare -rm` (user + mount namespace) is not available here",
+        );
         return;
     }
     // The start record of this call is longer than a page, so it needs a
     // new block on the (by then full) filesystem.
     let padding = "x".repeat(6000);
-    let server = ask_to_run(&format!("touch ran # {padding}"));
+    let server = ask_to_run(&format!("touch ran # {padding}"), 1);
     let home = Home::new(Some(&server));
     let sessions = home.sessions_dir();
     std::fs::create_dir_all(&sessions).unwrap();

@@ -23,12 +23,13 @@ struct Fixture {
 }
 
 impl Fixture {
-    fn new() -> Fixture {
+    /// A model that notes each of `requests` turn requests.
+    fn new(requests: usize) -> Fixture {
         let noted = || ChatStream::new().text("Noted.").stop().reply();
         // The panel asks for a title after a first turn, at no fixed point.
         let server = FakeProvider::builder()
             .always(noted().for_title())
-            .start_with(move |_, _| noted());
+            .start_with(requests, move |_, _| noted());
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(root.path().join("ws")).unwrap();
         std::fs::write(
@@ -143,7 +144,7 @@ fn count(ws: &Path) -> usize {
 
 #[test]
 fn the_approval_row_decides_an_interrupted_call_then_the_turn_goes_on() {
-    let f = Fixture::new();
+    let f = Fixture::new(1);
     f.crashed_log("echo x >> count.txt");
     let mut a = f.assistant();
     let (_, notes) = a.resume(ID, &f.ws()).unwrap();
@@ -166,7 +167,7 @@ fn the_approval_row_decides_an_interrupted_call_then_the_turn_goes_on() {
 
 #[test]
 fn abandon_in_the_row_runs_nothing_and_the_log_says_so() {
-    let f = Fixture::new();
+    let f = Fixture::new(1);
     f.crashed_log("echo x >> count.txt");
     let mut a = f.assistant();
     a.resume(ID, &f.ws()).unwrap();
@@ -184,7 +185,7 @@ fn abandon_in_the_row_runs_nothing_and_the_log_says_so() {
 
 #[test]
 fn a_second_panel_is_refused_by_name_and_fork_continues_a_copy() {
-    let f = Fixture::new();
+    let f = Fixture::new(1);
     f.crashed_log("echo x >> count.txt");
     let mut first = f.assistant();
     first.resume(ID, &f.ws()).unwrap();
@@ -224,11 +225,12 @@ fn a_second_panel_is_refused_by_name_and_fork_continues_a_copy() {
 
 /// A provider that answers each question with one `fs_write` of the file
 /// the question names, and the tool's result with "Done.".
+/// Six requests: two questions, each a write, its result, and one more.
 fn writer_provider() -> FakeProvider {
     let done = || ChatStream::new().text("Done.").stop().reply();
     FakeProvider::builder()
         .always(done().for_title())
-        .start_with(move |req, _| {
+        .start_with(6, move |req, _| {
             let json = req.json();
             let messages = json["messages"].as_array().cloned().unwrap_or_default();
             let last = messages.last().cloned().unwrap_or_default();
@@ -325,7 +327,7 @@ fn allow_edits_for_this_conversation_ends_with_the_conversation() {
 
 #[test]
 fn a_broad_directory_reads_only_until_cd_names_one() {
-    let f = Fixture::new();
+    let f = Fixture::new(0);
     let mut a = f.assistant();
     let root = Path::new("/");
     // The fixture's bypass mode is not taken up in `/`: plan (reads only).
@@ -404,7 +406,7 @@ fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
 
     use super::Job;
 
-    let f = Fixture::new();
+    let f = Fixture::new(1);
     let mut a = f.assistant();
     // No conversation yet: nothing to compact.
     assert!(a.start_job(Job::Compact, &f.ws()).is_err());
@@ -484,7 +486,8 @@ fn an_image_attached_with_slash_image_goes_with_the_next_message_only() {
 /// here names another model, and a reload reaches the next engine.
 #[test]
 fn the_engine_comes_from_the_tables_the_app_parsed() {
-    let f = Fixture::new();
+    // The tables name another server: this fixture's is never asked.
+    let f = Fixture::new(0);
     let ai = |model: &str| -> toml::Table {
         format!(
             "memory = false\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"{model}\"\n"

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::{FakeProvider, Reply};
+use koi_testkit::openai_chat::{title, ChatStream};
+use koi_testkit::FakeProvider;
 
 use crate::harness::{eventually, Koi, TestConfig, Xvfb};
 
@@ -85,10 +85,6 @@ fn assert_no_hint(x: &Xvfb, koi: &Koi, what: &str) {
         assert_eq!(hint_pixels(x, koi), 0, "a hint after {what}");
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-fn title() -> Reply {
-    ChatStream::new().text("A title").stop().reply().for_title()
 }
 
 fn read_overlay(dump: &Path) -> String {

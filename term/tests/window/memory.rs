@@ -25,7 +25,7 @@ fn memory_edit_types_the_editor_line_and_the_edit_reaches_the_next_request() {
                 .reply()
                 .for_summary(),
         )
-        .start_with(|_, _| ChatStream::new().text("noted").stop().reply());
+        .start_with(1, |_, _| ChatStream::new().text("noted").stop().reply());
     let tools = tempfile::tempdir().unwrap();
     let editor = tools.path().join("editor");
     std::fs::write(&editor, format!("#!/bin/sh\necho '{FACT}' >> \"$1\"\n")).unwrap();

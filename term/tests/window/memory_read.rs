@@ -27,7 +27,10 @@ fn tool_result(request: &RecordedRequest) -> Option<String> {
 
 #[test]
 fn memory_read_in_the_panel_reads_the_memory_k_reads() {
-    let server = FakeProvider::builder().start_with(|req, _| match req.kind {
+    // Four turn requests: a memory_read call and the answer to its result,
+    // in the panel and again in `k`. Each front end may also ask for a
+    // title and run the memory curator, at no fixed point.
+    let server = FakeProvider::builder().start_with(4..=8, |req, _| match req.kind {
         RequestKind::Title => ChatStream::new().text("Memory").stop().reply().for_title(),
         RequestKind::Memory => ChatStream::new()
             .text("NOTHING")

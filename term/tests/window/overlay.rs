@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::openai_chat::{title, ChatStream};
 use koi_testkit::window::scene::{log_entries, session_logs, Scene, MODEL_WAIT};
 use koi_testkit::{FakeProvider, Reply};
 
@@ -13,11 +13,6 @@ use crate::harness::eventually;
 /// (and titles whenever they are asked for).
 fn scripted(script: Vec<Reply>) -> Scene {
     Scene::start(turns_and_titles(script), &[], &[])
-}
-
-/// The answer to any title request the panel makes.
-fn title() -> Reply {
-    ChatStream::new().text("A title").stop().reply().for_title()
 }
 
 /// A model that answers the panel's turns with `turns` in order, and any
@@ -230,7 +225,7 @@ fn requests_with(server: &FakeProvider, needle: &str) -> Vec<serde_json::Value> 
 fn slash_commands_switch_the_model_and_resume_a_saved_conversation() {
     let server = FakeProvider::builder()
         .always(title())
-        .start_with(|req, _| {
+        .start_with(2, |req, _| {
             let answer = if req.body_str().contains("question two") {
                 "second answer beta"
             } else {

@@ -149,8 +149,7 @@ fn bar_drawn(png: &Image) -> bool {
 }
 
 fn suggestion_lands_in_the_buffer(shell: Shell) {
-    if !shell.installed() {
-        eprintln!("{shell:?} is not installed (scripts/deps lists it); skipped");
+    if !shell.runs_for("suggestion_lands_in_the_buffer") {
         return;
     }
     let scene = Scene::start(shell, reply("find . -size +100M -mtime -7"));
@@ -170,22 +169,27 @@ fn suggestion_lands_in_the_buffer(shell: Shell) {
 }
 
 fn nothing_runs_until_enter(shell: Shell) {
-    if !shell.installed() {
+    if !shell.runs_for("nothing_runs_until_enter") {
         return;
     }
     let scene = Scene::start(shell, reply("touch SENTINEL"));
     let sentinel = scene.project().join("SENTINEL");
     scene.ask("make a sentinel file");
     scene.answered("ok");
-    std::thread::sleep(Duration::from_millis(500));
+    // Not run before Enter, proven by what Enter runs rather than by a
+    // pause: a word typed now joins the suggested line, so the one
+    // command Enter runs makes both files, and the grid shows it whole.
+    // A suggestion that ran by itself would leave `HELD` a command of its
+    // own (not found, no file).
+    let held = scene.project().join("HELD");
     assert!(!sentinel.exists(), "the suggestion ran before Enter");
-    scene.koi.run_command(&scene.x, "");
+    scene.koi.run_command(&scene.x, " HELD");
     eventually("Enter to run the suggestion", MODEL_WAIT, || {
-        sentinel.exists()
+        sentinel.exists() && held.exists()
     });
     let (text, status, _) = scene.close();
     assert!(
-        text.contains(&format!("{}touch SENTINEL", shell.prompt())),
+        text.contains(&format!("{}touch SENTINEL HELD", shell.prompt())),
         "{text}"
     );
     // The key press that ran it took the bar away.
@@ -193,7 +197,7 @@ fn nothing_runs_until_enter(shell: Shell) {
 }
 
 fn cancel_restores_the_line(shell: Shell) {
-    if !shell.installed() {
+    if !shell.runs_for("cancel_restores_the_line") {
         return;
     }
     let slow = ChatStream::new()

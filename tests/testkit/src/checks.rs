@@ -2,8 +2,9 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::Mutex;
 
-use crate::wire::{self, Dialect, Part, Role, View};
+use crate::wire::{self, Dialect, Item, Part, Role, View};
 
 /// Text the engine's title request carries in its system prompt.
 pub const TITLE_MARKER: &str = "title";
@@ -15,6 +16,28 @@ pub const MEMORY_MARKER: &str = "memory curator";
 /// Shortest auth value treated as a secret: a shorter one would match
 /// ordinary text by chance.
 const MIN_SECRET_LEN: usize = 8;
+
+/// Tokens the tests of this process configured (web search keys, MCP
+/// headers and environments): no request to any fake provider may carry
+/// one, wherever it sits.
+static WATCHED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Registers `token`, a value a test configures for koi, as a secret
+/// every fake provider of this process watches for: it may appear in no
+/// request (its auth header included, for a token that is not the
+/// provider's key). Returns it, to write into the configuration.
+pub fn secret_token(token: &str) -> String {
+    assert!(
+        token.len() >= MIN_SECRET_LEN,
+        "a secret token of {} bytes would match ordinary text",
+        token.len()
+    );
+    let mut watched = WATCHED.lock().unwrap_or_else(|p| p.into_inner());
+    if !watched.iter().any(|w| w == token) {
+        watched.push(token.to_string());
+    }
+    token.to_string()
+}
 
 /// What a request asks the model for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,6 +109,12 @@ pub enum ViolationKind {
     SystemChanged,
     /// `tools` differs from the previous request of the conversation.
     ToolsChanged,
+    /// Earlier history differs from the conversation's previous request
+    /// where no compaction is recorded.
+    HistoryRewritten,
+    /// The body breaks the provider's own published definition of a
+    /// request (tests/testkit/schemas): the provider, not `wire.rs`, wins.
+    ProviderSchema,
     /// A title or summary request the test did not script a reply for.
     UnexpectedSideRequest,
     /// A request arrived after the script ran out.
@@ -128,8 +157,6 @@ pub(crate) struct Checker {
     pub dialect: Option<Dialect>,
     /// Keys that may appear only in the auth header.
     pub secrets: Vec<String>,
-    /// The test changes the prompt on purpose (a compaction).
-    pub compaction_declared: bool,
     /// Earlier turn requests, for the same-conversation checks.
     pub turns: Vec<View>,
 }
@@ -197,13 +224,18 @@ impl Checker {
         for e in &view.shape_errors {
             flag(ViolationKind::BadShape, e.clone());
         }
+        if let Ok(json) = serde_json::from_slice(req.body) {
+            for e in crate::provider_schema::check(dialect, &json) {
+                flag(ViolationKind::ProviderSchema, e);
+            }
+        }
         check_pairing(&view, &mut flag);
         if dialect == Dialect::Anthropic {
             check_anthropic_roles(&view, &mut flag);
         }
         let kind = RequestKind::of(&view);
         if !matches!(kind, RequestKind::Title | RequestKind::Memory) {
-            self.check_same_prompt(&view, &mut flag);
+            self.check_history(&view, &mut flag);
         }
         if kind == RequestKind::Turn {
             self.turns.push(view);
@@ -230,7 +262,17 @@ impl Checker {
             }
         }
         let body = String::from_utf8_lossy(req.body);
-        for secret in &self.secrets {
+        let watched = WATCHED.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        // Elsewhere the loop below looks; a configured token is no key.
+        for (name, value) in req.headers.iter().filter(|(n, _)| n == auth_name) {
+            if watched.iter().any(|w| value.contains(w.as_str())) {
+                flag(
+                    ViolationKind::SecretLeak,
+                    format!("a configured token in the {name} header"),
+                );
+            }
+        }
+        for secret in self.secrets.iter().chain(&watched) {
             if req.path.contains(secret.as_str()) {
                 flag(ViolationKind::SecretLeak, "a key in the path".into());
             }
@@ -248,24 +290,81 @@ impl Checker {
         }
     }
 
-    /// Compares with the latest earlier turn whose history this request
-    /// continues: same conversation, so the cached prefix must not move.
-    fn check_same_prompt(&self, view: &View, flag: &mut impl FnMut(ViolationKind, String)) {
-        if self.compaction_declared {
-            return;
+    /// History is append-only on every request: this one continues the
+    /// earlier turn it shares the longest prefix with, or starts a
+    /// conversation of its own (nothing shared, a restart of the same
+    /// beginning, or a branch: a shared prefix, then one new user message
+    /// or the last step's results answered another way).
+    /// Any other rewrite must show a compaction the engine recorded. In
+    /// the same conversation the system prompt and tools never move,
+    /// compaction or not.
+    fn check_history(&self, view: &View, flag: &mut impl FnMut(ViolationKind, String)) {
+        // The most shared; of those, one it continues; of those, the latest.
+        let mut best: Option<(&View, usize, bool)> = None;
+        for earlier in &self.turns {
+            let shared = shared_prefix(&earlier.items, &view.items);
+            let continues = shared == earlier.items.len();
+            if shared > 0 && best.is_none_or(|(_, most, c)| (shared, continues) >= (most, c)) {
+                best = Some((earlier, shared, continues));
+            }
         }
-        let previous = self
-            .turns
-            .iter()
-            .rev()
-            .filter(|p| !p.items.is_empty() && p.items.len() <= view.items.len())
-            .find(|p| {
-                p.items
+        let Some((previous, shared, continues)) = best else {
+            return;
+        };
+        if !continues {
+            // A restart: this request is a beginning of the earlier one.
+            if shared == view.items.len() {
+                return;
+            }
+            let is_user_text = |i: &Item| i.role == Role::User && matches!(i.part, Part::Text(_));
+            let (here, there) = (&view.items[shared], &previous.items[shared]);
+            // A branch: a new user message, or the results of a step
+            // answered its own way (a fork answers a call the other copy
+            // ran "not run here").
+            let asks_anew =
+                shared + 1 == view.items.len() && is_user_text(here) && is_user_text(there);
+            let answers_anew = matches!((&here.part, &there.part), (Part::Result(a), Part::Result(b)) if a == b)
+                && view.items[shared..]
                     .iter()
-                    .zip(&view.items)
-                    .all(|(a, b)| a.canon == b.canon)
+                    .all(|i| matches!(i.part, Part::Result(_)));
+            if asks_anew || answers_anew {
+                return;
+            }
+            let recorded = view.items[shared..].iter().any(|i| {
+                REWRITE_MARKS
+                    .iter()
+                    .any(|m| i.canon.to_string().contains(m))
             });
-        let Some(previous) = previous else { return };
+            if !recorded {
+                flag(
+                    ViolationKind::HistoryRewritten,
+                    format!(
+                        "item {shared} of the history differs from the earlier request it \
+                         continues, and no compaction is recorded there: {} became {}",
+                        brief(&previous.items[shared].canon),
+                        brief(&view.items[shared].canon)
+                    ),
+                );
+            }
+        }
+        // Same items are not enough for a provider's prompt cache: the
+        // bytes must continue too (key order, escaping, spacing).
+        let sent_before = previous.history_raw.trim_end_matches([']', '}']);
+        if continues && !view.history_raw.starts_with(sent_before) {
+            let at = sent_before
+                .bytes()
+                .zip(view.history_raw.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            flag(
+                ViolationKind::HistoryRewritten,
+                format!(
+                    "the same history in other bytes, from byte {at} of it: {:?} became {:?}",
+                    snippet(sent_before, at),
+                    snippet(&view.history_raw, at)
+                ),
+            );
+        }
         if previous.system_raw != view.system_raw {
             flag(
                 ViolationKind::SystemChanged,
@@ -278,6 +377,45 @@ impl Checker {
                 "tools[] differs from the conversation's previous request".into(),
             );
         }
+    }
+}
+
+/// How a rewrite the engine recorded in its session log shows in the
+/// history it sends: a summary in place of older messages, a drop
+/// marker, a trimmed tool result (ai_chat_engine's `compaction`), or an
+/// image left out once the provider refused it (its `Media` entry).
+const REWRITE_MARKS: [&str; 4] = [
+    "[Summary of the earlier part of this conversation",
+    "were DROPPED from your context",
+    "[koi trimmed this old tool result",
+    "left out: the provider rejected the request with it]",
+];
+
+/// How many leading items two histories share.
+fn shared_prefix(a: &[Item], b: &[Item]) -> usize {
+    a.iter()
+        .zip(b)
+        .take_while(|(x, y)| x.canon == y.canon)
+        .count()
+}
+
+/// Up to 60 bytes of `text` from `at` (on char boundaries).
+fn snippet(text: &str, at: usize) -> String {
+    text.char_indices()
+        .skip_while(|(i, _)| *i < at)
+        .take(60)
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// Longest piece of an item shown in a violation.
+const BRIEF_CHARS: usize = 120;
+
+fn brief(v: &serde_json::Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(BRIEF_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 

@@ -53,10 +53,17 @@ pub mod openai_chat {
         let v = json!({
             "id": "chatcmpl-fake",
             "object": "chat.completion.chunk",
+            "created": 0,
             "model": "fake-model",
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         });
         sse_event(None, &v.to_string())
+    }
+
+    /// The answer to any title request a front end makes, wherever it
+    /// falls (for [`crate::Builder::always`]).
+    pub fn title() -> Reply {
+        ChatStream::new().text("A title").stop().reply().for_title()
     }
 
     impl ChatStream {
@@ -134,7 +141,8 @@ pub mod openai_chat {
         /// The usage chunk sent with `stream_options.include_usage`.
         pub fn usage(mut self, prompt: u64, cached: u64, completion: u64) -> Self {
             let v = json!({
-                "id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [],
+                "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                "model": "fake-model", "choices": [],
                 "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                     "total_tokens": prompt + completion,
                     "prompt_tokens_details": {"cached_tokens": cached}},
@@ -169,6 +177,83 @@ pub mod openai_responses {
         output: Vec<Value>,
     }
 
+    /// Fills in what the API sends with every event of its kind and the
+    /// builders leave to here, as OpenAI's definition of a stream event
+    /// requires it (tests/testkit/tests/stream_schemas.rs checks): the
+    /// event's sequence number, the response object's own fields, an
+    /// item's status, a text's (empty) log-probabilities and annotations.
+    fn as_sent(event: &mut Value, sequence_number: usize) {
+        let kind = event["type"].as_str().unwrap_or("").to_string();
+        let Some(fields) = event.as_object_mut() else {
+            return;
+        };
+        fields
+            .entry("sequence_number")
+            .or_insert(json!(sequence_number));
+        if kind.starts_with("response.output_text.") {
+            fields.entry("logprobs").or_insert(json!([]));
+        }
+        if let Some(response) = fields.get_mut("response").and_then(Value::as_object_mut) {
+            for (key, value) in [
+                ("object", json!("response")),
+                ("created_at", json!(0)),
+                ("model", json!("fake-model")),
+                ("error", Value::Null),
+                ("incomplete_details", Value::Null),
+                ("instructions", Value::Null),
+                ("metadata", json!({})),
+                ("parallel_tool_calls", json!(true)),
+                ("temperature", json!(1)),
+                ("top_p", json!(1)),
+                ("tool_choice", json!("auto")),
+                ("tools", json!([])),
+            ] {
+                response.entry(key).or_insert(value);
+            }
+            if let Some(details) = response
+                .get_mut("usage")
+                .and_then(|u| u.get_mut("input_tokens_details"))
+                .and_then(Value::as_object_mut)
+            {
+                details.entry("cache_write_tokens").or_insert(json!(0));
+            }
+            if let Some(output) = response.get_mut("output").and_then(Value::as_array_mut) {
+                output.iter_mut().for_each(|i| item_as_sent(i, "completed"));
+            }
+        }
+        let status = if kind.ends_with(".added") {
+            "in_progress"
+        } else {
+            "completed"
+        };
+        if let Some(item) = fields.get_mut("item") {
+            item_as_sent(item, status);
+        }
+        if let Some(part) = fields.get_mut("part") {
+            text_part_as_sent(part);
+        }
+    }
+
+    fn item_as_sent(item: &mut Value, status: &str) {
+        if item["type"] != "reasoning" {
+            if let Some(fields) = item.as_object_mut() {
+                fields.entry("status").or_insert(json!(status));
+            }
+        }
+        if let Some(parts) = item.get_mut("content").and_then(Value::as_array_mut) {
+            parts.iter_mut().for_each(text_part_as_sent);
+        }
+    }
+
+    fn text_part_as_sent(part: &mut Value) {
+        if part["type"] == "output_text" {
+            if let Some(fields) = part.as_object_mut() {
+                fields.entry("annotations").or_insert(json!([]));
+                fields.entry("logprobs").or_insert(json!([]));
+            }
+        }
+    }
+
     impl ResponsesStream {
         /// Starts with `response.created` and `response.in_progress`.
         pub fn new() -> ResponsesStream {
@@ -179,7 +264,8 @@ pub mod openai_responses {
             s
         }
 
-        fn push(&mut self, v: Value) {
+        fn push(&mut self, mut v: Value) {
+            as_sent(&mut v, self.events.len());
             let name = v["type"].as_str().unwrap_or("unknown").to_string();
             self.events.push(sse_event(Some(&name), &v.to_string()));
         }
@@ -272,7 +358,7 @@ pub mod openai_responses {
                     "item_id": id, "output_index": oi, "delta": p}));
             }
             self.push(json!({"type": "response.function_call_arguments.done",
-                "item_id": id, "output_index": oi, "arguments": args}));
+                "item_id": id, "output_index": oi, "name": name, "arguments": args}));
             let item = json!({"type": "function_call", "id": id, "call_id": call_id,
                 "name": name, "arguments": args, "status": "completed"});
             self.push(
@@ -409,8 +495,10 @@ pub mod anthropic {
         pub fn thinking_signed(mut self, text: &str, signature: &str) -> Self {
             let i = self.index;
             self.index += 1;
+            // The API opens the block with an empty signature, as the
+            // SDK's ThinkingBlock requires.
             self.push(json!({"type": "content_block_start", "index": i,
-                "content_block": {"type": "thinking", "thinking": ""}}));
+                "content_block": {"type": "thinking", "thinking": "", "signature": ""}}));
             for p in pieces(text) {
                 self.push(json!({"type": "content_block_delta", "index": i,
                     "delta": {"type": "thinking_delta", "thinking": p}}));

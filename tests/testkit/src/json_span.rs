@@ -113,6 +113,48 @@ pub(crate) fn element(text: &str, n: usize) -> Option<&str> {
     children(text)?.into_iter().nth(n).map(|(_, v)| v)
 }
 
+/// `text` without any member named `key`, at any depth (with the comma
+/// that joined it), every other byte as it was.
+pub(crate) fn without_key(text: &str, key: &str) -> String {
+    let b = text.as_bytes();
+    let quoted = format!("\"{key}\"");
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let Some(end) = string_end(b, i) else { break };
+        let colon = skip_ws(b, end);
+        let value = (text.get(i..end) == Some(quoted.as_str()) && b.get(colon) == Some(&b':'))
+            .then(|| value_end(b, colon + 1))
+            .flatten();
+        let Some(value_end) = value else {
+            i = end;
+            continue;
+        };
+        let before = &text[copied..i];
+        let trimmed = before.trim_end();
+        if let Some(kept) = trimmed.strip_suffix(',') {
+            out.push_str(kept);
+            copied = value_end;
+        } else {
+            // The first member: the comma after it goes instead.
+            out.push_str(before);
+            let next = skip_ws(b, value_end);
+            copied = if b.get(next) == Some(&b',') {
+                next + 1
+            } else {
+                value_end
+            };
+        }
+        i = copied;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -128,5 +170,15 @@ mod tests {
         let tools = member(text, "tools").unwrap();
         assert_eq!(element(tools, 1), Some(r#"{"b":[2]}"#));
         assert_eq!(element(tools, 2), None);
+    }
+
+    #[test]
+    fn drops_a_key_at_any_depth_and_keeps_every_other_byte() {
+        let text = r#"[{"a":1,"cache_control":{"type":"ephemeral"}},{"cache_control":{"x":[1]} , "b":"cache_control"}]"#;
+        assert_eq!(
+            without_key(text, "cache_control"),
+            r#"[{"a":1},{ "b":"cache_control"}]"#
+        );
+        assert_eq!(without_key(r#"{"a":"b"}"#, "cache_control"), r#"{"a":"b"}"#);
     }
 }

@@ -9,12 +9,16 @@
 //!
 //! Every request is checked as it arrives against its dialect's invariants
 //! ([`ViolationKind`]): the endpoint and method, the headers, a body that
-//! parses, tool results that answer earlier calls and calls answered before
-//! anything else is said, Anthropic's role order, no key outside the auth
-//! header, and a system prompt and `tools` byte-identical to the previous
-//! request of the same conversation. Dropping the server fails the test if
-//! anything was violated, a scripted reply went unused, or a side request (a
-//! title, a summary) arrived without a reply scripted for it.
+//! fits the provider's own published definition of a request
+//! ([`provider_schema`]) and parses, tool results that answer earlier calls
+//! and calls answered before anything else is said, Anthropic's role order,
+//! no key or configured token outside the auth header, a history that only
+//! grows, byte for byte (a rewrite shows a compaction the engine recorded),
+//! and a system prompt and `tools` byte-identical to the previous request
+//! of the same conversation. Dropping the server fails the test if anything
+//! was violated, a scripted reply went unused (a handler script declares
+//! how many requests it answers, [`Expect`]), or a side request (a title, a
+//! summary) arrived without a reply scripted for it.
 //!
 //! Replies are chosen by what a request asks ([`RequestKind`]): unmarked
 //! replies answer turns in order; [`Reply::for_title`] and
@@ -49,19 +53,24 @@ mod dialects;
 pub mod json_schema;
 mod json_span;
 pub mod long_session;
+pub mod mcp_servers;
+pub mod provider_schema;
 pub mod pty;
 mod reply;
 mod script;
 mod server;
 pub mod shells;
+pub mod skip;
 pub mod window;
 mod wire;
 
 pub use checks::{
-    RequestKind, Violation, ViolationKind, MEMORY_MARKER, SUMMARY_MARKER, TITLE_MARKER,
+    secret_token, RequestKind, Violation, ViolationKind, MEMORY_MARKER, SUMMARY_MARKER,
+    TITLE_MARKER,
 };
 pub use dialects::{anthropic, openai_chat, openai_responses};
 pub use reply::Reply;
+pub use script::Expect;
 pub use server::{Builder, FakeProvider, RecordedRequest};
 pub use wire::Dialect;
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::checks::{Checker, Incoming, RequestKind, Violation, ViolationKind};
 use crate::reply::{Ending, Reply};
-use crate::script::{Answers, Script};
+use crate::script::{Answers, Expect, Script};
 use crate::wire::Dialect;
 
 /// Longest a scripted reply may keep a connection open (hangs, delays): a
@@ -81,7 +81,6 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct Builder {
     dialect: Option<Dialect>,
     secrets: Vec<String>,
-    compaction: bool,
     standing: Vec<Reply>,
 }
 
@@ -97,13 +96,6 @@ impl Builder {
     /// presents there is added by itself.
     pub fn secret(mut self, value: &str) -> Builder {
         self.secrets.push(value.to_string());
-        self
-    }
-
-    /// The test compacts on purpose: the system prompt and tools may differ
-    /// between requests of one conversation.
-    pub fn declare_compaction(mut self) -> Builder {
-        self.compaction = true;
         self
     }
 
@@ -123,13 +115,19 @@ impl Builder {
         self.spawn(answers)
     }
 
-    /// Computes each reply from the request and its 0-based index. A reply
-    /// to a side request must be marked for its kind.
-    pub fn start_with<F>(self, handler: F) -> FakeProvider
+    /// Computes each reply from the request and its 0-based index, for
+    /// the number of requests `expected` says (`3`, `2..=3`): one more is
+    /// refused, and fewer fail the test when the server stops. A reply to a
+    /// side request must be marked for its kind.
+    pub fn start_with<F>(self, expected: impl Into<Expect>, handler: F) -> FakeProvider
     where
         F: Fn(&RecordedRequest, usize) -> Reply + Send + Sync + 'static,
     {
-        self.spawn(Answers::Handler(Box::new(handler)))
+        self.spawn(Answers::Handler {
+            handler: Box::new(handler),
+            expected: expected.into(),
+            served: Mutex::new(0),
+        })
     }
 
     fn spawn(self, answers: Answers) -> FakeProvider {
@@ -142,7 +140,6 @@ impl Builder {
         let checker = Checker {
             dialect: self.dialect.or_else(|| script.dialect()),
             secrets: self.secrets,
-            compaction_declared: self.compaction,
             turns: Vec::new(),
         };
         let shared = Arc::new(Shared {
@@ -192,12 +189,12 @@ impl FakeProvider {
         Builder::default().start(replies)
     }
 
-    /// `builder().start_with(handler)`.
-    pub fn start_with<F>(handler: F) -> FakeProvider
+    /// `builder().start_with(expected, handler)`.
+    pub fn start_with<F>(expected: impl Into<Expect>, handler: F) -> FakeProvider
     where
         F: Fn(&RecordedRequest, usize) -> Reply + Send + Sync + 'static,
     {
-        Builder::default().start_with(handler)
+        Builder::default().start_with(expected, handler)
     }
 
     /// `http://127.0.0.1:PORT` (no trailing slash).
@@ -256,12 +253,11 @@ impl FakeProvider {
     /// Every violation, unused replies included.
     fn all_violations(&self) -> Vec<Violation> {
         let mut all = self.violations();
-        let unused = self.shared.script.unused();
-        if !unused.is_empty() {
+        if let Some(detail) = self.shared.script.unused() {
             all.push(Violation {
                 request: None,
                 kind: ViolationKind::UnusedReplies,
-                detail: format!("{} scripted replies never used: {unused:?}", unused.len()),
+                detail,
             });
         }
         all

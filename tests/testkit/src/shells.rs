@@ -32,11 +32,28 @@ impl Shell {
     }
 
     /// Whether the shell runs here (tests of one that is missing say so
-    /// and go on with the others).
+    /// and go on with the others: see [`Shell::runs_for`]).
     pub fn installed(self) -> bool {
         std::process::Command::new(self.program())
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success())
+    }
+
+    /// Whether `test` can drive this shell here; when it cannot, the skip
+    /// is recorded ([`crate::skip`], family `shells`).
+    pub fn runs_for(self, test: &str) -> bool {
+        let installed = self.installed();
+        if !installed {
+            crate::skip::skip(
+                crate::skip::SHELLS,
+                test,
+                &format!(
+                    "{} is not installed (scripts/deps lists it)",
+                    self.program()
+                ),
+            );
+        }
+        installed
     }
 }

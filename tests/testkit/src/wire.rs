@@ -38,6 +38,14 @@ impl Dialect {
         .find(|d| path.ends_with(d.path_suffix()))
     }
 
+    /// The body's member that holds the history.
+    pub(crate) fn history_key(self) -> &'static str {
+        match self {
+            Dialect::OpenAiResponses => "input",
+            _ => "messages",
+        }
+    }
+
     /// The header that carries the key, and the prefix before the key.
     pub(crate) fn auth_header(self) -> (&'static str, &'static str) {
         match self {
@@ -88,6 +96,9 @@ pub(crate) struct View {
     pub system_text: String,
     /// `tools` exactly as sent (empty when absent).
     pub tools_raw: String,
+    /// The history array (`messages`, or `input`) as sent, cache markers
+    /// removed: a continued request must start with these bytes.
+    pub history_raw: String,
     pub items: Vec<Item>,
     /// Message-level roles in order, as the provider receives them.
     pub message_roles: Vec<String>,
@@ -126,6 +137,21 @@ fn text_of(v: &Value) -> String {
     }
 }
 
+/// Chat Completions carries the system prompt as its first message, which
+/// the system check compares on its own: the history's bytes start after it.
+fn history_after_system<'a>(dialect: Dialect, json: &Value, raw: &'a str) -> &'a str {
+    let first_role = json["messages"][0]["role"].as_str();
+    if dialect != Dialect::OpenAiChat || !matches!(first_role, Some("system" | "developer")) {
+        return raw;
+    }
+    let Some(first) = json_span::element(raw, 0) else {
+        return raw;
+    };
+    // `first` lies inside `raw`: the rest of the array starts after it.
+    let after = first.as_ptr() as usize - raw.as_ptr() as usize + first.len();
+    raw.get(after..).unwrap_or(raw)
+}
+
 /// Reads `body` as a request of `dialect`; `Err` says why it is not one.
 pub(crate) fn read(dialect: Dialect, body: &[u8]) -> Result<View, String> {
     let text = std::str::from_utf8(body).map_err(|e| format!("body is not UTF-8: {e}"))?;
@@ -137,6 +163,11 @@ pub(crate) fn read(dialect: Dialect, body: &[u8]) -> Result<View, String> {
         system_raw: String::new(),
         system_text: String::new(),
         tools_raw: json_span::member(text, "tools").unwrap_or("").to_string(),
+        history_raw: json_span::member(text, dialect.history_key())
+            .map(|h| {
+                json_span::without_key(history_after_system(dialect, &json, h), "cache_control")
+            })
+            .unwrap_or_default(),
         items: Vec::new(),
         message_roles: Vec::new(),
         ends_paused: false,

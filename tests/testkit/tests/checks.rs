@@ -81,8 +81,16 @@ fn reply() -> Reply {
     ChatStream::new().text("ok").stop().reply()
 }
 
+/// The violations' kinds, the provider's own schema aside: these bodies
+/// are cut down to what each check needs, and
+/// `requests_are_checked_against_the_providers_own_definitions` tests it.
 fn kinds(server: FakeProvider) -> Vec<ViolationKind> {
-    server.into_violations().iter().map(|v| v.kind).collect()
+    server
+        .into_violations()
+        .iter()
+        .map(|v| v.kind)
+        .filter(|k| *k != ViolationKind::ProviderSchema)
+        .collect()
 }
 
 #[test]
@@ -168,7 +176,7 @@ fn a_result_without_its_call_is_reported() {
     chat(
         &server,
         &chat_body(vec![
-            user("x"),
+            user("y"),
             assistant_call("c"),
             tool_result("c"),
             tool_result("c"),
@@ -242,7 +250,7 @@ fn anthropic_role_order_is_enforced() {
     anthropic(
         &server,
         json!([
-        {"role": "user", "content": "x"}, {"role": "user", "content": "y"}]),
+        {"role": "user", "content": "w"}, {"role": "user", "content": "y"}]),
     );
     // Starts with the assistant and ends with it.
     anthropic(&server, json!([{"role": "assistant", "content": "x"}]));
@@ -331,19 +339,89 @@ fn the_prompt_and_tools_must_not_move_within_a_conversation() {
     );
     assert_eq!(kinds(server), [ViolationKind::ToolsChanged]);
 
-    // A different conversation may have its own prompt; a declared
-    // compaction may change it.
+    // A different conversation may have its own prompt.
     let server = FakeProvider::start([reply(), reply()]);
     chat(&server, &first);
     let mut other = chat_body(vec![user("something else")]);
     other["messages"][0]["content"] = json!("another prompt");
     chat(&server, &other);
     assert_eq!(kinds(server), []);
-    let server = FakeProvider::builder()
-        .declare_compaction()
-        .start([reply(), reply()]);
+}
+
+#[test]
+fn history_is_append_only_on_every_request() {
+    // What the engine sends first in every conversation.
+    let environment = || user("[environment] cwd /ws");
+    let first = chat_body(vec![
+        environment(),
+        user("read a"),
+        assistant_call("c1"),
+        tool_result("c1"),
+    ]);
+    // The tool result rewritten: the cached prefix moved.
+    let rewritten = chat_body(vec![
+        environment(),
+        user("read a"),
+        assistant_call("c1"),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "changed"}),
+        user("more"),
+    ]);
+    let server = FakeProvider::start([reply(), reply()]);
     chat(&server, &first);
-    chat(&server, &changed_system);
+    chat(&server, &rewritten);
+    assert_eq!(kinds(server), [ViolationKind::HistoryRewritten]);
+
+    // The same items in other bytes (keys reordered) move the cached
+    // prefix too.
+    let server = FakeProvider::start([reply(), reply()]);
+    chat(&server, &chat_body(vec![environment(), user("read a")]));
+    let reordered = chat_body(vec![environment(), user("read a"), user("more")])
+        .to_string()
+        .replace(
+            r#"{"content":"read a","role":"user"}"#,
+            r#"{"role":"user","content":"read a"}"#,
+        );
+    assert!(reordered.contains(r#"{"role":"user","content":"read a"}"#));
+    let auth = format!("Bearer {KEY}");
+    send(
+        &server,
+        "POST",
+        "/v1/chat/completions",
+        &[("authorization", &auth)],
+        &reordered,
+    );
+    assert_eq!(kinds(server), [ViolationKind::HistoryRewritten]);
+
+    // A recorded compaction may rewrite history, and the prompt still may
+    // not move across it.
+    let summary = "[Summary of the earlier part of this conversation, written to fit the \
+                   context budget. The full history is in the session log.]\nread a";
+    let compacted = chat_body(vec![environment(), user(summary), user("more")]);
+    let mut compacted_other_prompt = compacted.clone();
+    compacted_other_prompt["messages"][0]["content"] = json!("You are koi, compacted.");
+    let server = FakeProvider::start([reply(), reply(), reply()]);
+    chat(
+        &server,
+        &chat_body(vec![environment(), user("read a"), user("then b")]),
+    );
+    chat(
+        &server,
+        &chat_body(vec![environment(), user("read a"), user("then c")]),
+    );
+    chat(&server, &compacted);
+    assert_eq!(kinds(server), []);
+    let server = FakeProvider::start([reply(), reply()]);
+    chat(&server, &first);
+    chat(&server, &compacted_other_prompt);
+    assert_eq!(kinds(server), [ViolationKind::SystemChanged]);
+
+    // A restart of the same beginning is a conversation of its own, and
+    // so is a branch (a shared prefix, a new user message).
+    let server = FakeProvider::start([reply(), reply(), reply(), reply()]);
+    chat(&server, &chat_body(vec![user("read a")]));
+    chat(&server, &first);
+    chat(&server, &chat_body(vec![user("read a")]));
+    chat(&server, &chat_body(vec![user("read a"), user("or b")]));
     assert_eq!(kinds(server), []);
 }
 
@@ -404,7 +482,7 @@ fn an_unexpected_side_request_and_unused_replies_are_reported() {
         ]
     );
 
-    let server = FakeProvider::start_with(|_, _| reply());
+    let server = FakeProvider::start_with(1, |_, _| reply());
     chat(&server, &title_body());
     assert_eq!(kinds(server), [ViolationKind::UnexpectedSideRequest]);
 }
@@ -441,6 +519,13 @@ fn anthropic_with(server: &FakeProvider, extra: Value, messages: Value) {
     );
 }
 
+/// `messages` with its first text asked as `question`: a conversation of
+/// its own, for checks that send unrelated requests to one server.
+fn asked(mut messages: Value, question: &str) -> Value {
+    messages[0]["content"][0]["text"] = json!(question);
+    messages
+}
+
 #[test]
 fn anthropic_thinking_rules_are_enforced() {
     let tool_round = |opener: Value| {
@@ -459,7 +544,10 @@ fn anthropic_thinking_rules_are_enforced() {
     anthropic_with(
         &server,
         json!({"thinking": {"type": "adaptive"}, "output_config": {"effort": "low"}}),
-        tool_round(json!({"type": "redacted_thinking", "data": "ZGF0YQ=="})),
+        asked(
+            tool_round(json!({"type": "redacted_thinking", "data": "ZGF0YQ=="})),
+            "x1",
+        ),
     );
     assert_eq!(kinds(server), []);
 
@@ -468,38 +556,51 @@ fn anthropic_thinking_rules_are_enforced() {
     anthropic_with(
         &server,
         budget,
-        tool_round(json!({"type": "text", "text": "t"})),
+        asked(tool_round(json!({"type": "text", "text": "t"})), "w"),
     );
     // A budget under the floor, and one not below max_tokens.
     anthropic_with(
         &server,
         json!({"thinking": {"type": "enabled", "budget_tokens": 512}}),
-        tool_round(thought.clone()),
+        asked(tool_round(thought.clone()), "x2"),
     );
     anthropic_with(
         &server,
         json!({"thinking": {"type": "enabled", "budget_tokens": 20000}}),
-        tool_round(thought),
+        asked(tool_round(thought), "x3"),
     );
     // A thinking block without its signature.
     anthropic_with(
         &server,
         json!({}),
-        tool_round(json!({"type": "thinking", "thinking": "hm"})),
+        asked(
+            tool_round(json!({"type": "thinking", "thinking": "hm"})),
+            "x4",
+        ),
     );
     // Adaptive with a budget, and an effort that is no level.
     anthropic_with(
         &server,
         json!({"thinking": {"type": "adaptive", "budget_tokens": 2048},
             "output_config": {"effort": "extreme"}}),
-        tool_round(json!({"type": "redacted_thinking", "data": "ZGF0YQ=="})),
+        asked(
+            tool_round(json!({"type": "redacted_thinking", "data": "ZGF0YQ=="})),
+            "x5",
+        ),
     );
-    let found = server.into_violations();
+    let (schema, found): (Vec<_>, Vec<_>) = server
+        .into_violations()
+        .into_iter()
+        .partition(|v| v.kind == ViolationKind::ProviderSchema);
     assert!(
         found.iter().all(|v| v.kind == ViolationKind::BadShape),
         "{found:?}"
     );
     assert_eq!(found.len(), 6, "{found:#?}");
+    // The provider's own definition agrees where it can say.
+    let said = |what: &str| schema.iter().any(|v| v.detail.contains(what));
+    assert!(said("\"signature\" is a required property"), "{schema:#?}");
+    assert!(said("/output_config/effort"), "{schema:#?}");
 }
 
 #[test]
@@ -507,9 +608,9 @@ fn stateless_reasoning_items_need_their_encrypted_content() {
     let server = FakeProvider::start(
         (0..2).map(|_| ResponsesStream::new().text("x").completed(1, 0, 1).reply()),
     );
-    let body = |reasoning: Value| {
+    let body = |reasoning: Value, question: &str| {
         json!({"model": "m", "instructions": "s", "store": false, "input": [
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": question}]},
             reasoning,
             {"type": "function_call", "call_id": "a", "name": "t", "arguments": "{}"},
             {"type": "function_call_output", "call_id": "a", "output": "ok"},
@@ -521,7 +622,10 @@ fn stateless_reasoning_items_need_their_encrypted_content() {
         "POST",
         "/v1/responses",
         &[],
-        &body(json!({"type": "reasoning", "summary": [], "encrypted_content": "gAAA"})),
+        &body(
+            json!({"type": "reasoning", "summary": [], "encrypted_content": "gAAA"}),
+            "x",
+        ),
     );
     assert!(server.violations().is_empty(), "{:?}", server.violations());
     send(
@@ -529,7 +633,10 @@ fn stateless_reasoning_items_need_their_encrypted_content() {
         "POST",
         "/v1/responses",
         &[],
-        &body(json!({"type": "reasoning", "id": "rs_1", "summary": []})),
+        &body(
+            json!({"type": "reasoning", "id": "rs_1", "summary": []}),
+            "y",
+        ),
     );
     let found = kinds(server);
     assert_eq!(
@@ -545,7 +652,7 @@ fn more_than_four_cache_breakpoints_are_reported() {
     let marked = |n: usize| {
         let blocks: Vec<Value> = (0..n)
             .map(|i| {
-                json!({"type": "text", "text": format!("b{i}"),
+                json!({"type": "text", "text": format!("b{n}.{i}"),
                 "cache_control": {"type": "ephemeral"}})
             })
             .collect();
@@ -555,4 +662,54 @@ fn more_than_four_cache_breakpoints_are_reported() {
     assert!(server.violations().is_empty(), "{:?}", server.violations());
     anthropic(&server, marked(5));
     assert_eq!(kinds(server), [ViolationKind::BadShape]);
+}
+
+#[test]
+fn requests_are_checked_against_the_providers_own_definitions() {
+    // Chat Completions: a role the API does not have, and a tool without
+    // its type.
+    let server = FakeProvider::start([reply()]);
+    let mut body = chat_body(vec![user("read a")]);
+    body["messages"][1]["role"] = json!("narrator");
+    body["tools"][0].as_object_mut().unwrap().remove("type");
+    chat(&server, &body);
+    let found = server.into_violations();
+    let schema: Vec<&str> = found
+        .iter()
+        .filter(|v| v.kind == ViolationKind::ProviderSchema)
+        .map(|v| v.detail.as_str())
+        .collect();
+    assert!(
+        schema.iter().any(|d| d.starts_with("/messages/1")),
+        "{found:#?}"
+    );
+    assert!(
+        schema.iter().any(|d| d.starts_with("/tools/0")),
+        "{found:#?}"
+    );
+
+    // Anthropic: max_tokens is required.
+    let server = FakeProvider::start([anthropic_reply()]);
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
+    send(
+        &server,
+        "POST",
+        "/v1/messages",
+        &[("x-api-key", KEY), ("anthropic-version", "2023-06-01")],
+        &body.to_string(),
+    );
+    let found = server.into_violations();
+    assert!(
+        found
+            .iter()
+            .any(|v| v.kind == ViolationKind::ProviderSchema && v.detail.contains("max_tokens")),
+        "{found:#?}"
+    );
+
+    // Responses: a good body passes.
+    let server = FakeProvider::start([ResponsesStream::new().text("x").completed(1, 0, 1).reply()]);
+    let body = json!({"model": "m", "stream": true, "instructions": "s", "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}]});
+    send(&server, "POST", "/v1/responses", &[], &body.to_string());
+    assert_eq!(server.into_violations(), []);
 }

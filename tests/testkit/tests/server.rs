@@ -70,7 +70,7 @@ fn cut_streams_have_no_terminating_chunk() {
 
 #[test]
 fn handler_scripts_see_each_request() {
-    let server = FakeProvider::start_with(|req, i| {
+    let server = FakeProvider::start_with(2, |req, i| {
         Reply::status(
             200,
             &format!("{i}:{}", req.json()["messages"][1]["content"]),

@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{bins, FakeProvider, Reply, RequestKind};
 
 /// `PATH` with the workspace's binaries first, so a shell finds `k`.
@@ -49,10 +48,7 @@ pub fn run_k(dir: &Path, cwd: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// The answer to any title request, wherever it falls.
-pub fn title() -> Reply {
-    ChatStream::new().text("A title").stop().reply().for_title()
-}
+pub use koi_testkit::openai_chat::title;
 
 /// A model answering titles with [`title`] and turns with `turns` in order.
 pub fn turns_and_titles(turns: Vec<Reply>) -> FakeProvider {

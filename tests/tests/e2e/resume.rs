@@ -15,7 +15,7 @@ use crate::common::{message_texts, run_k, title, turn_request};
 fn two_answers() -> FakeProvider {
     FakeProvider::builder()
         .always(title())
-        .start_with(|req, _| {
+        .start_with(2, |req, _| {
             let answer = if req.body_str().contains("question two") {
                 "second answer beta"
             } else {
