@@ -5,10 +5,10 @@
 //! the user's yes, so nothing runs that was not judged.
 
 use crate::access::Footprint;
+use crate::effect::Effect;
 use crate::mode::Decision;
 use crate::policy::Proof;
 use crate::sandbox::Level;
-use crate::tool::Effect;
 
 /// Why a call may run without asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +77,7 @@ impl Judged {
             return None;
         }
         Some(Approved {
-            level: Level::for_proof(self.proof),
+            level: self.proof.level(),
             proof: self.proof,
         })
     }

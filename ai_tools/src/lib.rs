@@ -12,6 +12,7 @@
 
 pub mod access;
 pub mod cancel;
+pub mod effect;
 pub mod error;
 pub mod judged;
 pub mod mcp_effect;
@@ -37,6 +38,7 @@ pub mod workspace;
 
 pub use access::{Access, Footprint};
 pub use cancel::CancelToken;
+pub use effect::Effect;
 pub use error::ToolError;
 pub use judged::{Approved, Clearance, Judged};
 pub use mcp_effect::{McpCall, McpHints, McpTrust};
@@ -47,5 +49,5 @@ pub use registry::{Registry, RegistryConfig};
 pub use sandbox::{Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus};
 pub use source::{ToolRef, ToolSource};
 pub use tool::MemoryFiles;
-pub use tool::{Effect, ProgressSink, Tool, ToolContext, ToolSpec};
+pub use tool::{ProgressSink, Tool, ToolContext, ToolSpec};
 pub use workspace::Workspace;

@@ -146,21 +146,6 @@ fn start_shell(job: &ShellJob<'_>) -> Result<Started, ToolError> {
     })
 }
 
-/// Kill a whole process group.
-pub fn kill_group(pgid: u32) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: killpg only sends a signal; any pgid value is memory-safe and
-    // the group is the session the spawner made with setsid (pgid == child pid).
-    unsafe {
-        libc::killpg(pgid, libc::SIGKILL);
-    }
-}
-
 /// Reads `src` to its end (or first error), handing each chunk to `push`.
 fn drain<R: Read>(mut src: R, mut push: impl FnMut(&[u8])) {
     let mut buf = [0u8; 8192];

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::access::{Access, Footprint};
 use crate::cancel::CancelToken;
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::judged::{Approved, Clearance, Judged};
 use crate::mode::{Decision, Mode};
@@ -17,7 +18,7 @@ use crate::run_tag::RunTag;
 use crate::sandbox::secret_scan::SecretIndex;
 use crate::sandbox::{self, Level, RunSandbox, SandboxConfig, SandboxMode, SandboxStatus, Support};
 use crate::source::{ToolRef, ToolSource};
-use crate::tool::{Effect, MemoryFiles, ProgressSink, Tool, ToolContext, ToolSpec};
+use crate::tool::{MemoryFiles, ProgressSink, Tool, ToolContext, ToolSpec};
 use crate::workspace::Workspace;
 
 /// What a registry is built from.

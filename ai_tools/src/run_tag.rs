@@ -10,7 +10,7 @@
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::process::kill_group;
+use crate::spawn::kill_group;
 
 /// The environment variable carrying the tag.
 pub const RUN_TAG_VAR: &str = "KOI_TOOL_RUN";

@@ -306,3 +306,19 @@ unsafe fn set_limit(resource: libc::__rlimit_resource_t, value: libc::rlim_t) ->
         Ok(())
     }
 }
+
+/// Kill a whole process group: the session [`spawn`] made with `setsid`
+/// (its id is the child's pid).
+pub fn kill_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: killpg only sends a signal; any pgid value is memory-safe and
+    // the group is the session the spawner made with setsid (pgid == child pid).
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::cancel::CancelToken;
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::process::{BackgroundTable, ShellJob};
@@ -33,48 +34,6 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON schema of its arguments object.
     pub input_schema: serde_json::Value,
-}
-
-/// What a call would do to the world, in the terms the approval policy
-/// judges. Paths are resolved against the workspace but not canonicalised;
-/// the policy follows symlinks itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Effect {
-    /// Reads these files or directories.
-    Read(Vec<PathBuf>),
-    /// Creates, changes or deletes these files.
-    Write(Vec<PathBuf>),
-    /// Runs a shell command (foreground or background).
-    Shell {
-        /// The exact command line.
-        command: String,
-        /// The directory it runs in.
-        cwd: PathBuf,
-    },
-    /// An HTTP GET/HEAD.
-    NetworkRead {
-        /// Target URL.
-        url: String,
-    },
-    /// Any other HTTP method.
-    NetworkWrite {
-        /// The method, upper case.
-        method: String,
-        /// Target URL.
-        url: String,
-    },
-    /// Asks the search service the user configured (a read: the service
-    /// and its key are the user's choice, the query is all that varies).
-    WebSearch {
-        /// The service's name (`brave`, `tavily`, `searxng`).
-        provider: String,
-        /// What is searched for.
-        query: String,
-    },
-    /// Polls or stops a background process this registry started.
-    OwnProcess,
-    /// Calls a tool of an MCP server.
-    Mcp(crate::mcp_effect::McpCall),
 }
 
 /// Where a running tool reports how far along it is (an MCP server's

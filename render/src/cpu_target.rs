@@ -13,8 +13,8 @@ use std::time::Instant;
 use crate::error::RenderError;
 use crate::frame::Frame;
 use crate::offscreen::Offscreen;
-use crate::output::{FrameTimings, Redraw};
 use crate::renderer::{PrepareStats, Renderer};
+use crate::target::{FrameTimings, Redraw};
 
 /// The pixels a window must update to show a frame: `rows` rows starting
 /// at pixel row `y`, each `stride` bytes long (at least `width × 4`; the

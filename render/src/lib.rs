@@ -41,6 +41,8 @@
 
 #![warn(missing_docs)]
 
+mod cell;
+mod chrome;
 mod color;
 mod compose;
 mod cpu_target;
@@ -61,12 +63,13 @@ mod renderer;
 mod shaping;
 mod surface;
 mod tab_bar;
+mod target;
 mod theme;
 
+pub use chrome::{ChromeColors, TabLabel};
 pub use color::{Color, NamedColor, Rgb};
 pub use compose::{
-    place_in_pane, CellRect, ChromeColors, Composer, Divider, DividerAxis, Highlight, PaneView,
-    Scene, TabBar, TabLabel,
+    place_in_pane, CellRect, Composer, Divider, DividerAxis, Highlight, PaneView, Scene, TabBar,
 };
 pub use cpu_target::{CpuTarget, PixelRows};
 pub use error::RenderError;
@@ -76,11 +79,11 @@ pub use frame::{
 };
 pub use gpu::{Gpu, ADAPTER_NAME_ENV};
 pub use image::RgbaImage;
-pub use output::FrameTimings;
 pub use overlay::{Border, Break, OverlayLayer, OverlayRect, Span, StyledLine};
 pub use renderer::{PrepareStats, Renderer, OFFSCREEN_FORMAT};
 pub use surface::WindowSurface;
 pub use tab_bar::tab_at;
+pub use target::FrameTimings;
 pub use theme::{xterm_palette, ResolvedColors, Theme, DIM_FACTOR};
 
 /// Re-exported so callers can name surfaces, formats and views without

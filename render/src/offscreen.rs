@@ -3,10 +3,7 @@
 //! frame that changed a few rows redraws and reads back only those rows.
 
 use crate::error::RenderError;
-use crate::frame::Frame;
-use crate::image::RgbaImage;
-use crate::output::{render_target, Redraw};
-use crate::renderer::{PixelDamage, Renderer};
+use crate::target::render_target;
 
 /// Row pitch alignment wgpu requires for texture-to-buffer copies.
 const ROW_ALIGN: u32 = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
@@ -20,7 +17,7 @@ pub(crate) struct Offscreen {
     readback: wgpu::Buffer,
     pub(crate) padded_row: u32,
     /// RGBA pixels of the last frame drawn here.
-    pixels: Vec<u8>,
+    pub(crate) pixels: Vec<u8>,
     /// The renderer's `serial` after the last frame drawn here.
     pub(crate) drawn_serial: Option<u64>,
 }
@@ -144,7 +141,7 @@ impl Offscreen {
     }
 
     /// Maps rows `y0..y1` of the read-back buffer into `pixels` as RGBA.
-    fn read_rows(
+    pub(crate) fn read_rows(
         &mut self,
         device: &wgpu::Device,
         y0: u32,
@@ -171,61 +168,5 @@ impl Offscreen {
         });
         self.pixels = pixels;
         result
-    }
-}
-
-impl Renderer {
-    /// Draws `frame` into an offscreen `width × height` texture and reads it
-    /// back as RGBA (sRGB-encoded, whatever the renderer's format). When
-    /// the previous offscreen frame had the same size, only the pixel rows
-    /// that changed are redrawn and read back.
-    pub fn render_to_image(
-        &mut self,
-        frame: &Frame,
-        width: u32,
-        height: u32,
-    ) -> Result<RgbaImage, RenderError> {
-        self.prepare(frame, width, height)?;
-        let slot = self.offscreen.take();
-        let mut target = Offscreen::sized(slot, &self.device, self.format, width, height)?;
-        let serial = self.serial;
-        let redraw = self.redraw_for(&target);
-        let result = self.draw_offscreen(&mut target, redraw);
-        target.drawn_serial = result.is_ok().then_some(serial);
-        let image = result.map(|()| RgbaImage {
-            width,
-            height,
-            pixels: target.pixels.clone(),
-        });
-        self.offscreen = Some(target);
-        image
-    }
-
-    /// What a target must redraw to show the frame just prepared: the
-    /// damaged rows when it holds exactly the previous frame, else all.
-    pub(crate) fn redraw_for(&self, target: &Offscreen) -> Redraw {
-        let height = target.size.1;
-        let continues = target.drawn_serial == self.serial.checked_sub(1);
-        match self.damage {
-            PixelDamage::Rows(y0, y1) if continues => Redraw::Rows(y0.min(height), y1.min(height)),
-            _ => Redraw::Full,
-        }
-    }
-
-    fn draw_offscreen(&self, target: &mut Offscreen, redraw: Redraw) -> Result<(), RenderError> {
-        let (y0, y1) = match redraw {
-            Redraw::Full => (0, target.size.1),
-            Redraw::Rows(y0, y1) if y0 < y1 => (y0, y1),
-            // Nothing changed: the last image is the answer.
-            Redraw::Rows(..) => return Ok(()),
-        };
-        let mut encoder = self.encode(&target.view, redraw);
-        target.copy_rows(&mut encoder, y0, y1);
-        self.queue.submit([encoder.finish()]);
-        let bgra = matches!(
-            self.format,
-            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
-        );
-        target.read_rows(&self.device, y0, y1, bgra)
     }
 }

@@ -6,72 +6,11 @@ use std::time::Instant;
 use crate::color::Color;
 use crate::error::RenderError;
 use crate::frame::{Cell, Frame};
-use crate::renderer::{PrepareStats, Renderer};
+use crate::image::RgbaImage;
+use crate::offscreen::Offscreen;
+use crate::renderer::{PixelDamage, PrepareStats, Renderer};
 use crate::surface::WindowSurface;
-
-/// A 2D colour texture of `format` to draw into, with `usage` (render
-/// attachment at least).
-pub(crate) fn render_target(
-    device: &wgpu::Device,
-    label: &str,
-    (width, height): (u32, u32),
-    format: wgpu::TextureFormat,
-    usage: wgpu::TextureUsages,
-) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(label),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage,
-        view_formats: &[],
-    })
-}
-
-/// When each step of the last [`Renderer::render_to_surface`] finished, for
-/// latency traces: four clock reads a frame, nothing more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameTimings {
-    /// The call began.
-    pub started: Instant,
-    /// The surface gave a texture to draw into.
-    pub acquired: Instant,
-    /// The CPU side of the frame (shaping, instance uploads) was done.
-    pub prepared: Instant,
-    /// The GPU commands were submitted.
-    pub submitted: Instant,
-    /// The texture was handed back to the window system.
-    pub presented: Instant,
-}
-
-impl FrameTimings {
-    pub(crate) fn starting_now() -> Self {
-        let now = Instant::now();
-        Self {
-            started: now,
-            acquired: now,
-            prepared: now,
-            submitted: now,
-            presented: now,
-        }
-    }
-}
-
-/// How much of the target a pass redraws.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Redraw {
-    /// Clear and draw everything.
-    Full,
-    /// Keep the target's contents and redraw pixel rows `y0..y1` only
-    /// (the target must hold the previously prepared frame).
-    Rows(u32, u32),
-}
+use crate::target::{render_target, FrameTimings, Redraw};
 
 impl Renderer {
     /// Prepares `frame` and draws it into `view` (a `width × height`
@@ -204,5 +143,61 @@ impl Renderer {
             log::debug!("render: waiting for the GPU: {e}");
         }
         Instant::now()
+    }
+}
+
+impl Renderer {
+    /// Draws `frame` into an offscreen `width × height` texture and reads it
+    /// back as RGBA (sRGB-encoded, whatever the renderer's format). When
+    /// the previous offscreen frame had the same size, only the pixel rows
+    /// that changed are redrawn and read back.
+    pub fn render_to_image(
+        &mut self,
+        frame: &Frame,
+        width: u32,
+        height: u32,
+    ) -> Result<RgbaImage, RenderError> {
+        self.prepare(frame, width, height)?;
+        let slot = self.offscreen.take();
+        let mut target = Offscreen::sized(slot, &self.device, self.format, width, height)?;
+        let serial = self.serial;
+        let redraw = self.redraw_for(&target);
+        let result = self.draw_offscreen(&mut target, redraw);
+        target.drawn_serial = result.is_ok().then_some(serial);
+        let image = result.map(|()| RgbaImage {
+            width,
+            height,
+            pixels: target.pixels.clone(),
+        });
+        self.offscreen = Some(target);
+        image
+    }
+
+    /// What a target must redraw to show the frame just prepared: the
+    /// damaged rows when it holds exactly the previous frame, else all.
+    pub(crate) fn redraw_for(&self, target: &Offscreen) -> Redraw {
+        let height = target.size.1;
+        let continues = target.drawn_serial == self.serial.checked_sub(1);
+        match self.damage {
+            PixelDamage::Rows(y0, y1) if continues => Redraw::Rows(y0.min(height), y1.min(height)),
+            _ => Redraw::Full,
+        }
+    }
+
+    fn draw_offscreen(&self, target: &mut Offscreen, redraw: Redraw) -> Result<(), RenderError> {
+        let (y0, y1) = match redraw {
+            Redraw::Full => (0, target.size.1),
+            Redraw::Rows(y0, y1) if y0 < y1 => (y0, y1),
+            // Nothing changed: the last image is the answer.
+            Redraw::Rows(..) => return Ok(()),
+        };
+        let mut encoder = self.encode(&target.view, redraw);
+        target.copy_rows(&mut encoder, y0, y1);
+        self.queue.submit([encoder.finish()]);
+        let bgra = matches!(
+            self.format,
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+        );
+        target.read_rows(&self.device, y0, y1, bgra)
     }
 }

@@ -1,8 +1,8 @@
 //! Overlay layers: boxes with a background, a border and lines of styled
 //! text, drawn above the grid (the chat overlay, error banners).
 
+use crate::cell::{Cell, CellFlags, UnderlineStyle};
 use crate::color::Color;
-use crate::frame::{Cell, CellFlags, UnderlineStyle};
 pub use koi_markdown::{Break, Span, StyledLine};
 
 /// Where an overlay sits.

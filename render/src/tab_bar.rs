@@ -2,8 +2,8 @@
 //! each tab's number, title and marks (printed •, bell !, failed command
 //! ×), the shown tab set apart.
 
+use crate::chrome::{ChromeColors, TabLabel};
 use crate::color::Color;
-use crate::compose::{ChromeColors, TabLabel};
 use crate::frame::{Cell, CellFlags, Frame};
 
 /// The text of one label: its number, title and marks, kept short so that

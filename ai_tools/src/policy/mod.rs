@@ -18,14 +18,16 @@ pub mod readonly;
 pub mod repository;
 pub mod shell_lex;
 pub mod shell_parse;
+pub mod shell_words;
 pub mod unicode;
 pub mod walk;
 pub mod wrappers;
 
 use std::path::{Path, PathBuf};
 
+use crate::effect::Effect;
 use crate::mode::{Decision, Mode};
-use crate::tool::Effect;
+use crate::sandbox::Level;
 use crate::workspace::{canonicalize_lenient, Workspace};
 use floor::Floor;
 
@@ -50,6 +52,17 @@ pub enum Proof {
     ReadOnly,
     /// Not proven (it may write, connect, or the proof abstained).
     Unproven,
+}
+
+impl Proof {
+    /// The sandbox level a call with this proof runs at: the policy
+    /// decides, the sandbox only enforces.
+    pub fn level(self) -> Level {
+        match self {
+            Proof::ReadOnly => Level::ReadOnly,
+            Proof::Unproven => Level::WorkspaceWrite,
+        }
+    }
 }
 
 /// The proof for one call's effect (pure, like [`decide`]).

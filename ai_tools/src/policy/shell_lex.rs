@@ -1,7 +1,7 @@
 //! The shell lexer: characters to words (with quoting and expansions),
 //! control operators and redirect operators.
 
-use crate::policy::shell_parse::{ParseError, RedirOp, Word, WordPart};
+use crate::policy::shell_words::{ParseError, RedirOp, Word, WordPart};
 
 /// Control operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -99,16 +99,6 @@ pub enum Level {
     WorkspaceWrite,
 }
 
-impl Level {
-    /// The level for a call the policy proved (or did not prove) read-only.
-    pub fn for_proof(proof: crate::policy::Proof) -> Level {
-        match proof {
-            crate::policy::Proof::ReadOnly => Level::ReadOnly,
-            crate::policy::Proof::Unproven => Level::WorkspaceWrite,
-        }
-    }
-}
-
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

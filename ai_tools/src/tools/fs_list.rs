@@ -4,10 +4,11 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::plural::counted;
-use crate::tool::{parse_args, Effect, Tool, ToolContext};
+use crate::tool::{parse_args, Tool, ToolContext};
 use crate::tools::fs_common::FileTarget;
 use crate::tools::walk::safe_walker;
 use crate::workspace::Workspace;

@@ -4,9 +4,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::cancel::CancelToken;
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
-use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
     atomic_write, change_output, check_revision, diff_preview, lossy_text, read_existing,
     FileTarget, ABSENT, MAX_DIFF_CHARS,

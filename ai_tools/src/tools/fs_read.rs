@@ -3,10 +3,11 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::plural::counted;
-use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::Bounded;
 use crate::tools::fs_common::{revision_of, FileTarget, MAX_FILE_BYTES};
 use crate::workspace::Workspace;

@@ -5,10 +5,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::cancel::CancelToken;
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::plural::counted;
-use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
     atomic_write, change_output, check_revision, diff_preview, lossy_text, read_existing,
     revision_of, FileTarget, ABSENT, MAX_DIFF_CHARS,

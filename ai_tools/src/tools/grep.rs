@@ -8,11 +8,12 @@ use grep_searcher::{sinks, BinaryDetection, SearcherBuilder};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::plural::counted;
 use crate::policy::credentials::{credential_reason, hard_link_of};
-use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::{is_cancelled_error, open_regular, BoundedReader};
 use crate::tools::fs_common::{resolve, MAX_FILE_BYTES};
 use crate::tools::walk::safe_walker;

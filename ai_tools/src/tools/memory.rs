@@ -8,11 +8,12 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::cancel::CancelToken;
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
 use crate::plural::counted;
 pub use crate::tool::MemoryFiles;
-use crate::tool::{Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tool::{Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::read_regular;
 use crate::tools::fs_common::MAX_FILE_BYTES;
 use crate::workspace::Workspace;

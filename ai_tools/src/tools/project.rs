@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::process::{run_foreground, Ended, ShellJob};
 use crate::sandbox::Level;
-use crate::tool::{Effect, Tool, ToolContext};
+use crate::tool::{Tool, ToolContext};
 use crate::tools::bounded_file::read_regular;
 use crate::tools::walk::safe_walker;
 use crate::workspace::Workspace;

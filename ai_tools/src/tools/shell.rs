@@ -6,12 +6,13 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
 use crate::plural::counted;
 use crate::process::{run_foreground, Ended};
 use crate::sandbox;
-use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::resolve;
 use crate::workspace::Workspace;
 

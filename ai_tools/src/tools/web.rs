@@ -9,11 +9,12 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::cancel::{CancelToken, CANCEL_POLL};
+use crate::effect::Effect;
 use crate::error::ToolError;
 use crate::net_scope::{self, Reach};
 use crate::output::{head_tail, ToolOutput};
 use crate::policy::unicode::visible;
-use crate::tool::{parse_args, Effect, Tool, ToolContext, HEADER_ALLOWANCE};
+use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::workspace::Workspace;
 
 /// Whole-request time limit: a page that takes longer is not worth the wait.

@@ -92,7 +92,7 @@ pub struct Renderer {
     rect_scratch: Vec<RectInstance>,
     stats: PrepareStats,
     /// Step times of the last frame drawn into a window surface.
-    pub(crate) timings: crate::output::FrameTimings,
+    pub(crate) timings: crate::target::FrameTimings,
     pub(crate) offscreen: Option<crate::offscreen::Offscreen>,
     /// Rows of pixels that differ from the previously prepared frame.
     pub(crate) damage: PixelDamage,
@@ -179,7 +179,7 @@ impl Renderer {
             last_cursor_rects: Vec::new(),
             rect_scratch: Vec::new(),
             stats: PrepareStats::default(),
-            timings: crate::output::FrameTimings::starting_now(),
+            timings: crate::target::FrameTimings::starting_now(),
             offscreen: None,
             damage: PixelDamage::Full,
             serial: 0,

@@ -3,7 +3,7 @@
 use winit::event::{ElementState, KeyEvent};
 use winit::keyboard::{Key as WKey, KeyCode, KeyLocation, ModifiersState, NamedKey, PhysicalKey};
 
-use crate::input::keys::KeypadKey;
+use crate::input::key_event::KeypadKey;
 use crate::input::{Key, KeyAction, KeyEvent as InputKey, Mods};
 
 pub fn mods(state: ModifiersState) -> Mods {

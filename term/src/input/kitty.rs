@@ -6,7 +6,7 @@ use std::io::Write as _;
 
 use alacritty_terminal::term::TermMode;
 
-use super::keys::{function_key_code, Key, KeyAction, KeyEvent, KeypadKey};
+use super::key_event::{function_key_code, Key, KeyAction, KeyEvent, KeypadKey};
 use super::Mods;
 
 /// The final byte and number of a key's escape code.

@@ -4,13 +4,15 @@
 //! ([`paste`]). They read the terminal's modes and touch nothing else, so
 //! they are table-tested without a PTY.
 
+pub mod key_event;
 pub mod keys;
 mod kitty;
 pub mod mouse;
 pub mod paste;
 pub mod xterm_table;
 
-pub use keys::{encode_key, Key, KeyAction, KeyEvent};
+pub use key_event::{Key, KeyAction, KeyEvent};
+pub use keys::encode_key;
 pub use mouse::{encode_mouse, MouseAction, MouseButton, MouseReport};
 pub use paste::encode_paste;
 

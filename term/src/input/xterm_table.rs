@@ -10,7 +10,7 @@
 
 use alacritty_terminal::term::TermMode;
 
-use super::keys::Key;
+use super::key_event::Key;
 use super::Mods;
 
 mod rows;

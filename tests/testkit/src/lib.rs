@@ -56,6 +56,7 @@ pub mod long_session;
 pub mod mcp_servers;
 pub mod provider_schema;
 pub mod pty;
+mod recorded;
 mod reply;
 mod script;
 mod server;
@@ -69,9 +70,10 @@ pub use checks::{
     TITLE_MARKER,
 };
 pub use dialects::{anthropic, openai_chat, openai_responses};
+pub use recorded::RecordedRequest;
 pub use reply::Reply;
 pub use script::Expect;
-pub use server::{Builder, FakeProvider, RecordedRequest};
+pub use server::{Builder, FakeProvider};
 pub use wire::Dialect;
 
 /// Formats one SSE event: an optional `event:` line, one `data:` line per

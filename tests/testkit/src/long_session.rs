@@ -11,8 +11,8 @@ use std::sync::Mutex;
 
 use crate::checks::RequestKind;
 use crate::dialects::openai_chat::ChatStream;
+use crate::recorded::RecordedRequest;
 use crate::reply::Reply;
-use crate::server::RecordedRequest;
 
 /// Files the session reads.
 const FILES: usize = 12;

@@ -4,7 +4,7 @@ use std::ops::RangeInclusive;
 use std::sync::Mutex;
 
 use crate::checks::{RequestKind, Violation, ViolationKind};
-use crate::server::{lock, RecordedRequest};
+use crate::recorded::{lock, RecordedRequest};
 use crate::wire::Dialect;
 use crate::Reply;
 

@@ -3,11 +3,13 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::checks::{Checker, Incoming, RequestKind, Violation, ViolationKind};
+use crate::recorded::lock;
+use crate::recorded::RecordedRequest;
 use crate::reply::{Ending, Reply};
 use crate::script::{Answers, Expect, Script};
 use crate::wire::Dialect;
@@ -21,42 +23,6 @@ const MAX_CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 /// and a runaway client must not exhaust memory.
 const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
 
-/// One request as the server received it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordedRequest {
-    /// `GET`, `POST`, …
-    pub method: String,
-    /// Path and query, e.g. `/v1/chat/completions`.
-    pub path: String,
-    /// Header names lower-cased, in arrival order.
-    pub headers: Vec<(String, String)>,
-    /// The raw body bytes.
-    pub body: Vec<u8>,
-    /// What the request asks for (a turn when the body is unreadable).
-    pub kind: RequestKind,
-}
-
-impl RecordedRequest {
-    /// The first header with this (case-insensitive) name.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The body as text (lossy for non-UTF-8 bytes).
-    pub fn body_str(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    /// The body parsed as JSON, or `Value::Null` when it is not JSON.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap_or(serde_json::Value::Null)
-    }
-}
-
 /// What the server has seen, behind one lock so checks run in arrival order.
 struct State {
     requests: Vec<RecordedRequest>,
@@ -69,11 +35,6 @@ struct Shared {
     state: Mutex<State>,
     arrived: Condvar,
     stop: AtomicBool,
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panicking test thread must not hide the recorded requests.
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Settings of a strict fake provider; see [`FakeProvider::builder`].

@@ -1,7 +1,7 @@
 //! The rows, as xterm sent them (see the parent module for how).
 
 use super::{row, setup, Row, Setup};
-use crate::input::keys::{Key, KeypadKey as K};
+use crate::input::key_event::{Key, KeypadKey as K};
 use crate::input::Mods;
 
 const NORMAL: Setup = setup(false, false, false);
