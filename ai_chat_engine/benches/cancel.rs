@@ -5,6 +5,7 @@
 //!
 //! Run: `cargo bench -p ai_chat_engine --bench cancel`
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -8,6 +8,7 @@
 //! Run: `cargo bench -p ai_chat_engine --bench compaction` (the figures
 //! are byte counts, the same in any build profile).
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::collections::HashMap;
 use std::sync::Arc;
 

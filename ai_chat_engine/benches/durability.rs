@@ -6,6 +6,7 @@
 //! Run: `cargo bench -p ai_chat_engine --bench durability`
 //! (`KOI_BENCH_DIR=DIR` to measure another filesystem).
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::session_log::{ConversationLock, Entry, SessionLog, StartProof, LOG_FORMAT};

@@ -5,6 +5,7 @@
 //!
 //! Run: `cargo bench -p ai_chat_engine --bench explore_context`
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;

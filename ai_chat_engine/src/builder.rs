@@ -334,7 +334,6 @@ impl EngineBuilder {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     /// A config naming a server that is never called (building sends

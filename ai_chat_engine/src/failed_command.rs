@@ -161,7 +161,6 @@ impl FailedCommand {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::message::Message;
 

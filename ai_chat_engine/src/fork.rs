@@ -107,7 +107,6 @@ fn result(call: &crate::message::ToolCall, text: &str) -> Entry {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::message::ToolCall;
     use crate::session_log::StartProof;

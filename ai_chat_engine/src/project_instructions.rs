@@ -174,7 +174,6 @@ pub fn block(workspace: &Path, config_dir: Option<&Path>) -> Option<(String, Vec
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

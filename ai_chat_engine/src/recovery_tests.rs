@@ -2,8 +2,6 @@
 //! the log cut after any record, and for each cut the planner must name
 //! the one safe step.
 
-#![allow(clippy::unwrap_used)]
-
 use super::*;
 use crate::session_log::{Decider, StartProof};
 

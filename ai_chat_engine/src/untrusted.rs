@@ -125,7 +125,6 @@ pub fn untrusted(kind: &str, label: &str, content: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     /// Closing tags a model could take for the real one.

@@ -30,7 +30,6 @@ pub fn tool_names(registry: &Registry) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use ai_tools::{RegistryConfig, Workspace};
     use serde_json::json;

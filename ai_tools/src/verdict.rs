@@ -148,7 +148,6 @@ impl Verdict {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::{RegistryConfig, Workspace};
 

@@ -1,7 +1,7 @@
 //! Properties of the output budget: head + tail are kept, the cut is
 //! reported, nothing panics on any text.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::output::head_tail;
 use proptest::prelude::*;

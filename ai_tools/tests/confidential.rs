@@ -5,7 +5,7 @@
 //! namespaces are refused Landlock alone still hides the paths. Run as
 //! root and, in CI, as an unprivileged user too (`.ci/run`).
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 mod sandbox_support;
 

@@ -6,7 +6,7 @@
 //! Prints the usability figure (allowed without asking, of all), which
 //! the closing note of the confidential-sandbox work reports.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 mod sandbox_support;
 

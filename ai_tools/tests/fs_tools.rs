@@ -1,7 +1,7 @@
 //! File tools against real files in temp dirs: revisions, exact-match
 //! patches, appends, atomic writes, symlinks escaping the workspace.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use std::os::unix::fs::PermissionsExt;
 

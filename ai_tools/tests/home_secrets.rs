@@ -3,7 +3,7 @@
 //! `XDG_DATA_HOME` puts it. One test, so the environment it sets is the
 //! only one this process sees.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::{policy, Decision, Effect, Mode, Workspace};
 

@@ -3,7 +3,7 @@
 //! kind; and the expander's argv (brace, ANSI-C, tilde, quote removal,
 //! globs in a scratch directory) is bash's argv, byte for byte.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::policy::shell_parse::{parse, Command};
 use proptest::prelude::*;

@@ -10,7 +10,7 @@
 //! asking. A few safe spellings per program must still run, so the audit
 //! fails both ways.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::{policy, policy_table, Mode, Workspace};
 

@@ -2,7 +2,7 @@
 //! usability measure (safe read-only commands auto-approved) and the safety
 //! measure (writes auto-approved: must be zero).
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::policy_table::{self, Call, Row};
 use ai_tools::{policy, Decision, Mode, Registry, RegistryConfig, Workspace};

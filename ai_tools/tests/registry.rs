@@ -1,7 +1,7 @@
 //! The registry's engine-facing surface: specs, modes, footprints for
 //! parallelism, approval summaries, and the floor re-checked at run time.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::sandbox::{Isolation, Support};
 use ai_tools::{

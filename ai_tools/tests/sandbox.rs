@@ -4,7 +4,7 @@
 //! approved run writes in the workspace and the extra paths only, and may
 //! connect. Skipped, loudly, where the kernel has no Landlock.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 mod sandbox_support;
 

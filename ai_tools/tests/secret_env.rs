@@ -2,7 +2,7 @@
 //! KOI_API_KEY nor a configured key variable, by name or by value. Its own
 //! test binary because it sets process environment variables.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::{CancelToken, Registry, RegistryConfig, Workspace};
 use serde_json::json;

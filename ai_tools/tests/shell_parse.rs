@@ -1,7 +1,7 @@
 //! The shell parser's structure: lists, pipelines, redirects, assignments,
 //! subshells, keywords, and clean errors on malformed input.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use ai_tools::policy::shell_parse::{parse, Command, Connector, RedirOp, WordPart};
 

@@ -1,7 +1,7 @@
 //! Shell tools against real processes: group kill on timeout and cancel,
 //! head+tail truncation, stderr marking, background processes.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

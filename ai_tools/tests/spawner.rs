@@ -3,7 +3,7 @@
 //! thread outlives that thread. The kill tests re-run this test binary as
 //! the "koi" that gets killed (`HELPER_VAR` says which tool it runs).
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use std::path::Path;
 use std::process::{Command, Stdio};

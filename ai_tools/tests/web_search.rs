@@ -2,7 +2,7 @@
 //! 127.0.0.1): the request each service expects, the answer each gives,
 //! and errors or garbage turned into clear tool errors without the key.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

@@ -202,7 +202,6 @@ impl AnswerView {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn view(cols: u16) -> AnswerView {

@@ -163,7 +163,6 @@ impl Drop for RawMode {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

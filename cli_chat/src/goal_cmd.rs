@@ -27,7 +27,6 @@ pub fn show(conv: &Conversation) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use std::num::{NonZeroU32, NonZeroU64};
 
     use ai_chat_engine::GoalBudget;

@@ -96,7 +96,6 @@ pub fn run(env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -112,7 +112,6 @@ pub fn user_input(question: Option<String>, piped: Option<Piped>) -> Option<User
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -77,7 +77,6 @@ pub fn to_json(verdict: &Verdict) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -7,6 +7,8 @@
 //! Versioning: every line carries `"v"` ([`SCHEMA_VERSION`]). Adding a
 //! field or an event keeps the version; renaming or removing one bumps it.
 
+#![forbid(unsafe_code)]
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)]
 use super::*;
 
 /// One of every event and op, with every optional field both ways.

@@ -4,6 +4,7 @@
 //!
 //! `cargo bench -p render --bench frame`
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -39,6 +39,7 @@
 //! # Ok(()) }
 //! ```
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod cell;

@@ -1,6 +1,6 @@
 //! Frames sent to a window as CPU pixel rows: only the rows that changed
 //! are sent, and what the window ends up holding is the full frame.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Behaviour beyond single pixels: damage tracking, zoom, overlays, and
 //! inputs that must not panic.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

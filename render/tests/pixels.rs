@@ -1,5 +1,6 @@
 //! Pixel assertions on real wgpu (lavapipe in CI): where backgrounds,
 //! glyphs, lines, underlines and the cursor land, and that colours are exact.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -6,6 +6,7 @@
 //!
 //! `cargo bench -p term --bench overlay` (needs a wgpu adapter: lavapipe here).
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::StreamMsg;

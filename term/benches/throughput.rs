@@ -5,6 +5,7 @@
 //! straight to the parser, measured side by side in one run; their ratio is
 //! what the PTY plumbing (kernel copies, the reader thread, locking) costs.
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::io::Write as _;
 use std::time::{Duration, Instant};
 

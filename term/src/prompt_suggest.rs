@@ -102,7 +102,6 @@ pub fn reply(request: &SuggestRequest, outcome: &Outcome) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -524,11 +524,12 @@ fn koi_answers_the_last_command_request_only_with_the_token() {
     wait_prompt(&s, dir.path(), &mut seen);
     s.write("ls /nonexistent\n");
     wait_prompt(&s, dir.path(), &mut seen);
-    // The shell asks as `k fix` does and prints the reply's fields.
+    // The shell asks as `k fix` does (echo off before the request, so a
+    // quick reply is never echoed) and prints the reply's fields.
     let ask = |tok: &str| {
         format!(
-            "printf '\\e]7717;last-command;%s\\a' {tok}; \
-             IFS= read -rs -d $'\\a' -t 3 r; echo \"got:${{r#*last-command;}}:end\"\n"
+            "stty -echo; printf '\\e]7717;last-command;%s\\a' {tok}; \
+             IFS= read -r -d $'\\a' -t 3 r; stty echo; echo \"got:${{r#*last-command;}}:end\"\n"
         )
     };
     // While a command runs, the last block is the one before it.

@@ -3,3 +3,5 @@
 //! executable, see `koi_testkit::bins`; `./scripts/test` builds them
 //! first). What they share with the window tests of `term` is in
 //! `koi_testkit::window` and `koi_testkit::pty`. This library is empty.
+
+#![forbid(unsafe_code)]

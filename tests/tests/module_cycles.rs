@@ -9,6 +9,8 @@
 //! `cargo test -p koi_e2e --test module_cycles -- --nocapture` prints
 //! every crate's circles (`KOI_MODULE_ROOT=DIR`: another checkout's).
 
+#![allow(clippy::expect_used)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

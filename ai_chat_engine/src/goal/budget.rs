@@ -130,7 +130,6 @@ impl Bounded for NonZeroU64 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -116,7 +116,6 @@ impl ConversationLock {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

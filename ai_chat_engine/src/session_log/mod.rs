@@ -179,7 +179,6 @@ pub fn read_log(path: &Path) -> io::Result<LoadedLog> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn meta(session: &str) -> Entry {

@@ -124,7 +124,6 @@ fn split_check(arg: &str) -> (&str, Option<&str>) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use std::num::{NonZeroU32, NonZeroU64};
 
     use super::*;

@@ -3,7 +3,7 @@
 //! One test binary (several modules) to keep link time down.
 
 // Test helpers outside #[test] fns: a failed unwrap is a failed test.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents_md;
 mod breakpoints;

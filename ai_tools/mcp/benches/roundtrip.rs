@@ -2,6 +2,7 @@
 //! registry to a local stdio server, beside a native `fs_read` of a small
 //! file, interleaved in one run. `cargo bench -p ai_mcp --bench roundtrip`.
 
+#![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::path::Path;
 use std::time::{Duration, Instant};
 

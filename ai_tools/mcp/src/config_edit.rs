@@ -142,7 +142,6 @@ pub fn remove_server(text: &str, name: &str) -> Result<String, McpError> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     const BASE: &str = "# my settings\n[ai]\nmodel = \"m\" # keep me\n";

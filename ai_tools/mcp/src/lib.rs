@@ -5,6 +5,8 @@
 //! `mcp_call`) through [`Hub`], a [`ai_tools::ToolSource`], so every call
 //! passes the same policy and approval gate as a built-in tool.
 
+#![forbid(unsafe_code)]
+
 pub mod config;
 pub mod config_edit;
 pub mod error;

@@ -87,7 +87,6 @@ fn media_line(kind: &str, block: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! Servers that break the rules (tests/mcp_servers/bad_server.py): each
 //! becomes an error the model can read, never a hang or a crash of koi.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -2,7 +2,7 @@
 //! denied where nobody can be asked, and runs unasked only when the user
 //! trusts the server's annotations and the tool says it only reads.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

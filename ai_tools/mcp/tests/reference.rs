@@ -2,7 +2,7 @@
 //! (installed from npm into tests/mcp_servers), over stdio and over
 //! Streamable HTTP.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -172,7 +172,6 @@ pub fn read_regular(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use std::time::Duration;
 

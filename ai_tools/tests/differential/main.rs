@@ -12,7 +12,7 @@
 //! (`koi_testkit::skip`, a failure where `KOI_DIFFTEST=require`), and
 //! passes. Generated commands never run outside the jail.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 mod fixture;
 mod generate;

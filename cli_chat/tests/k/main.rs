@@ -1,7 +1,7 @@
 //! End-to-end tests of the real `k` binary against the loopback fake
 //! provider, in an isolated HOME.
 
-#![allow(clippy::unwrap_used)] // Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
 mod approval;
 mod bench;

@@ -16,6 +16,7 @@
 //! assert_eq!(text, ["Title", "", "• one", "• two"]);
 //! ```
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod ansi;

@@ -7,7 +7,7 @@
 //! `KOI_UPDATE_SNAPSHOTS=1 cargo test -p koi_markdown --test layout`
 //! rewrites the snapshots (review the diff before committing).
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

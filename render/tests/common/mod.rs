@@ -1,6 +1,7 @@
 //! Shared helpers for the pixel tests: a real wgpu device (lavapipe in
 //! CI), renderers, and pixel-rectangle queries.
 #![allow(dead_code)] // Each test binary uses a different subset.
+#![allow(clippy::expect_used)] // Helpers of tests: a broken expectation is a failed test.
 
 use render::{
     wgpu::TextureFormat, Cell, Color, FontConfig, Frame, Gpu, Renderer, Rgb, RgbaImage, Theme,

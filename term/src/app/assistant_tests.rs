@@ -2,8 +2,6 @@
 //! interrupted call is decided in the approval row, a conversation open
 //! elsewhere is refused by name, and /fork continues a copy.
 
-#![allow(clippy::unwrap_used)]
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -440,7 +440,6 @@ pub fn bar_layer(status: &Status, rect: render::CellRect) -> OverlayLayer {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::input::{KeyEvent, Mods};
 

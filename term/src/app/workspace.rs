@@ -212,9 +212,12 @@ impl Workspace {
         &self.panes[&self.focused_id()]
     }
 
+    #[allow(
+        clippy::expect_used,
+        reason = "as in `focused`: the focused id always names a live pane"
+    )]
     pub fn focused_mut(&mut self) -> &mut Pane {
         let id = self.focused_id();
-        // As in `focused`.
         self.panes.get_mut(&id).expect("the focused pane is live")
     }
 

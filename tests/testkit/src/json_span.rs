@@ -157,7 +157,6 @@ pub(crate) fn without_key(text: &str, key: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -47,6 +47,10 @@
 //! koi's window under Xvfb ([`window`]) and a strict JSON Schema checker
 //! ([`json_schema`]).
 
+#![forbid(unsafe_code)]
+// Test support: a broken expectation here is a failed test, said with its reason.
+#![allow(clippy::expect_used)]
+
 pub mod bins;
 mod checks;
 mod dialects;

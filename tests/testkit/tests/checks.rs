@@ -2,7 +2,7 @@
 //! sent with a raw HTTP client, that the server reports.
 
 // Test helpers outside #[test] fns: a failed unwrap is a failed test.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -1,7 +1,7 @@
 //! The fake provider speaks enough HTTP/1.1 for a plain client.
 
 // Test helpers outside #[test] fns: a failed unwrap is a failed test.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

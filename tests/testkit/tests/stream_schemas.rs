@@ -3,7 +3,7 @@
 //! definition of an event of its stream (tests/testkit/schemas).
 
 // Test helpers outside #[test] fns: a failed unwrap is a failed test.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use koi_testkit::anthropic::MessagesStream;
 use koi_testkit::openai_chat::ChatStream;

@@ -3,7 +3,7 @@
 //! and the shell, and `k`'s approval on the terminal while its stdin is a
 //! pipe. Real Xvfb, real shells, real PTYs, the strict fake model on
 //! loopback; every test asserts on the requests it causes.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod chips;
 mod common;
