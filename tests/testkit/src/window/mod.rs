@@ -9,6 +9,7 @@ mod config;
 mod image;
 mod keyboard;
 mod koi;
+pub mod ocr;
 pub mod scene;
 mod xvfb;
 

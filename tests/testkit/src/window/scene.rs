@@ -14,6 +14,9 @@ pub const MODEL_WAIT: Duration = Duration::from_secs(30);
 
 /// How long koi gets to exit once its shell has.
 pub const EXIT_WAIT: Duration = Duration::from_secs(30);
+/// How long the pixels may take to show what the dump already says: a
+/// frame or two, and tesseract's own second on a loaded machine.
+const OCR_WAIT: Duration = Duration::from_secs(15);
 
 /// Writes a 100×30 [`TestConfig`] with its assistant on `server` where
 /// koi and `k` both read it when started with the harness's environment:
@@ -144,6 +147,27 @@ impl Scene {
                 "timed out waiting for {what}; the panel:\n{text}"
             );
             std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until the window's pixels, read by OCR ([`super::ocr`]), show
+    /// each of `texts` (words in order; case and punctuation aside). A
+    /// machine without tesseract records a skip for `test` instead.
+    pub fn assert_reads(&self, test: &str, texts: &[&str]) {
+        let deadline = std::time::Instant::now() + OCR_WAIT;
+        loop {
+            let shot = self.x.screenshot(&self.koi.window);
+            let Some(read) = super::ocr::read(&shot, test) else {
+                return;
+            };
+            if texts.iter().all(|t| super::ocr::shows(&read, t)) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not on the screen: {texts:?}; tesseract read:\n{read}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
         }
     }
 
