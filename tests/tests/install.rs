@@ -371,7 +371,7 @@ fn uninstall_removes_exactly_what_install_put_there() {
     let own = prefix.path().join("share/man/man1/mine.1");
     std::fs::write(&own, ".TH MINE 1\n").unwrap();
     install_script(prefix.path(), &["--uninstall"]);
-    assert_eq!(files_under(prefix.path()), [own.clone()]);
+    assert_eq!(files_under(prefix.path()), [own]);
 
     // Nothing to uninstall is an error that says so.
     let out = Command::new(repo().join("scripts/install"))
