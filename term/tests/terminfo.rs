@@ -55,7 +55,23 @@ fn compiled(test: &str) -> Option<tempfile::TempDir> {
 /// `script` in `sh` inside koi, with `HOME` empty and `TERMINFO_DIRS`
 /// naming `terminfo` when given; returns the session after it exited.
 fn run_in_koi(home: &Path, terminfo: Option<&Path>, script: &str) -> Session {
+    run_in_koi_with(home, terminfo, &[], script)
+}
+
+/// [`run_in_koi`] with more environment for the child, as the config's
+/// `[env]` table gives it.
+fn run_in_koi_with(
+    home: &Path,
+    terminfo: Option<&Path>,
+    extra: &[(&str, &str)],
+    script: &str,
+) -> Session {
     let mut env = vec![("HOME".to_owned(), home.display().to_string())];
+    env.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
     if let Some(dir) = terminfo {
         env.push(("TERMINFO_DIRS".to_owned(), dir.display().to_string()));
     }
@@ -160,4 +176,19 @@ fn without_the_entry_programs_get_xterm_256color() {
     assert_eq!(snap.lines[0], "xterm-256color");
     // xterm-256color has no styled underlines (tput fails on an absent capability).
     assert_ne!(snap.lines[1], "smulx=0");
+}
+
+#[test]
+fn the_configs_env_table_may_still_choose_term() {
+    let Some(terminfo) = compiled("the_configs_env_table_may_still_choose_term") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let session = run_in_koi_with(
+        home.path(),
+        Some(terminfo.path()),
+        &[("TERM", "xterm-256color")],
+        r#"echo "$TERM""#,
+    );
+    assert_eq!(snapshot(&session).lines[0], "xterm-256color");
 }
