@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{eventually, Koi, TestConfig, Xvfb};
+use super::{Koi, TestConfig, Xvfb};
+use crate::poll::eventually;
 use crate::FakeProvider;
 
 /// How long a test waits for the engine, the model or the panel.
@@ -136,39 +137,28 @@ impl Scene {
 
     /// Waits until the panel's text satisfies `f`; a failure shows it.
     pub fn wait_for_panel(&self, what: &str, f: impl Fn(&str) -> bool) {
-        let deadline = std::time::Instant::now() + MODEL_WAIT;
-        loop {
+        crate::poll::until(what, MODEL_WAIT, || {
             let text = self.overlay();
             if f(&text) {
-                return;
+                Ok(())
+            } else {
+                Err(format!("the panel:\n{text}"))
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "timed out waiting for {what}; the panel:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        });
     }
 
     /// Waits until the window's pixels, read by OCR ([`super::ocr`]), show
     /// each of `texts` (words in order; case and punctuation aside). A
     /// machine without tesseract records a skip for `test` instead.
     pub fn assert_reads(&self, test: &str, texts: &[&str]) {
-        let deadline = std::time::Instant::now() + OCR_WAIT;
-        loop {
+        crate::poll::until(&format!("{texts:?} on the screen"), OCR_WAIT, || {
             let shot = self.x.screenshot(&self.koi.window);
-            let Some(read) = super::ocr::read(&shot, test) else {
-                return;
-            };
-            if texts.iter().all(|t| super::ocr::shows(&read, t)) {
-                return;
+            match super::ocr::read(&shot, test) {
+                None => Ok(()), // no tesseract: the skip is recorded
+                Some(read) if texts.iter().all(|t| super::ocr::shows(&read, t)) => Ok(()),
+                Some(read) => Err(format!("tesseract read:\n{read}")),
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "not on the screen: {texts:?}; tesseract read:\n{read}"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        });
     }
 
     /// Opens the panel and asks `question`; returns once the model has it.
