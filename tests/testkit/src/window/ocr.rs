@@ -133,21 +133,32 @@ fn grey_pgm(img: &Image) -> Vec<u8> {
     out
 }
 
-/// The background among `values` (sorted in place): the most frequent
-/// shade of the darker part on a dark theme (text is lighter than what it
-/// is drawn on), of the lighter part on a light one. A background is one
-/// flat shade, and a glyph's pixels, even bold ones, sit on the other side.
+/// The background among `values` (sorted in place). A background is one
+/// flat shade: the most frequent one when it fills half the neighbourhood
+/// (plain text, and reverse video whose background is the light shade);
+/// otherwise, among dense bold glyphs, the most frequent shade of the
+/// darker part on a dark theme (text is lighter than what it is drawn on),
+/// of the lighter part on a light one.
 fn background(values: &mut [u8], dark: bool) -> u8 {
     values.sort_unstable();
+    let (shade, count) = mode(values);
+    if count * 2 >= values.len() {
+        return shade;
+    }
     let keep = (values.len() * 3).div_ceil(5);
     let part = if dark {
         &values[..keep]
     } else {
         &values[values.len() - keep..]
     };
+    mode(part).0
+}
+
+/// The most frequent value of sorted `values`, and how often it occurs.
+fn mode(values: &[u8]) -> (u8, usize) {
     let (mut best, mut best_run, mut run) = (0, 0, 0);
-    for (i, &v) in part.iter().enumerate() {
-        run = if i > 0 && part[i - 1] == v {
+    for (i, &v) in values.iter().enumerate() {
+        run = if i > 0 && values[i - 1] == v {
             run + 1
         } else {
             1
@@ -156,7 +167,7 @@ fn background(values: &mut [u8], dark: bool) -> u8 {
             (best, best_run) = (v, run);
         }
     }
-    best
+    (best, best_run)
 }
 
 /// Rec. 601 luma of an sRGB pixel.
