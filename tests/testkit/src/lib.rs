@@ -67,6 +67,7 @@ mod script;
 mod server;
 pub mod shells;
 pub mod skip;
+pub mod tmux;
 pub mod window;
 mod wire;
 
