@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ai_mcp::{Hub, HubEnv, McpConfig};
+use ai_mcp::{Hub, HubEnv, McpConfig, ServerConfig};
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 
 use crate::config::{AiConfig, ConfigError, ResolvedConfig};
@@ -173,6 +173,26 @@ impl EngineBuilder {
     /// Whether `[mcp]` enables a server (a bad table enables none).
     pub fn has_mcp_servers(&self) -> bool {
         self.mcp.as_ref().is_ok_and(McpConfig::any_enabled)
+    }
+
+    /// Adds an MCP server to `[mcp]`'s for the engines built from here on
+    /// (one an editor passes to `k acp`). Refused when `[mcp]` itself is
+    /// bad, the name is not a valid server name, or `[mcp]` has a server
+    /// of that name already: the user's config wins.
+    pub fn add_mcp_server(&mut self, name: &str, server: ServerConfig) -> Result<(), BuildError> {
+        let mcp = self.mcp.as_mut().map_err(|e| BuildError::Mcp(e.clone()))?;
+        if !ai_mcp::naming::valid_server_name(name) {
+            return Err(BuildError::Mcp(format!(
+                "{name:?} is not a valid MCP server name"
+            )));
+        }
+        if mcp.servers.contains_key(name) {
+            return Err(BuildError::Mcp(format!(
+                "an MCP server named {name:?} is configured already"
+            )));
+        }
+        mcp.servers.insert(name.to_string(), server);
+        Ok(())
     }
 
     /// The directory tools work in (default: the current directory).
