@@ -88,6 +88,8 @@ pub struct EngineBuilder {
     waker: Option<Waker>,
     probe_local: bool,
     resolved: Option<ResolvedConfig>,
+    /// The editor the file tools go through (`k acp`).
+    editor: ai_tools::Editor,
 }
 
 impl std::fmt::Debug for EngineBuilder {
@@ -155,6 +157,7 @@ impl EngineBuilder {
             waker: None,
             probe_local: true,
             resolved: None,
+            editor: None,
         })
     }
 
@@ -198,6 +201,13 @@ impl EngineBuilder {
     /// The directory tools work in (default: the current directory).
     pub fn workspace(mut self, dir: impl Into<PathBuf>) -> EngineBuilder {
         self.workspace = Some(dir.into());
+        self
+    }
+
+    /// The editor whose buffers the file tools read and write (`k acp`
+    /// with a client that offers file access); default: the disk.
+    pub fn editor(mut self, editor: std::sync::Arc<dyn ai_tools::EditorFiles>) -> EngineBuilder {
+        self.editor = Some(editor);
         self
     }
 
@@ -348,6 +358,7 @@ impl EngineBuilder {
         tools.sandbox = resolved.sandbox.clone();
         tools.web_search = resolved.web_search.clone();
         tools.memory = memory;
+        tools.editor = self.editor.clone();
         tools
     }
 }

@@ -8,6 +8,7 @@
 //! client as `session/request_permission`, and its answer is the approval.
 //! stdout carries protocol messages only; notes go to stderr.
 
+mod files;
 mod mcp;
 pub mod rpc;
 mod session;
@@ -29,12 +30,15 @@ use serde_json::{json, Value};
 use crate::args::Cli;
 use crate::exit::Exit;
 use crate::setup::{self, Settings};
+use ai_tools::EditorFiles;
+use files::ClientFiles;
 use rpc::{Incoming, Line, Peer, RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND, PARSE_ERROR};
-use session::Session;
+use session::{Session, SessionFiles};
 use wire::{
-    AgentCapabilities, AgentInfo, InitializeParams, InitializeResult, LoadSessionParams,
-    LoadSessionResult, McpCapabilities, McpServer, NewSessionParams, NewSessionResult,
-    PromptCapabilities, PromptParams, SessionParams, SetModeParams, PROTOCOL_VERSION,
+    AgentCapabilities, AgentInfo, FsCapabilities, InitializeParams, InitializeResult,
+    LoadSessionParams, LoadSessionResult, McpCapabilities, McpServer, NewSessionParams,
+    NewSessionResult, PromptCapabilities, PromptParams, SessionParams, SetModeParams,
+    PROTOCOL_VERSION,
 };
 
 /// Runs `k acp` until the client closes stdin.
@@ -49,6 +53,7 @@ pub fn run(cli: &Cli) -> Result<Exit> {
         mode,
         peer: Arc::new(Peer::new(Box::new(io::stdout()))),
         sessions: HashMap::new(),
+        fs: FsCapabilities::default(),
     };
     let stdin = io::stdin();
     let mut input = stdin.lock();
@@ -85,6 +90,8 @@ struct Server {
     mode: Mode,
     peer: Arc<Peer>,
     sessions: HashMap<String, Session>,
+    /// The file methods the client offered in `initialize`.
+    fs: FsCapabilities,
 }
 
 impl Server {
@@ -147,15 +154,16 @@ impl Server {
         match method {
             "initialize" => {
                 let p: InitializeParams = rpc::params(params)?;
+                self.fs = p.client_capabilities.fs;
                 done(serde_json::to_value(initialize(&p)))
             }
             // koi reads its key from its own config: nothing to do here.
             "authenticate" => Ok(Some(json!({}))),
             "session/new" => {
                 let p: NewSessionParams = rpc::params(params)?;
-                let engine = self.engine_for(&p.cwd, &p.mcp_servers)?;
+                let (engine, files) = self.engine_for(&p.cwd, &p.mcp_servers)?;
                 let conv = engine.new_conversation();
-                let session = Session::new(engine, conv);
+                let session = Session::new(engine, conv, files);
                 let result = NewSessionResult {
                     session_id: session.id().to_string(),
                     modes: session.modes(),
@@ -171,14 +179,14 @@ impl Server {
                         format!("session {} is open in this connection", p.session_id),
                     ));
                 }
-                let engine = self.engine_for(&p.cwd, &p.mcp_servers)?;
+                let (engine, files) = self.engine_for(&p.cwd, &p.mcp_servers)?;
                 if !engine.sessions().iter().any(|s| s.id == p.session_id) {
                     return Err(unknown_session(&p.session_id));
                 }
                 let conv = engine
                     .load_conversation(&p.session_id)
                     .map_err(|e| engine_error(&e))?;
-                let session = Session::new(engine, conv);
+                let session = Session::new(engine, conv, files);
                 session.replay(&self.peer);
                 let result = LoadSessionResult {
                     modes: session.modes(),
@@ -209,8 +217,13 @@ impl Server {
         self.sessions.get_mut(id).ok_or_else(|| unknown_session(id))
     }
 
-    /// An engine working in `cwd` with the client's MCP servers.
-    fn engine_for(&self, cwd: &Path, servers: &[McpServer]) -> Result<Engine, RpcError> {
+    /// An engine working in `cwd` with the client's MCP servers, and its
+    /// file tools going through the client where it offers that.
+    fn engine_for(
+        &self,
+        cwd: &Path,
+        servers: &[McpServer],
+    ) -> Result<(Engine, SessionFiles), RpcError> {
         if !cwd.is_absolute() {
             return Err(RpcError::invalid_params(format!(
                 "cwd {} is not an absolute path",
@@ -230,9 +243,22 @@ impl Server {
                 .add_mcp_server(&name, config)
                 .map_err(|e| RpcError::invalid_params(e.to_string()))?;
         }
-        builder.build().map_err(|e| {
+        let files = SessionFiles::default();
+        let editor: Option<Arc<dyn EditorFiles>> =
+            (self.fs.read_text_file || self.fs.write_text_file).then(|| {
+                Arc::new(ClientFiles::new(
+                    self.peer.clone(),
+                    files.id.clone(),
+                    self.fs,
+                )) as Arc<dyn EditorFiles>
+            });
+        if let Some(editor) = &editor {
+            builder = builder.editor(editor.clone());
+        }
+        let engine = builder.build().map_err(|e| {
             RpcError::new(INTERNAL_ERROR, format!("cannot start the chat engine: {e}"))
-        })
+        })?;
+        Ok((engine, SessionFiles { editor, ..files }))
     }
 
     /// The client is gone: every running turn is cancelled and waited for,

@@ -3,7 +3,7 @@
 //! one running turn.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use ai_chat_engine::{AttachmentKind, CancelHandle, Conversation, Engine, UserInput};
@@ -47,6 +47,17 @@ const BYPASS: ModeInfo = ModeInfo {
     description: "Everything runs but what koi's floor forbids (chosen with k acp --mode bypass)",
 };
 
+/// How a session's tools reach its files: the client's editor, when it
+/// offers that, and the session id its requests name (known once the
+/// conversation exists, after the engine is built).
+#[derive(Clone, Default)]
+pub struct SessionFiles {
+    /// The session's id, set by [`Session::new`].
+    pub id: Arc<OnceLock<String>>,
+    /// The client's files (`None`: the disk).
+    pub editor: ai_tools::Editor,
+}
+
 /// A running turn.
 struct Running {
     cancel: CancelHandle,
@@ -63,13 +74,16 @@ pub struct Session {
     bypass_allowed: bool,
     always: Always,
     turn: Option<Running>,
+    files: SessionFiles,
 }
 
 impl Session {
     /// A session over `conv`, whose turns `engine` runs.
-    pub fn new(engine: Engine, conv: Conversation) -> Session {
+    pub fn new(engine: Engine, conv: Conversation, files: SessionFiles) -> Session {
         let bypass_allowed = engine.mode() == Mode::Bypass;
+        let _ = files.id.set(conv.id());
         Session {
+            files,
             id: conv.id(),
             engine,
             conv,
@@ -156,7 +170,7 @@ impl Session {
             translator: Translator::new(
                 self.conv.clone(),
                 self.engine.workspace().to_path_buf(),
-                true,
+                Some(self.files.editor.clone()),
             ),
             cancel: cancel.clone(),
             cancelled: cancelled.clone(),
@@ -203,7 +217,7 @@ impl Session {
         let mut translator = Translator::new(
             self.conv.clone(),
             self.engine.workspace().to_path_buf(),
-            false,
+            None,
         );
         for update in translator.replay() {
             let params = UpdateParams {

@@ -27,9 +27,10 @@ struct Call {
 pub struct Translator {
     conv: Conversation,
     workspace: PathBuf,
-    /// Whether the files are read now (a live turn) or not (a replay:
+    /// Whether the files are read now (a live turn: through the client's
+    /// editor when it has one, else the disk) or not (`None`, a replay:
     /// today's file says nothing about an old edit).
-    live: bool,
+    live: Option<ai_tools::Editor>,
     /// The conversation's history, read when a call's arguments or output
     /// are needed and not yet seen.
     history: Vec<Message>,
@@ -40,7 +41,11 @@ pub struct Translator {
 
 impl Translator {
     /// A translator for `conv`, whose tools work in `workspace`.
-    pub fn new(conv: Conversation, workspace: PathBuf, live: bool) -> Translator {
+    pub fn new(
+        conv: Conversation,
+        workspace: PathBuf,
+        live: Option<ai_tools::Editor>,
+    ) -> Translator {
         Translator {
             conv,
             workspace,
@@ -137,8 +142,8 @@ impl Translator {
             .as_ref()
             .and_then(|a| tools::path_of(a, &self.workspace));
         let kind = tools::kind_of(name);
-        let before = (self.live && matches!(kind, ToolKind::Edit | ToolKind::Delete))
-            .then(|| path.as_deref().and_then(tools::read_text));
+        let before = (self.live.is_some() && matches!(kind, ToolKind::Edit | ToolKind::Delete))
+            .then(|| path.as_deref().and_then(|p| self.read_text(p)));
         let call = Call {
             name: name.to_string(),
             kind,
@@ -164,9 +169,9 @@ impl Translator {
         let mut content = Vec::new();
         match (&call, kind) {
             // An edit of a live turn: the file before and after.
-            (Some(c), Some(ToolKind::Edit)) if self.live => {
+            (Some(c), Some(ToolKind::Edit)) if self.live.is_some() => {
                 if let Some(path) = &c.path {
-                    if let Some(new_text) = tools::read_text(path) {
+                    if let Some(new_text) = self.read_text(path) {
                         content.push(ToolContent::Diff {
                             path: path.clone(),
                             old_text: c.before.clone().flatten(),
@@ -198,7 +203,7 @@ impl Translator {
         let path = call.path.clone()?;
         let before = match &call.before {
             Some(b) => b.clone(),
-            None => tools::read_text(&path),
+            None => self.read_text(&path),
         };
         let new_text = tools::proposed_text(&call.name, call.args.as_ref()?, before.as_deref())?;
         Some(ToolContent::Diff {
@@ -206,6 +211,15 @@ impl Translator {
             old_text: before,
             new_text,
         })
+    }
+
+    /// A file's text now, as the tools see it: the client's buffer when it
+    /// has one, else the disk.
+    fn read_text(&self, path: &std::path::Path) -> Option<String> {
+        let editor = self.live.as_ref().and_then(Option::as_ref);
+        editor
+            .and_then(|e| e.read(path))
+            .or_else(|| tools::read_text(path))
     }
 
     /// The full arguments of call `id`, from the committed history.

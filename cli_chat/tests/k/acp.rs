@@ -474,6 +474,72 @@ fn load_replays_a_conversation_that_k_started() {
     server.finish();
 }
 
+#[test]
+fn file_tools_read_and_write_the_clients_buffers() {
+    if !have_node("file_tools_read_and_write_the_clients_buffers") {
+        return;
+    }
+    const BUFFER: &str = "draft = unsaved in the editor\n";
+    const DISK: &str = "draft = saved on disk\n";
+    let server = provider(vec![
+        ChatStream::new()
+            .tool_call(
+                "call_r",
+                "fs_read",
+                &json!({"path": "notes.txt"}).to_string(),
+            )
+            .tool_calls()
+            .reply(),
+        ChatStream::new()
+            .tool_call(
+                "call_w",
+                "fs_write",
+                &json!({
+                    "path": "notes.txt",
+                    "content": "draft = rewritten\n",
+                    "expected_revision": revision_of(BUFFER.as_bytes()),
+                })
+                .to_string(),
+            )
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("Rewritten.").stop().reply(),
+    ]);
+    let home = Home::new(Some(&server));
+    let disk = home.ws().join("notes.txt");
+    std::fs::write(&disk, DISK).unwrap();
+    let path = disk.canonicalize().unwrap().display().to_string();
+    let mut buffers = serde_json::Map::new();
+    buffers.insert(path.clone(), json!(BUFFER));
+    let seen = drive(
+        &home,
+        json!({"prompts": ["rewrite my notes"], "answers": ["allow_once"], "fs": buffers}),
+    );
+    assert_eq!(seen["turns"][0]["stopReason"], "end_turn", "{seen:#}");
+    // fs_read gave the model the editor's buffer, not the disk.
+    let reqs = turns(&server);
+    let after_read = reqs[1].body_str();
+    assert!(after_read.contains("unsaved in the editor"), "{after_read}");
+    assert!(!after_read.contains("saved on disk"), "{after_read}");
+    assert!(seen["reads"].as_array().unwrap().contains(&json!(path)));
+    // The write asked first, then went to the editor; the disk is the
+    // editor's to save.
+    assert_eq!(seen["permissions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        seen["writes"],
+        json!([{"path": path, "content": "draft = rewritten\n"}])
+    );
+    assert_eq!(std::fs::read_to_string(&disk).unwrap(), DISK);
+    let done = of_kind(&seen["turns"][0]["updates"], "tool_call_update");
+    let diff = done
+        .iter()
+        .find(|u| u["toolCallId"] == "call_w" && u["status"] == "completed")
+        .unwrap_or_else(|| panic!("{seen:#}"));
+    assert_eq!(diff["content"][0]["oldText"], BUFFER);
+    assert_eq!(diff["content"][0]["newText"], "draft = rewritten\n");
+    server.finish();
+}
+
 /// `k acp` over raw lines, for input no SDK would send.
 struct Raw {
     child: Child,
