@@ -8,6 +8,7 @@
 //   k         the k binary; it runs in cwd with this process's environment
 //   cwd       the session's working directory (absolute)
 //   load      a session id to load instead of starting a new session
+//   mcpServers  MCP servers to pass with session/new or session/load
 //   mode      a mode id to set before the prompts
 //   prompts   prompts to send one after another; each is a string or a
 //             list of ACP content blocks
@@ -106,14 +107,14 @@ try {
       await ctx.request(acp.methods.agent.session.load, {
         sessionId: plan.load,
         cwd: plan.cwd,
-        mcpServers: [],
+        mcpServers: plan.mcpServers ?? [],
       });
       sink = null;
       sessionId = plan.load;
     } else {
       const created = await ctx.request(acp.methods.agent.session.new, {
         cwd: plan.cwd,
-        mcpServers: [],
+        mcpServers: plan.mcpServers ?? [],
       });
       sessionId = created.sessionId;
     }

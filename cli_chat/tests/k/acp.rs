@@ -540,6 +540,51 @@ fn file_tools_read_and_write_the_clients_buffers() {
     server.finish();
 }
 
+#[test]
+fn mcp_servers_the_client_passes_join_the_conversation() {
+    if !have_node("mcp_servers_the_client_passes_join_the_conversation") {
+        return;
+    }
+    let server = provider(vec![
+        ChatStream::new()
+            .tool_call("call_m", "mcp__editor__ok", "{}")
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("It said ok.").stop().reply(),
+    ]);
+    let home = Home::new(Some(&server));
+    let script = koi_testkit::mcp_servers::dir().join("bad_server.py");
+    let seen = drive(
+        &home,
+        json!({
+            "mcpServers": [{"name": "editor", "command": "python3", "args": [script, "paged"], "env": []}],
+            "prompts": ["use the editor's tool"],
+            "answers": ["allow_once"],
+        }),
+    );
+    assert_eq!(seen["turns"][0]["stopReason"], "end_turn", "{seen:#}");
+    let body = turns(&server)[0].json();
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"mcp__editor__ok"), "{names:?}");
+    let done = of_kind(&seen["turns"][0]["updates"], "tool_call_update");
+    assert_eq!(done.last().unwrap()["status"], "completed", "{seen:#}");
+    let second = turns(&server)[1].json();
+    let result = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_m")
+        .unwrap_or_else(|| panic!("{second:#}"));
+    let text = result["content"].as_str().unwrap_or_default();
+    assert!(text.contains("ok") && !text.contains("declined"), "{text}");
+    server.finish();
+}
+
 /// `k acp` over raw lines, for input no SDK would send.
 struct Raw {
     child: Child,
