@@ -1,6 +1,7 @@
 //! `k acp` driven by clients others wrote: the ACP project's TypeScript
-//! SDK (a small client on it in tests/acp_client, installed by
-//! scripts/deps), and raw JSON-RPC lines for what no SDK would send.
+//! SDK and, for a second opinion, its Python SDK (a small client on each
+//! in tests/acp_client, installed by scripts/deps), and raw JSON-RPC lines
+//! for what no SDK would send.
 //! A scripted model (the fake provider) stands behind koi.
 
 use std::io::{BufRead, BufReader, Write};
@@ -21,38 +22,75 @@ fn client_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/acp_client")
 }
 
+/// Which SDK's client drives `k acp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sdk {
+    /// `@agentclientprotocol/sdk` under node (client.mjs).
+    TypeScript,
+    /// `agent-client-protocol` under python3 (client.py).
+    Python,
+}
+
+impl Sdk {
+    fn runtime(self) -> &'static str {
+        match self {
+            Sdk::TypeScript => "node",
+            Sdk::Python => "python3",
+        }
+    }
+}
+
 /// Whether node is here to run the SDK client; records a skip when not.
 fn have_node(test: &str) -> bool {
-    let found = Command::new("node")
+    have(Sdk::TypeScript, test)
+}
+
+/// Whether `sdk`'s runtime is here; records a skip when not.
+fn have(sdk: Sdk, test: &str) -> bool {
+    let found = Command::new(sdk.runtime())
         .arg("--version")
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if !found {
-        koi_testkit::skip::skip(koi_testkit::skip::PROGRAMS, test, "node is not installed");
+        let why = format!("{} is not installed", sdk.runtime());
+        koi_testkit::skip::skip(koi_testkit::skip::PROGRAMS, test, &why);
     }
     found
 }
 
-/// Runs the SDK client with `plan` against `k acp` in `home` and returns
+/// Runs the TypeScript SDK's client with `plan` against `k acp` in
+/// `home` and returns what it saw.
+fn drive(home: &Home, plan: Value) -> Value {
+    drive_with(Sdk::TypeScript, home, plan)
+}
+
+/// Runs `sdk`'s client with `plan` against `k acp` in `home` and returns
 /// what it saw.
-fn drive(home: &Home, mut plan: Value) -> Value {
-    let sdk = client_dir().join("node_modules/@agentclientprotocol/sdk/package.json");
+fn drive_with(sdk: Sdk, home: &Home, mut plan: Value) -> Value {
+    let (installed, script) = match sdk {
+        Sdk::TypeScript => (
+            client_dir().join("node_modules/@agentclientprotocol/sdk/package.json"),
+            "client.mjs",
+        ),
+        Sdk::Python => (client_dir().join("python/acp/__init__.py"), "client.py"),
+    };
     assert!(
-        sdk.is_file(),
-        "{} is missing: run `source scripts/deps && koi_install_acp_client` (npm) first",
-        sdk.display()
+        installed.is_file(),
+        "{} is missing: run `source scripts/deps && koi_install_acp_client` first",
+        installed.display()
     );
     plan["k"] = json!(K);
     if plan.get("cwd").is_none() {
         plan["cwd"] = json!(home.ws());
     }
-    let child = Command::new("node")
-        .arg(client_dir().join("client.mjs"))
+    let child = Command::new(sdk.runtime())
+        .arg(client_dir().join(script))
         .arg(plan.to_string())
         .current_dir(home.ws())
         .env_clear()
         .envs(home.env())
+        .env("PYTHONPATH", client_dir().join("python"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -140,7 +178,19 @@ fn assert_logs_whole(home: &Home) {
 
 #[test]
 fn a_prompt_streams_chunks_and_the_conversation_resumes_in_k() {
-    if !have_node("a_prompt_streams_chunks_and_the_conversation_resumes_in_k") {
+    prompt_streams(
+        Sdk::TypeScript,
+        "a_prompt_streams_chunks_and_the_conversation_resumes_in_k",
+    );
+}
+
+#[test]
+fn a_prompt_streams_chunks_to_the_python_sdk() {
+    prompt_streams(Sdk::Python, "a_prompt_streams_chunks_to_the_python_sdk");
+}
+
+fn prompt_streams(sdk: Sdk, test: &str) {
+    if !have(sdk, test) {
         return;
     }
     let server = provider(vec![
@@ -154,7 +204,8 @@ fn a_prompt_streams_chunks_and_the_conversation_resumes_in_k() {
         ChatStream::new().text("Still here.").stop().reply(),
     ]);
     let home = Home::new(Some(&server));
-    let seen = drive(
+    let seen = drive_with(
+        sdk,
         &home,
         json!({"prompts": [[
             {"type": "text", "text": "explain this"},
@@ -232,7 +283,22 @@ fn patch(id: &str, text: &str, old: &str, new: &str) -> Reply {
 
 #[test]
 fn a_write_asks_through_the_client_denied_then_allowed() {
-    if !have_node("a_write_asks_through_the_client_denied_then_allowed") {
+    write_asks(
+        Sdk::TypeScript,
+        "a_write_asks_through_the_client_denied_then_allowed",
+    );
+}
+
+#[test]
+fn a_write_asks_the_python_sdk_denied_then_allowed() {
+    write_asks(
+        Sdk::Python,
+        "a_write_asks_the_python_sdk_denied_then_allowed",
+    );
+}
+
+fn write_asks(sdk: Sdk, test: &str) {
+    if !have(sdk, test) {
         return;
     }
     let server = provider(vec![
@@ -244,7 +310,8 @@ fn a_write_asks_through_the_client_denied_then_allowed() {
     let home = Home::new(Some(&server));
     let file = home.ws().join("greet.txt");
     std::fs::write(&file, ORIGINAL).unwrap();
-    let seen = drive(
+    let seen = drive_with(
+        sdk,
         &home,
         json!({
             "prompts": ["change the greeting", "do change it"],
