@@ -155,7 +155,7 @@ impl Server {
             "initialize" => {
                 let p: InitializeParams = rpc::params(params)?;
                 self.fs = p.client_capabilities.fs;
-                done(serde_json::to_value(initialize(&p)))
+                done(serde_json::to_value(initialize()))
             }
             // koi reads its key from its own config: nothing to do here.
             "authenticate" => Ok(Some(json!({}))),
@@ -271,8 +271,7 @@ impl Server {
     }
 }
 
-fn initialize(p: &InitializeParams) -> InitializeResult {
-    let _ = p.protocol_version;
+fn initialize() -> InitializeResult {
     InitializeResult {
         // The only version koi speaks; a client that cannot speak it
         // disconnects, as the protocol says.

@@ -41,8 +41,13 @@ pub fn path_of(args: &Value, workspace: &Path) -> Option<PathBuf> {
     Some(workspace.join(path))
 }
 
-/// A file's text now: `None` when it does not exist or is not text.
+/// A file's text now: `None` when it does not exist, is not text, or is
+/// larger than the file tools would edit.
 pub fn read_text(path: &Path) -> Option<String> {
+    let size = std::fs::metadata(path).ok()?.len();
+    if size > ai_tools::tools::fs_common::MAX_FILE_BYTES {
+        return None;
+    }
     std::fs::read(path)
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
