@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
-use ai_chat_engine::{AttachmentKind, CancelHandle, Conversation, Engine, UserInput};
+use ai_chat_engine::{
+    AttachmentKind, CancelHandle, Conversation, Engine, GoalCommand, GoalSpec, SlashCommand,
+    UserInput,
+};
 use ai_tools::Mode;
 use serde_json::Value;
 
@@ -156,11 +159,15 @@ impl Session {
                 ),
             ));
         }
-        let input = user_input(prompt)?;
+        let job = job(prompt)?;
         if let Some(old) = self.turn.take() {
             let _ = old.thread.join();
         }
-        let (rx, cancel) = self.engine.submit(&self.conv, input);
+        let (rx, cancel) = match job {
+            Job::Ask(input) => self.engine.submit(&self.conv, input),
+            Job::Goal(spec) => self.engine.start_goal(&self.conv, spec),
+            Job::GoalResume => self.engine.continue_goal(&self.conv),
+        };
         let cancelled = Arc::new(AtomicBool::new(false));
         let running = Arc::new(AtomicBool::new(true));
         let turn = Turn {
@@ -228,6 +235,40 @@ impl Session {
                 return;
             }
         }
+    }
+}
+
+/// What a prompt asks for.
+enum Job {
+    /// A question.
+    Ask(UserInput),
+    /// `/goal TEXT --check COMMAND`: goal mode, as in `k`.
+    Goal(GoalSpec),
+    /// `/goal resume`.
+    GoalResume,
+}
+
+/// The job for `prompt`: a `/goal` line starts or resumes goal mode;
+/// anything else is a question.
+fn job(prompt: Vec<ContentBlock>) -> Result<Job, RpcError> {
+    let input = user_input(prompt)?;
+    let text = input.text.trim();
+    if !(text == "/goal" || text.starts_with("/goal ")) {
+        return Ok(Job::Ask(input));
+    }
+    match SlashCommand::parse(text) {
+        SlashCommand::Goal(GoalCommand::Set {
+            objective,
+            check,
+            limits,
+        }) => GoalSpec::new(&objective, check.as_deref(), limits)
+            .map(Job::Goal)
+            .map_err(RpcError::invalid_params),
+        SlashCommand::Goal(GoalCommand::Resume) => Ok(Job::GoalResume),
+        SlashCommand::Goal(GoalCommand::Invalid(why)) => Err(RpcError::invalid_params(why)),
+        _ => Err(RpcError::invalid_params(
+            "in an editor, /goal takes TEXT --check COMMAND, or resume",
+        )),
     }
 }
 

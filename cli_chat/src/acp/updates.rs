@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use ai_chat_engine::{Conversation, Message, StreamMsg, TranscriptItem};
+use ai_chat_engine::{
+    Conversation, Goal, GoalReport, GoalState, Message, StreamMsg, TranscriptItem,
+};
 use serde_json::Value;
 
 use super::tools;
@@ -37,6 +39,9 @@ pub struct Translator {
     calls: HashMap<String, Call>,
     /// Tokens in context after the latest round.
     pub context_tokens: u64,
+    /// The goal's last state and whether its check last passed (goal
+    /// mode), for the plan.
+    goal: Option<(Goal, Option<bool>)>,
 }
 
 impl Translator {
@@ -53,6 +58,7 @@ impl Translator {
             history: Vec::new(),
             calls: HashMap::new(),
             context_tokens: 0,
+            goal: None,
         }
     }
 
@@ -93,9 +99,49 @@ impl Translator {
                 self.context_tokens = input.saturating_add(*output);
                 Vec::new()
             }
-            StreamMsg::Goal(_) => vec![plan(msg)],
+            StreamMsg::Goal(report) => self.plan(report).into_iter().collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// Goal mode as a plan of two entries: the objective, and the check
+    /// that proves it done.
+    fn plan(&mut self, report: &GoalReport) -> Option<SessionUpdate> {
+        match report {
+            GoalReport::State(g) => {
+                let passed = self.goal.as_ref().and_then(|(_, p)| *p);
+                self.goal = Some((g.clone(), passed));
+            }
+            GoalReport::Check(c) => {
+                if let Some((_, passed)) = self.goal.as_mut() {
+                    *passed = Some(c.passed);
+                }
+            }
+        }
+        let (goal, passed) = self.goal.as_ref()?;
+        let objective = match goal.state {
+            GoalState::Complete => "completed",
+            GoalState::Active => "in_progress",
+            GoalState::Paused { .. } | GoalState::Blocked { .. } => "pending",
+        };
+        let check = match passed {
+            Some(true) => "completed",
+            _ => "pending",
+        };
+        Some(SessionUpdate::Plan {
+            entries: vec![
+                PlanEntry {
+                    content: goal.spec.objective.clone(),
+                    priority: "high",
+                    status: objective,
+                },
+                PlanEntry {
+                    content: format!("`{}` passes", goal.spec.check),
+                    priority: "high",
+                    status: check,
+                },
+            ],
+        })
     }
 
     /// A call approved by the user is running.
@@ -292,26 +338,4 @@ fn locations(call: &Call) -> Option<Vec<Location>> {
     call.path
         .as_ref()
         .map(|p| vec![Location { path: p.clone() }])
-}
-
-/// Goal mode's state as a one-entry plan: the goal and where it stands.
-fn plan(msg: &StreamMsg) -> SessionUpdate {
-    use koi_protocol::GoalStatus;
-    let event = msg.to_event();
-    let (status, message) = match &event {
-        koi_protocol::Event::Goal { status, message } => (*status, message.clone()),
-        _ => (GoalStatus::Active, String::new()),
-    };
-    let status = match status {
-        GoalStatus::Complete | GoalStatus::CheckPassed => "completed",
-        GoalStatus::Active | GoalStatus::CheckFailed => "in_progress",
-        GoalStatus::Paused | GoalStatus::Blocked => "pending",
-    };
-    SessionUpdate::Plan {
-        entries: vec![PlanEntry {
-            content: message,
-            priority: "high",
-            status,
-        }],
-    }
 }

@@ -652,6 +652,50 @@ fn mcp_servers_the_client_passes_join_the_conversation() {
     server.finish();
 }
 
+#[test]
+fn a_goal_streams_its_plan() {
+    if !have_node("a_goal_streams_its_plan") {
+        return;
+    }
+    let server = provider(vec![
+        ChatStream::new()
+            .text("Nothing to do, surely.")
+            .stop()
+            .reply(),
+        ChatStream::new()
+            .tool_call(
+                "c1",
+                "fs_write",
+                r#"{"path":"done.txt","content":"yes\n","expected_revision":"absent"}"#,
+            )
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("Wrote done.txt.").stop().reply(),
+    ]);
+    let home = Home::new(Some(&server));
+    let seen = drive(
+        &home,
+        json!({
+            "mode": "accept-edits",
+            "prompts": ["/goal create done.txt --check test -f done.txt"],
+        }),
+    );
+    let turn = &seen["turns"][0];
+    assert_eq!(turn["stopReason"], "end_turn", "{seen:#}");
+    let plans = of_kind(&turn["updates"], "plan");
+    assert!(plans.len() >= 2, "{turn:#}");
+    let first = &plans[0]["entries"];
+    assert_eq!(first[0]["content"], "create done.txt");
+    assert_eq!(first[0]["status"], "in_progress");
+    assert_eq!(first[1]["content"], "`test -f done.txt` passes");
+    assert_eq!(first[1]["status"], "pending");
+    let last = &plans.last().unwrap()["entries"];
+    assert_eq!(last[0]["status"], "completed", "{plans:#?}");
+    assert_eq!(last[1]["status"], "completed");
+    assert!(home.ws().join("done.txt").is_file());
+    server.finish();
+}
+
 /// `k acp` over raw lines, for input no SDK would send.
 struct Raw {
     child: Child,
@@ -794,6 +838,19 @@ fn bad_input_gets_json_rpc_errors_and_the_log_stays_whole() {
         json!({"sessionId": "../../etc/passwd", "cwd": home.ws(), "mcpServers": []}),
     );
     assert_eq!(error_code(&k.response()), -32002);
+
+    k.request(
+        17,
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "/goal no check named"}]}),
+    );
+    assert_eq!(error_code(&k.response()), -32602, "a goal needs a check");
+    k.request(
+        18,
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}),
+    );
+    assert_eq!(error_code(&k.response()), -32602, "no image capability");
 
     // A prompt while one runs is refused; the first one finishes.
     let prompt = json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]});
