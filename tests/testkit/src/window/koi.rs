@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{eventually, Xvfb};
+use super::Xvfb;
+use crate::poll::eventually;
 
 /// A running koi window.
 pub struct Koi {
