@@ -12,6 +12,7 @@
 
 pub mod access;
 pub mod cancel;
+pub mod editor;
 pub mod effect;
 pub mod error;
 pub mod judged;
@@ -38,6 +39,7 @@ pub mod workspace;
 
 pub use access::{Access, Footprint};
 pub use cancel::CancelToken;
+pub use editor::{Editor, EditorFiles};
 pub use effect::Effect;
 pub use error::ToolError;
 pub use judged::{Approved, Clearance, Judged};

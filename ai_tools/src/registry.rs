@@ -36,6 +36,9 @@ pub struct RegistryConfig {
     /// The search service behind `web_search` (`[ai.web_search]`); no
     /// such tool without one.
     pub web_search: Option<crate::tools::web_search::WebSearchConfig>,
+    /// The editor whose buffers the file tools read and write (`k acp`);
+    /// `None`: the disk.
+    pub editor: crate::editor::Editor,
 }
 
 impl RegistryConfig {
@@ -47,6 +50,7 @@ impl RegistryConfig {
             memory: None,
             sandbox: SandboxConfig::default(),
             web_search: None,
+            editor: None,
         }
     }
 }
@@ -57,6 +61,8 @@ pub struct Registry {
     workspace: Workspace,
     secret_env_vars: Arc<Vec<String>>,
     memory: Option<MemoryFiles>,
+    /// The editor the file tools go through (`k acp`).
+    editor: crate::editor::Editor,
     background: BackgroundTable,
     sandbox: SandboxConfig,
     /// `sandbox.writable`, shared with every run's plan.
@@ -110,6 +116,7 @@ impl Registry {
             workspace: config.workspace,
             secret_env_vars: Arc::new(config.secret_env_vars),
             memory: config.memory,
+            editor: config.editor,
             background: BackgroundTable::new(),
             writable: Arc::new(config.sandbox.writable.clone()),
             secrets,
@@ -352,6 +359,7 @@ impl Registry {
             secret_env_vars: Arc::clone(&self.secret_env_vars),
             background: self.background.clone(),
             memory: self.memory.clone(),
+            editor: self.editor.clone(),
             sandbox: self.plan_at(Level::ReadOnly),
             progress: ProgressSink::default(),
         }

@@ -96,6 +96,9 @@ pub struct ToolContext {
     pub background: BackgroundTable,
     /// The memory files `memory_read` shows (`None`: memory is off).
     pub memory: Option<MemoryFiles>,
+    /// The editor whose buffers the file tools read and write (`None`:
+    /// the disk).
+    pub editor: crate::editor::Editor,
     /// How a process this call starts is confined (set per call by the
     /// registry from the policy's proof).
     pub sandbox: RunSandbox,

@@ -21,6 +21,7 @@ macro_rules! say_raw {
     }};
 }
 
+pub mod acp;
 pub mod answer_view;
 pub mod approval;
 pub mod args;
@@ -72,6 +73,7 @@ pub fn run(cli: Cli) -> Result<Exit> {
         }) => policy_check(&cli, check),
         Some(Command::Mcp { action }) => mcp(&cli, action),
         Some(Command::Fix) => fix_cmd::run(&cli),
+        Some(Command::Acp) => acp::run(&cli),
         None => {
             let question = cli.question_text();
             let piped = oneshot::read_piped_stdin(&cli)?;

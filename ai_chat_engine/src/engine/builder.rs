@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ai_mcp::{Hub, HubEnv, McpConfig};
+use ai_mcp::{Hub, HubEnv, McpConfig, ServerConfig};
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 
 use crate::config::{AiConfig, ConfigError, ResolvedConfig};
@@ -88,6 +88,8 @@ pub struct EngineBuilder {
     waker: Option<Waker>,
     probe_local: bool,
     resolved: Option<ResolvedConfig>,
+    /// The editor the file tools go through (`k acp`).
+    editor: ai_tools::Editor,
 }
 
 impl std::fmt::Debug for EngineBuilder {
@@ -155,6 +157,7 @@ impl EngineBuilder {
             waker: None,
             probe_local: true,
             resolved: None,
+            editor: None,
         })
     }
 
@@ -175,9 +178,36 @@ impl EngineBuilder {
         self.mcp.as_ref().is_ok_and(McpConfig::any_enabled)
     }
 
+    /// Adds an MCP server to `[mcp]`'s for the engines built from here on
+    /// (one an editor passes to `k acp`). Refused when `[mcp]` itself is
+    /// bad, the name is not a valid server name, or `[mcp]` has a server
+    /// of that name already: the user's config wins.
+    pub fn add_mcp_server(&mut self, name: &str, server: ServerConfig) -> Result<(), BuildError> {
+        let mcp = self.mcp.as_mut().map_err(|e| BuildError::Mcp(e.clone()))?;
+        if !ai_mcp::naming::valid_server_name(name) {
+            return Err(BuildError::Mcp(format!(
+                "{name:?} is not a valid MCP server name"
+            )));
+        }
+        if mcp.servers.contains_key(name) {
+            return Err(BuildError::Mcp(format!(
+                "an MCP server named {name:?} is configured already"
+            )));
+        }
+        mcp.servers.insert(name.to_string(), server);
+        Ok(())
+    }
+
     /// The directory tools work in (default: the current directory).
     pub fn workspace(mut self, dir: impl Into<PathBuf>) -> EngineBuilder {
         self.workspace = Some(dir.into());
+        self
+    }
+
+    /// The editor whose buffers the file tools read and write (`k acp`
+    /// with a client that offers file access); default: the disk.
+    pub fn editor(mut self, editor: std::sync::Arc<dyn ai_tools::EditorFiles>) -> EngineBuilder {
+        self.editor = Some(editor);
         self
     }
 
@@ -328,6 +358,7 @@ impl EngineBuilder {
         tools.sandbox = resolved.sandbox.clone();
         tools.web_search = resolved.web_search.clone();
         tools.memory = memory;
+        tools.editor = self.editor.clone();
         tools
     }
 }
