@@ -145,15 +145,7 @@ impl Home {
 
     /// Session log files (not their `.lock` sidecars), newest last by name.
     pub fn session_files(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())
-            .map(|d| {
-                d.map(|e| e.unwrap().path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        v.sort();
-        v
+        koi_testkit::session_logs::files(&self.sessions_dir())
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use koi_testkit::openai_chat::{title, ChatStream};
 use koi_testkit::poll;
 use koi_testkit::window::ocr;
-use koi_testkit::window::scene::{panel_idle, read_overlay};
+use koi_testkit::window::scene::{log_count, panel_idle, read_overlay};
 use koi_testkit::FakeProvider;
 
 use crate::harness::{eventually, Image, Koi, TestConfig, Xvfb};
@@ -109,16 +109,8 @@ fn assert_no_hint(x: &Xvfb, koi: &Koi, what: &str) {
 /// Waits until the engine has logged `n` finished turns and the panel
 /// shows the turn ended.
 fn wait_for_turns(koi: &Koi, dir: &Path, n: usize) {
-    let sessions = dir.join("xdg-data/koi/sessions");
     eventually(&format!("{n} finished turns"), MODEL_WAIT, || {
-        let ended: usize = std::fs::read_dir(&sessions)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-            .map(|log| log.matches("\"type\":\"turn_end\"").count())
-            .sum();
-        ended >= n
+        log_count(dir, "turn_end") >= n
     });
     eventually("the panel to show the turn ended", MODEL_WAIT, || {
         panel_idle(&read_overlay(&koi.dump))

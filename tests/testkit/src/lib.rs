@@ -65,6 +65,7 @@ mod recorded;
 mod reply;
 mod script;
 mod server;
+pub mod session_logs;
 pub mod shells;
 pub mod skip;
 pub mod tmux;

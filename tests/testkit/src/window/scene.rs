@@ -41,38 +41,17 @@ pub fn sessions_dir(dir: &Path) -> PathBuf {
 
 /// Every session log's text (not the `.lock` sidecars), by file name.
 pub fn session_logs(dir: &Path) -> Vec<(String, String)> {
-    let mut logs: Vec<(String, String)> = std::fs::read_dir(sessions_dir(dir))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| {
-            let text = std::fs::read_to_string(e.path()).ok()?;
-            let stem = e.path().file_stem()?.to_string_lossy().into_owned();
-            Some((stem, text))
-        })
-        .collect();
-    logs.sort();
-    logs
+    crate::session_logs::texts(&sessions_dir(dir))
 }
 
 /// How many entries of `kind` (`turn_end`, `approval_asked`, …) all logs hold.
 pub fn log_count(dir: &Path, kind: &str) -> usize {
-    let needle = format!("\"type\":\"{kind}\"");
-    session_logs(dir)
-        .iter()
-        .map(|(_, log)| log.matches(&needle).count())
-        .sum()
+    crate::session_logs::count(&sessions_dir(dir), kind)
 }
 
 /// Every logged entry of `kind`, parsed.
 pub fn log_entries(dir: &Path, kind: &str) -> Vec<serde_json::Value> {
-    session_logs(dir)
-        .iter()
-        .flat_map(|(_, log)| log.lines().map(str::to_owned).collect::<Vec<_>>())
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
-        .filter(|e| e["type"] == kind)
-        .collect()
+    crate::session_logs::entries(&sessions_dir(dir), kind)
 }
 
 /// The panel as koi last wrote it: `overlay: open|closed`, then its text.
