@@ -48,6 +48,7 @@ impl ApplicationHandler<UserEvent> for App {
                 });
             }
             UserEvent::Suggestion => self.suggestions_finished(),
+            UserEvent::Appearance(appearance) => self.set_appearance(appearance),
         }
     }
 
@@ -56,6 +57,7 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             WindowEvent::CloseRequested => self.exit(event_loop),
             WindowEvent::RedrawRequested => self.draw(),
+            WindowEvent::ThemeChanged(theme) => self.window_theme_changed(theme),
             WindowEvent::Resized(size) => {
                 if let Some(t) = &mut self.terminal {
                     t.display.resize(size);

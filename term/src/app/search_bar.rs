@@ -1,15 +1,12 @@
 //! The search bar (Ctrl+Shift+F, Cmd+F): keys while it is open, the
 //! budgeted scan each frame, and the bar itself on the pane's last row.
 
-use render::{Color, NamedColor, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Span, StyledLine};
 
 use super::keyboard::Translated;
 use super::search::{QueryKind, Search, SCAN_BUDGET};
 use super::App;
 use crate::input::{Key, KeyAction};
-
-/// Background of the bar: set apart from the terminal under it.
-const BAR_BACKGROUND: Rgb = Rgb::new(0x28, 0x2c, 0x34);
 
 impl App {
     /// Open the focused pane's search bar (it keeps its last query).
@@ -83,23 +80,24 @@ pub(super) fn scan(search: &mut Search, term: &mut crate::session::Terminal, out
 }
 
 /// The bar on the last row of the pane at `rect`.
-pub(super) fn bar_layer(search: &Search, rect: render::CellRect) -> OverlayLayer {
+pub(super) fn bar_layer(
+    search: &Search,
+    rect: render::CellRect,
+    chrome: &render::ChromeColors,
+) -> OverlayLayer {
     let kind = match search.kind {
         QueryKind::Plain => "text",
         QueryKind::Regex => "regex",
     };
-    let fg = Color::Named(NamedColor::Foreground);
-    let dim = Color::Named(NamedColor::BrightBlack);
+    let fg = Color::Rgb(chrome.strip_foreground);
+    let dim = Color::Rgb(chrome.strip_dim);
     let mut spans = vec![
         Span::new(format!(" find {kind}: "), dim),
         Span::new(format!("{}▏", search.query), fg),
         Span::new(format!("  {}", search.count_text()), fg),
     ];
     if let Some(error) = &search.error {
-        spans.push(Span::new(
-            format!("  {error}"),
-            Color::Named(NamedColor::Red),
-        ));
+        spans.push(Span::new(format!("  {error}"), Color::Rgb(chrome.error)));
     }
     spans.push(Span::new(
         "  Enter ↑ · Shift+Enter ↓ · Alt+R regex · Tab select · Esc",
@@ -112,7 +110,7 @@ pub(super) fn bar_layer(search: &Search, rect: render::CellRect) -> OverlayLayer
             cols: rect.cols.max(1),
             rows: 1,
         },
-        background: Color::Rgb(BAR_BACKGROUND),
+        background: Color::Rgb(chrome.strip_background),
         border: None,
         padding_px: 0,
         lines: vec![StyledLine::new(spans)],

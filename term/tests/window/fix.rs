@@ -19,9 +19,11 @@ const HINT_WAIT: Duration = Duration::from_secs(10);
 /// than the hint takes to show where there should be one.
 const NO_HINT_WATCH: Duration = Duration::from_millis(1500);
 
-/// The hint's background (term/src/app/fix_glue.rs): no other pixel of
-/// this test's window has it.
-const HINT_BACKGROUND: [u8; 3] = [0x5c, 0x2b, 0x2b];
+/// The hint's background (render/src/chrome.rs): no other pixel of this
+/// test's window has it.
+fn hint_background() -> [u8; 3] {
+    crate::chrome_rgb(|c| c.hint_background)
+}
 
 fn config_for(dir: &Path, server: Option<&FakeProvider>) -> PathBuf {
     let path = dir.join("cfg/koi.toml");
@@ -58,7 +60,7 @@ fn hint_pixels(x: &Xvfb, koi: &Koi) -> usize {
     let mut n = 0;
     for py in 0..shot.height {
         for px in 0..shot.width {
-            if shot.rgb(px, py) == HINT_BACKGROUND {
+            if shot.rgb(px, py) == hint_background() {
                 n += 1;
             }
         }

@@ -39,6 +39,18 @@ fn write_config(path: &Path, background: &str, extra: &str) {
     std::fs::rename(&tmp, path).unwrap();
 }
 
+/// A colour of koi's chrome as the window tests see it: koi's own theme
+/// on [`harness::TestConfig::BACKGROUND`] (render/src/chrome.rs derives
+/// the chrome from the theme).
+fn chrome_rgb(pick: impl Fn(&render::ChromeColors) -> render::Rgb) -> [u8; 3] {
+    let theme = render::Theme {
+        background: render::Rgb::from_hex(0x101418),
+        ..render::Theme::default()
+    };
+    let c = pick(&render::ChromeColors::from_theme(&theme));
+    [c.r, c.g, c.b]
+}
+
 fn hex(rgb: [u8; 3]) -> String {
     format!("#{:02x}{:02x}{:02x}", rgb[0], rgb[1], rgb[2])
 }

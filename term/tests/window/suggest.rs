@@ -16,8 +16,10 @@ use crate::harness::{eventually, Image, Koi, TestConfig, Xvfb};
 
 const EXIT_WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(30);
-/// The bar's background (term/src/app/suggest.rs).
-const BAR_BACKGROUND: [u8; 3] = [0x1f, 0x2f, 0x26];
+/// The suggestion bar's background (render/src/chrome.rs).
+fn bar_background() -> [u8; 3] {
+    crate::chrome_rgb(|c| c.suggest_background)
+}
 const ROWS: u16 = 12;
 
 struct Scene {
@@ -143,7 +145,7 @@ fn bar_drawn(png: &Image) -> bool {
     let row_h = png.height / ROWS as usize;
     let y = png.height - row_h / 2;
     (0..png.width)
-        .filter(|&x| png.rgb(x, y) == BAR_BACKGROUND)
+        .filter(|&x| png.rgb(x, y) == bar_background())
         .count()
         > png.width / 2
 }

@@ -374,7 +374,7 @@ fn a_hidden_tab_shows_activity_bell_and_a_failed_command_in_the_bar() {
 #[test]
 fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() {
     // render's default chrome: the shown tab's label.
-    const ACTIVE: [u8; 3] = [0x3e, 0x44, 0x51];
+    let active = crate::chrome_rgb(|c| c.active_background);
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("koi.toml");
@@ -391,10 +391,10 @@ fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() 
     assert_eq!(stty_size(&koi, &x, &size), "11 60", "a row for the bar");
     let shot = x.screenshot(&koi.window);
     assert!(
-        count_colour(&shot, row(11), ACTIVE) > 0,
+        count_colour(&shot, row(11), active) > 0,
         "no bar at the bottom"
     );
-    assert_eq!(count_colour(&shot, row(0), ACTIVE), 0, "a bar at the top");
+    assert_eq!(count_colour(&shot, row(0), active), 0, "a bar at the top");
     // The panes start at the top: the new shell's prompt is on row 0.
     assert!(shot.ink(0, 0, width as usize, ch as usize, [0x10, 0x14, 0x18]) > 0);
 
@@ -404,7 +404,7 @@ fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() 
         count_colour(
             &x.screenshot(&koi.window),
             (0, 11 * ch, 30 * cw, ch),
-            ACTIVE,
+            active,
         ) > 0
     });
     assert_eq!(shell_pid(&koi, &x, &dir.path().join("now.txt")), first);
@@ -413,17 +413,17 @@ fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() 
     write_config(&config, "#101418", &with_position("top"));
     eventually("the bar on the top row", Duration::from_secs(10), || {
         let shot = x.screenshot(&koi.window);
-        count_colour(&shot, row(0), ACTIVE) > 0 && count_colour(&shot, row(11), ACTIVE) == 0
+        count_colour(&shot, row(0), active) > 0 && count_colour(&shot, row(11), active) == 0
     });
     assert_eq!(stty_size(&koi, &x, &size), "11 60");
     // A position that is not one: the last good one stays, and the banner
     // (drawn over the top row) says why.
     write_config(&config, "#101418", &with_position("left"));
-    const BANNER: [u8; 3] = [0x8b, 0x1e, 0x1e];
+    let banner = crate::chrome_rgb(|c| c.banner_background);
     eventually("the banner", Duration::from_secs(10), || {
-        count_colour(&x.screenshot(&koi.window), row(0), BANNER) > 0
+        count_colour(&x.screenshot(&koi.window), row(0), banner) > 0
     });
-    assert_eq!(count_colour(&x.screenshot(&koi.window), row(11), ACTIVE), 0);
+    assert_eq!(count_colour(&x.screenshot(&koi.window), row(11), active), 0);
     koi.type_line(&x, "exit");
     eventually("tab 1 to close", Duration::from_secs(20), || {
         closed_panes(&koi) == 1
