@@ -91,6 +91,31 @@ impl BaseTheme {
     }
 }
 
+/// The theme files a config's text names (not bundled schemes), read
+/// from its `theme` key alone, so they are known even while the rest of
+/// the config, or a theme file, is broken.
+pub fn files_named(config_text: &str, config_dir: Option<&Path>) -> Vec<PathBuf> {
+    #[derive(Deserialize)]
+    struct OnlyTheme {
+        theme: Option<ThemeSetting>,
+    }
+    let Ok(OnlyTheme {
+        theme: Some(setting),
+    }) = toml::from_str::<OnlyTheme>(config_text)
+    else {
+        return Vec::new();
+    };
+    let specs = match &setting {
+        ThemeSetting::One(spec) => vec![spec.as_str()],
+        ThemeSetting::ByAppearance { light, dark } => vec![light.as_str(), dark.as_str()],
+    };
+    specs
+        .into_iter()
+        .filter(|spec| is_path(spec))
+        .map(|spec| expand(spec, config_dir))
+        .collect()
+}
+
 /// Whether `spec` names a file rather than a bundled scheme.
 fn is_path(spec: &str) -> bool {
     spec.contains('/') || spec.contains('\\') || spec.starts_with('~') || spec.ends_with(".toml")

@@ -21,6 +21,7 @@ mod selection;
 mod startup;
 mod suggest;
 mod tabs;
+mod theme;
 mod wayland;
 mod xterm_keys;
 
