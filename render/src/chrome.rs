@@ -75,8 +75,9 @@ pub struct ChromeColors {
 /// How far the tab bar's background is pulled toward the text colour:
 /// enough to read as a bar, not as a selection.
 const BAR_LIFT: f32 = 0.06;
-/// The active tab stands a clear step above the bar.
-const ACTIVE_LIFT: f32 = 0.2;
+/// The active tab is tinted with the theme's blue: set apart from the
+/// bar, and off the line of greys that antialiased text draws.
+const ACTIVE_TINT: f32 = 0.3;
 /// Dividers: visible lines that do not compete with the text.
 const DIVIDER_LIFT: f32 = 0.3;
 /// Inactive and secondary text sits this far toward the background.
@@ -105,7 +106,7 @@ impl ChromeColors {
             divider: bg.mix(fg, DIVIDER_LIFT),
             bar_background: bg.mix(fg, BAR_LIFT),
             bar_foreground: fg.mix(bg, DIM_MIX),
-            active_background: bg.mix(fg, ACTIVE_LIFT),
+            active_background: bg.mix(blue, ACTIVE_TINT),
             active_foreground: fg,
             mark: yellow,
             failed: red,

@@ -350,6 +350,7 @@ impl Display {
         for (message, background) in lines {
             let Some(message) = message else { continue };
             let cols = frame.cols.max(1);
+            let message = render::fit(&[render::Part::new(message, 1)], "", cols - 1).join("");
             frame.overlays.push(OverlayLayer {
                 rect: OverlayRect::Cells {
                     col: 0,

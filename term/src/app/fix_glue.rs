@@ -10,7 +10,7 @@
 //! the start of a Meta key.
 
 use ai_chat_engine::FailedCommand;
-use render::{Color, OverlayLayer, OverlayRect, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Part, Span, StyledLine};
 
 use super::keyboard::Translated;
 use super::overlay_glue::Captured;
@@ -42,9 +42,10 @@ impl App {
             return None;
         }
         let row = block.row?;
-        let label = format!("⏎ fix ({chord})");
-        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
         let cols = pane.rect.cols;
+        let key = format!("({chord})");
+        let label = render::fit(&[Part::new("⏎ fix", 2), Part::new(&key, 1)], " ", cols).join(" ");
+        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
         // After the line's text when it fits, else at the right edge.
         let col = if block.text_cols + HINT_GAP + width <= cols {
             block.text_cols + HINT_GAP

@@ -13,6 +13,7 @@ mod clipboard_image;
 mod display;
 mod dump;
 mod fix_glue;
+mod fixed_text;
 mod handler;
 mod keyboard;
 mod layout;

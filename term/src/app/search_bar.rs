@@ -1,8 +1,9 @@
 //! The search bar (Ctrl+Shift+F, Cmd+F): keys while it is open, the
 //! budgeted scan each frame, and the bar itself on the pane's last row.
 
-use render::{Color, OverlayLayer, OverlayRect, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Part, Span, StyledLine};
 
+use super::fixed_text;
 use super::keyboard::Translated;
 use super::search::{QueryKind, Search, SCAN_BUDGET};
 use super::App;
@@ -91,18 +92,24 @@ pub(super) fn bar_layer(
     };
     let fg = Color::Rgb(chrome.strip_foreground);
     let dim = Color::Rgb(chrome.strip_dim);
-    let mut spans = vec![
-        Span::new(format!(" find {kind}: "), dim),
-        Span::new(format!("{}▏", search.query), fg),
-        Span::new(format!("  {}", search.count_text()), fg),
+    let label = format!("find {kind}:");
+    let query = format!("{}▏", search.query);
+    let count = search.count_text();
+    let error = search.error.as_deref().unwrap_or_default();
+    // The query and its count matter most; the key hints least, the
+    // rarer ones first.
+    let parts = [
+        (Part::new(&label, 5), dim),
+        (Part::new(&query, 7), fg),
+        (Part::new(&count, 6), fg),
+        (Part::new(error, 4), Color::Rgb(chrome.error)),
+        (Part::new("Enter ↑ · Shift+Enter ↓", 3), dim),
+        (Part::new("Esc", 3), dim),
+        (Part::new("Alt+R regex", 2), dim),
+        (Part::new("Tab select", 1), dim),
     ];
-    if let Some(error) = &search.error {
-        spans.push(Span::new(format!("  {error}"), Color::Rgb(chrome.error)));
-    }
-    spans.push(Span::new(
-        "  Enter ↑ · Shift+Enter ↓ · Alt+R regex · Tab select · Esc",
-        dim,
-    ));
+    let mut spans = vec![Span::new(" ", fg)];
+    spans.extend(fixed_text::spans(&parts, "  ", rect.cols.saturating_sub(1)));
     OverlayLayer {
         rect: OverlayRect::Cells {
             col: rect.col,

@@ -16,7 +16,7 @@ use ai_chat_engine::{CancelHandle, Engine, Front};
 use ai_tools::Mode;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
-use render::{Color, OverlayLayer, OverlayRect, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Part, Span, StyledLine};
 
 use super::assistant::{engine_builder, SharedAiTables};
 use super::layout::PaneId;
@@ -432,10 +432,15 @@ pub fn bar_layer(
         background: Color::Rgb(chrome.suggest_background),
         border: None,
         padding_px: 0,
-        lines: vec![StyledLine::new(vec![Span::new(
-            format!(" {}", status.text()),
-            color,
-        )])],
+        lines: vec![StyledLine::new(
+            std::iter::once(Span::new(" ", color))
+                .chain(super::fixed_text::spans(
+                    &[(Part::new(&status.text(), 1), color)],
+                    "",
+                    rect.cols.saturating_sub(1),
+                ))
+                .collect(),
+        )],
     }
 }
 

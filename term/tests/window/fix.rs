@@ -57,10 +57,11 @@ fn start(x: &Xvfb, dir: &Path, config: &Path) -> Koi {
 
 fn hint_pixels(x: &Xvfb, koi: &Koi) -> usize {
     let shot = x.screenshot(&koi.window);
+    let hint = hint_background();
     let mut n = 0;
     for py in 0..shot.height {
         for px in 0..shot.width {
-            if shot.rgb(px, py) == hint_background() {
+            if shot.rgb(px, py) == hint {
                 n += 1;
             }
         }

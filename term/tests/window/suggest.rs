@@ -144,10 +144,8 @@ fn prompt_line(text: &str, shell: Shell) -> &str {
 fn bar_drawn(png: &Image) -> bool {
     let row_h = png.height / ROWS as usize;
     let y = png.height - row_h / 2;
-    (0..png.width)
-        .filter(|&x| png.rgb(x, y) == bar_background())
-        .count()
-        > png.width / 2
+    let bar = bar_background();
+    (0..png.width).filter(|&x| png.rgb(x, y) == bar).count() > png.width / 2
 }
 
 fn suggestion_lands_in_the_buffer(shell: Shell) {
