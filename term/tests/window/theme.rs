@@ -269,3 +269,57 @@ fn a_broken_theme_file_keeps_the_last_good_theme_with_the_banner() {
     let (code, stderr, _) = koi.wait(EXIT_WAIT);
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// The median of `runs` start-to-exit times of `koi -e true` with
+/// `config`, the fake portal's bus in its environment.
+fn start_up(x: &Xvfb, bus: &SessionBus, dir: &Path, config: &str, runs: usize) -> Duration {
+    let path = dir.join("koi.toml");
+    write(&path, config);
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let started = Instant::now();
+            let status = Command::new(koi_testkit::bins::koi())
+                .args(["--config", &path.display().to_string(), "-e", "true"])
+                .env("DISPLAY", &x.display)
+                .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+                .env("XDG_CONFIG_HOME", dir.join("xdg"))
+                .env("XDG_DATA_HOME", dir.join("xdg-data"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "{status}");
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+/// Start-up with no theme, a bundled theme and a light/dark pair (which
+/// asks the portal before the window opens), side by side.
+#[test]
+#[ignore = "measurement; run with --ignored --nocapture"]
+fn bench_theme_start_up() {
+    let bus = SessionBus::start().unwrap();
+    let _portal = Portal::serve(&bus, 1);
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let configs = [
+        ("no theme", WINDOW.to_owned()),
+        (
+            "theme = \"tokyo-night\"",
+            format!("theme = \"tokyo-night\"\n{WINDOW}"),
+        ),
+        (
+            "theme = { light, dark } (portal)",
+            format!("theme = {{ light = \"one-light\", dark = \"one-dark\" }}\n{WINDOW}"),
+        ),
+    ];
+    // One run first: caches (fonts, shaders) warm for all.
+    start_up(&x, &bus, dir.path(), WINDOW, 1);
+    for (name, config) in &configs {
+        let median = start_up(&x, &bus, dir.path(), config, 9);
+        eprintln!("koi -e true, {name}: median {} ms of 9", median.as_millis());
+    }
+}
