@@ -24,7 +24,12 @@ impl ApplicationHandler<UserEvent> for App {
                 {
                     self.pointer_focus = pointer_focus::PointerFocus::new(&terminal.display.window);
                 }
+                let window_theme = terminal.display.window.theme();
                 self.terminal = Some(terminal);
+                // Where no portal answered: the window system's theme.
+                if let Some(theme) = window_theme {
+                    self.window_theme_changed(theme);
+                }
                 self.reset_blink();
             }
             Err(err) => {
