@@ -104,9 +104,9 @@ pub(super) fn bar_layer(
         (Part::new(&count, 6), fg),
         (Part::new(error, 4), Color::Rgb(chrome.error)),
         (Part::new("Enter ↑ · Shift+Enter ↓", 3), dim),
-        (Part::new("Esc", 3), dim),
         (Part::new("Alt+R regex", 2), dim),
         (Part::new("Tab select", 1), dim),
+        (Part::new("Esc", 3), dim),
     ];
     let mut spans = vec![Span::new(" ", fg)];
     spans.extend(fixed_text::spans(&parts, "  ", rect.cols.saturating_sub(1)));
@@ -121,5 +121,42 @@ pub(super) fn bar_layer(
         border: None,
         padding_px: 0,
         lines: vec![StyledLine::new(spans)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_fits_every_width_and_keeps_the_query() {
+        let mut search = Search::new();
+        search.query = "needle".into();
+        let chrome = render::ChromeColors::default();
+        for cols in 1..=200 {
+            let rect = render::CellRect {
+                col: 0,
+                row: 0,
+                cols,
+                rows: 5,
+            };
+            let layer = bar_layer(&search, rect, &chrome);
+            let text: String = layer.lines[0]
+                .spans
+                .iter()
+                .map(|s| s.text.as_str())
+                .collect();
+            let width = unicode_width::UnicodeWidthStr::width(text.as_str());
+            assert!(width <= cols.max(1), "{cols}: {text:?}");
+            if cols >= 20 {
+                assert!(text.contains("needle▏"), "{cols}: {text:?}");
+            }
+            if cols >= 87 {
+                // Whole: " find text:  needle▏  no matches  Enter ↑ … Esc".
+                assert!(text.ends_with("Tab select  Esc"), "{cols}: {text:?}");
+            } else if cols > 1 {
+                assert!(text.ends_with('…'), "{cols}: {text:?}");
+            }
+        }
     }
 }
