@@ -61,6 +61,11 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     working_directory: Option<PathBuf>,
 
+    /// Print the bundled themes (for `theme = "NAME"`), each with a
+    /// truecolor swatch, and exit.
+    #[arg(long)]
+    list_themes: bool,
+
     /// Run this command (and its arguments) instead of the shell.
     #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true, value_name = "CMD")]
     command: Vec<String>,
@@ -107,6 +112,10 @@ fn load_config(explicit: Option<&Path>) -> anyhow::Result<(Loaded, Option<PathBu
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if cli.list_themes {
+        print!("{}", term::theme::list::render());
+        return Ok(ExitCode::SUCCESS);
+    }
     let (loaded, config_path) = load_config(cli.config.as_deref())?;
     if !cli.headless {
         let status = term::app::run(term::app::AppOptions {

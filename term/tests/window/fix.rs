@@ -23,9 +23,11 @@ const SLEEP_SECONDS: &str = "10.417";
 /// Typed at the prompt to prove a frame was drawn after a command ended.
 const PROBE: &str = "probe";
 
-/// The hint's background (term/src/app/fix_glue.rs): no other pixel of
-/// this test's window has it.
-const HINT_BACKGROUND: [u8; 3] = [0x5c, 0x2b, 0x2b];
+/// The hint's background (render/src/chrome.rs): no other pixel of this
+/// test's window has it.
+fn hint_background() -> [u8; 3] {
+    crate::chrome_rgb(|c| c.hint_background)
+}
 
 fn config_for(dir: &Path, server: Option<&FakeProvider>) -> PathBuf {
     let path = dir.join("cfg/koi.toml");
@@ -58,10 +60,11 @@ fn start(x: &Xvfb, dir: &Path, config: &Path) -> Koi {
 }
 
 fn hint_pixels(shot: &Image) -> usize {
+    let hint = hint_background();
     let mut n = 0;
     for py in 0..shot.height {
         for px in 0..shot.width {
-            if shot.rgb(px, py) == HINT_BACKGROUND {
+            if shot.rgb(px, py) == hint {
                 n += 1;
             }
         }

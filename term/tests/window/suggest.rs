@@ -16,8 +16,10 @@ use crate::harness::{eventually, Image, Koi, TestConfig, Xvfb};
 
 const EXIT_WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(30);
-/// The bar's background (term/src/app/suggest.rs).
-const BAR_BACKGROUND: [u8; 3] = [0x1f, 0x2f, 0x26];
+/// The suggestion bar's background (render/src/chrome.rs).
+fn bar_background() -> [u8; 3] {
+    crate::chrome_rgb(|c| c.suggest_background)
+}
 const ROWS: u16 = 12;
 
 struct Scene {
@@ -157,10 +159,8 @@ fn prompt_line(text: &str, shell: Shell) -> &str {
 fn bar_drawn(png: &Image) -> bool {
     let row_h = png.height / ROWS as usize;
     let y = png.height - row_h / 2;
-    (0..png.width)
-        .filter(|&x| png.rgb(x, y) == BAR_BACKGROUND)
-        .count()
-        > png.width / 2
+    let bar = bar_background();
+    (0..png.width).filter(|&x| png.rgb(x, y) == bar).count() > png.width / 2
 }
 
 fn suggestion_lands_in_the_buffer(shell: Shell) {
