@@ -11,6 +11,7 @@
 //!    thread with a [`CancelToken`].
 
 pub mod access;
+pub mod bridge;
 pub mod cancel;
 pub mod effect;
 pub mod error;
@@ -37,6 +38,7 @@ pub mod verdict;
 pub mod workspace;
 
 pub use access::{Access, Footprint};
+pub use bridge::{Bridge, BridgeAnswer, CallBridge};
 pub use cancel::CancelToken;
 pub use effect::Effect;
 pub use error::ToolError;
