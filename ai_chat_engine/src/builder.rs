@@ -328,6 +328,7 @@ impl EngineBuilder {
         tools.sandbox = resolved.sandbox.clone();
         tools.web_search = resolved.web_search.clone();
         tools.memory = memory;
+        tools.code_runtimes = ai_tools::tools::run_code::runtime::Runtimes::detect();
         tools
     }
 }

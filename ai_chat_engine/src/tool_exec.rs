@@ -7,14 +7,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ai_tools::run_tag::RunTag;
+use ai_tools::tools::run_code::RUN_CODE;
 use ai_tools::{
-    Approved, CancelToken, Decision, Judged, Mode, ProgressSink, Proof, Registry, ToolError,
-    ToolOutput, ToolRef,
+    Approved, BridgeAnswer, CallBridge, CancelToken, Decision, Judged, Mode, ProgressSink, Proof,
+    Registry, ToolError, ToolOutput, ToolRef,
 };
 use crossbeam_channel::RecvTimeoutError;
 use koi_protocol::Op;
 
 use crate::budgets::{CANCEL_POLL, EXPLORE_CANCEL_GRACE};
+use crate::code_bridge::{ChannelBridge, CodeCall};
 use crate::context::{tool_error_view, tool_result_view};
 use crate::conversation::{Conversation, ABANDONED_RESULT};
 use crate::emitter::Emitter;
@@ -117,6 +119,14 @@ impl ToolRunner {
     /// The explore tool, when `name` is it.
     fn explore_for(&self, name: &str) -> Option<&Arc<ExploreTool>> {
         self.explore.as_ref().filter(|_| name == EXPLORE)
+    }
+
+    /// The tools a `run_code` program may call: the registry's, but not
+    /// `run_code` itself (the engine's own tools are not offered either).
+    fn code_names(&self) -> Vec<String> {
+        let mut names = self.registry.names();
+        names.retain(|n| n != RUN_CODE);
+        names
     }
 
     fn names(&self) -> Vec<String> {
@@ -300,7 +310,9 @@ impl Step<'_> {
             match self.runner.gate(self.conv, p) {
                 Gate::Refuse(msg) => self.refuse(i, msg),
                 Gate::Run { args, judged, ask } => {
-                    let parallel = Gate::parallel(&judged, &ask);
+                    // A program's calls are serviced while it runs: it
+                    // runs alone, so a write it makes meets no read.
+                    let parallel = Gate::parallel(&judged, &ask) && p.call.name != RUN_CODE;
                     let Some(approved) = clearance(&judged) else {
                         self.refuse(i, "denied by the policy; nothing was run.".into());
                         continue;
@@ -377,6 +389,9 @@ impl Step<'_> {
         // this thread so the emitter stays here.
         let (ptx, prx) = crossbeam_channel::unbounded::<(usize, String)>();
         let (stx, srx) = crossbeam_channel::unbounded::<(usize, SubagentStep)>();
+        // Calls of a `run_code` program, serviced on this thread.
+        let (ctx, crx) = crossbeam_channel::unbounded::<CodeCall>();
+        let mut code_calls = 0usize;
         // Explore calls still running: a cancel waits for them to stop.
         let mut children: Vec<usize> = Vec::new();
         let mut failure = None;
@@ -412,11 +427,19 @@ impl Step<'_> {
             let progress = ProgressSink::new(move |text| {
                 let _ = ptx.send((i, text));
             });
+            let bridge = if name == RUN_CODE {
+                let names = self.runner.code_names();
+                CallBridge::new(Arc::new(ChannelBridge::new(names, i, ctx.clone())))
+            } else {
+                CallBridge::default()
+            };
             let started = running.start(i, format!("koi-tool-{name}"), move || match explore {
                 Some(explore) => explore.run_with(&args, &token, &|step| {
                     let _ = stx.send((i, step));
                 }),
-                None => registry.run_approved(&name, &args, &approved, &token, tag, progress),
+                None => registry.run_bridged(
+                    &name, &args, &approved, &token, tag, progress, bridge,
+                ),
             });
             match started {
                 Ok(()) if is_child => children.push(i),
@@ -440,6 +463,11 @@ impl Step<'_> {
         };
         while running.running() > 0 {
             forward(self.em);
+            for call in crx.try_iter() {
+                code_calls += 1;
+                let answer = self.serve_code_call(code_calls, &call);
+                let _ = call.reply.send(answer);
+            }
             let cancelled = match running.next(CANCEL_POLL) {
                 Next::Finished(i, r) => {
                     // Progress sent before the result is shown before it.
@@ -462,6 +490,105 @@ impl Step<'_> {
             }
         }
         failure.map_or(Ok(()), Err)
+    }
+
+    /// Services call number `n` of a `run_code` program on this thread,
+    /// through the gate a direct call passes: the policy, the approval
+    /// (asked through the same dialog), the durable start, the run at the
+    /// level its clearance earned, and the log. Its result goes back to
+    /// the program, never into the history.
+    fn serve_code_call(&mut self, n: usize, code: &CodeCall) -> BridgeAnswer {
+        let parent = &self.pending[code.parent].call;
+        let call = ToolCall {
+            id: format!("{}.{n}", parent.id),
+            name: code.tool.clone(),
+            arguments: code.args.to_string(),
+        };
+        self.em.send(StreamMsg::ToolStart {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            args_preview: preview(&call.arguments),
+            summary: call_summary(&call.arguments),
+        });
+        let answer = self.code_call_answer(&call);
+        self.em.send(if answer.is_error {
+            StreamMsg::ToolFailed {
+                id: call.id.clone(),
+                error: answer.text.clone(),
+            }
+        } else {
+            StreamMsg::ToolDone {
+                id: call.id.clone(),
+                result_preview: preview(&answer.text),
+            }
+        });
+        self.conv.record(Entry::CodeCallResult {
+            parent: parent.id.clone(),
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            is_error: answer.is_error,
+            for_model: answer.text.clone(),
+        });
+        answer
+    }
+
+    /// What a program's call comes back with (see [`Step::serve_code_call`]).
+    fn code_call_answer(&mut self, call: &ToolCall) -> BridgeAnswer {
+        if call.name == RUN_CODE || self.runner.explore_for(&call.name).is_some() {
+            return BridgeAnswer::refused(format!(
+                "error: a program cannot call `{}`; nothing was run.",
+                call.name
+            ));
+        }
+        let pending = PendingCall {
+            call: call.clone(),
+            approved: false,
+            rerun: false,
+        };
+        let (args, judged, ask) = match self.runner.gate(self.conv, &pending) {
+            Gate::Refuse(msg) => return BridgeAnswer::refused(msg),
+            Gate::Run { args, judged, ask } => (args, judged, ask),
+        };
+        let Some(approved) = clearance(&judged) else {
+            return BridgeAnswer::refused("denied by the policy; nothing was run.");
+        };
+        if let Some((summary, detail)) = ask {
+            match self.approve(&call.id, summary, detail) {
+                Ok(None) => {}
+                Ok(Some(refusal)) => return BridgeAnswer::refused(refusal),
+                Err(_) => return BridgeAnswer::refused(CANCELLED_RESULT),
+            }
+        }
+        let tag = RunTag::new();
+        let start = Entry::ToolStart {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            proof: match approved.proof() {
+                Proof::ReadOnly => StartProof::ReadOnly,
+                Proof::Unproven => StartProof::Unproven,
+            },
+            run_tag: Some(tag.value().to_string()),
+        };
+        if let Err(e) = self.conv.record_durable(start) {
+            return BridgeAnswer::refused(format!("not run: {e}"));
+        }
+        let registry = &self.runner.registry;
+        let ran = registry.run_approved(
+            &call.name,
+            &args,
+            &approved,
+            self.cancel,
+            tag,
+            ProgressSink::default(),
+        );
+        match ran {
+            Ok(out) => BridgeAnswer {
+                text: out.for_model,
+                is_error: false,
+            },
+            Err(e) => BridgeAnswer::refused(format!("error: {e}")),
+        }
     }
 
     /// Records call `i`'s outcome and tells the UI.

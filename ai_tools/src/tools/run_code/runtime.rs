@@ -78,10 +78,16 @@ impl Runtimes {
     /// Looks on PATH (runs `node --version` at most once, and only when
     /// no other TypeScript runtime is there). `None` when nothing can run
     /// a program: then `run_code` is not declared at all.
+    /// Looked up once per process: PATH does not change under koi.
     pub fn detect() -> Option<Runtimes> {
-        let path = std::env::var_os("PATH")?;
-        let dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-        Self::detect_in(&dirs)
+        static FOUND: std::sync::OnceLock<Option<Runtimes>> = std::sync::OnceLock::new();
+        FOUND
+            .get_or_init(|| {
+                let path = std::env::var_os("PATH")?;
+                let dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+                Self::detect_in(&dirs)
+            })
+            .clone()
     }
 
     /// [`Runtimes::detect`] over these directories.
