@@ -437,9 +437,9 @@ impl Step<'_> {
                 Some(explore) => explore.run_with(&args, &token, &|step| {
                     let _ = stx.send((i, step));
                 }),
-                None => registry.run_bridged(
-                    &name, &args, &approved, &token, tag, progress, bridge,
-                ),
+                None => {
+                    registry.run_bridged(&name, &args, &approved, &token, tag, progress, bridge)
+                }
             });
             match started {
                 Ok(()) if is_child => children.push(i),

@@ -107,14 +107,17 @@ impl Tool for RunCode {
     /// is active and is asked about where it is not.
     fn effect(&self, args: &serde_json::Value, ws: &Workspace) -> Result<Effect, ToolError> {
         let a: Args = parse_args(RUN_CODE, args)?;
-        let runtime = self.runtimes.get(a.language).ok_or_else(|| ToolError::BadArgs {
-            tool: RUN_CODE.into(),
-            message: format!(
+        let runtime = self
+            .runtimes
+            .get(a.language)
+            .ok_or_else(|| ToolError::BadArgs {
+                tool: RUN_CODE.into(),
+                message: format!(
                 "no runtime for {} was found on PATH (JavaScript needs node or deno; TypeScript \
                  needs deno, tsx, or node 22.6 or later)",
                 a.language.extension()
             ),
-        })?;
+            })?;
         Ok(Effect::Shell {
             command: format!("{} program.{}", runtime.name(), a.language.extension()),
             cwd: ws.root().to_path_buf(),

@@ -213,7 +213,9 @@ fn serve(child: &mut Child, limit: Duration, ctx: &ToolContext) -> Result<Finish
     let mut readers = Vec::new();
     if let Some(out) = child.stdout.take() {
         let kept = Arc::clone(&stdout);
-        readers.push(std::thread::spawn(move || read_stdout(out, &kept, &events_tx)));
+        readers.push(std::thread::spawn(move || {
+            read_stdout(out, &kept, &events_tx)
+        }));
     }
     if let Some(err) = child.stderr.take() {
         let kept = Arc::clone(&stderr);
@@ -231,7 +233,9 @@ fn serve(child: &mut Child, limit: Duration, ctx: &ToolContext) -> Result<Finish
                 calls += 1;
                 let asked = Instant::now();
                 let answer = if spent > CODE_BUDGET {
-                    BridgeAnswer::refused("error: the program's output budget is spent; nothing was run.")
+                    BridgeAnswer::refused(
+                        "error: the program's output budget is spent; nothing was run.",
+                    )
                 } else {
                     ctx.bridge.call(&call.tool, call.args)
                 };

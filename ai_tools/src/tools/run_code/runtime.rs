@@ -106,10 +106,7 @@ impl Runtimes {
                 let node = node?;
                 strips_types(&node).then(|| Runtime {
                     program: node,
-                    args: vec![
-                        "--experimental-strip-types".into(),
-                        "--no-warnings".into(),
-                    ],
+                    args: vec!["--experimental-strip-types".into(), "--no-warnings".into()],
                 })
             });
         let found = Runtimes {
