@@ -468,7 +468,7 @@ impl Step<'_> {
                 let answer = self.serve_code_call(code_calls, &call);
                 let _ = call.reply.send(answer);
             }
-            let cancelled = match running.next(CANCEL_POLL) {
+            let cancelled = match running.next_or_ready(CANCEL_POLL, &crx) {
                 Next::Finished(i, r) => {
                     // Progress sent before the result is shown before it.
                     forward(self.em);
