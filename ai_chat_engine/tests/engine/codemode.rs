@@ -328,3 +328,58 @@ console.log("write: " + wrote);
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err());
 }
+
+/// Where `scripts/deps` installs tsx (`koi_install_code_runtimes`).
+fn tsx_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/codemode/node_modules/.bin")
+}
+
+const TYPED: &str = r#"
+interface Note { path: string; text: string }
+const paths: string[] = ["a.ts.txt", "b.ts.txt"];
+const notes: Note[] = await Promise.all(
+  paths.map(async (path: string): Promise<Note> => ({ path, text: await koi.fs_read({ path }) })),
+);
+const marked: number = notes.filter((n: Note) => n.text.includes("TYPED-MARK")).length;
+console.log(`typed: ${marked} of ${notes.length}`);
+"#;
+
+#[test]
+fn a_typescript_program_runs_with_types_stripped() {
+    let test = "a_typescript_program_runs_with_types_stripped";
+    if ready(test).is_none() {
+        return;
+    }
+    // Node strips types itself from 22.6; an older one needs tsx (or deno).
+    let mut dirs = vec![tsx_dir()];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    let Some(runtimes) = Runtimes::detect_in(&dirs).filter(|r| r.typescript.is_some()) else {
+        skip(
+            PROGRAMS,
+            test,
+            "no TypeScript runtime: run `source scripts/deps && koi_install_code_runtimes`",
+        );
+        return;
+    };
+    let args = serde_json::json!({"language": "typescript", "code": TYPED});
+    let server = FakeProvider::start([
+        ChatStream::new()
+            .tool_call("c1", "run_code", &args.to_string())
+            .tool_calls()
+            .reply(),
+        final_round(),
+    ]);
+    let h = code_harness(&server, runtimes);
+    for name in ["a.ts.txt", "b.ts.txt"] {
+        std::fs::write(h.ws().join(name), "TYPED-MARK\n").unwrap();
+    }
+    let conv = h.engine.new_conversation();
+    let (msgs, asked) = turn(&h.engine, &conv, "read them, typed", &[]);
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert!(asked.is_empty(), "{asked:?}");
+    let result = program_result(&conv);
+    assert!(result.contains("typed: 2 of 2"), "{result}");
+    assert_eq!(logged_calls(&conv.log_path().unwrap()).len(), 2);
+}

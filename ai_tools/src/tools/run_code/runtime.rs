@@ -101,7 +101,7 @@ impl Runtimes {
             .or_else(|| deno.clone().map(Runtime::deno));
         let typescript = deno
             .map(Runtime::deno)
-            .or_else(|| find("tsx").map(Runtime::plain))
+            .or_else(|| find("tsx").map(|tsx| tsx_runtime(tsx, node.as_deref())))
             .or_else(|| {
                 let node = node?;
                 strips_types(&node).then(|| Runtime {
@@ -123,6 +123,36 @@ impl Runtimes {
             Language::Typescript => self.typescript.as_ref(),
         }
     }
+}
+
+/// tsx as node's loader (`node --import …/tsx/dist/loader.mjs`), where
+/// its files are beside the `tsx` found: its own command line listens on
+/// a local socket to relay signals, which the sandbox refuses. Otherwise
+/// the `tsx` command itself, for a run the sandbox does not confine.
+fn tsx_runtime(tsx: PathBuf, node: Option<&Path>) -> Runtime {
+    let loader = std::fs::canonicalize(&tsx)
+        .ok()
+        .and_then(|cli| Some(cli.parent()?.join("loader.mjs")))
+        .filter(|l| l.is_file());
+    match (node, loader) {
+        (Some(node), Some(loader)) => Runtime {
+            program: node.to_path_buf(),
+            args: vec!["--import".into(), file_url(&loader), "--no-warnings".into()],
+        },
+        _ => Runtime::plain(tsx),
+    }
+}
+
+/// `path` as a `file://` URL, with what a URL cannot hold escaped.
+fn file_url(path: &Path) -> String {
+    let mut url = String::from("file://");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' | ' ' | '#' | '?' | '"' => url.push_str(&format!("%{:02X}", c as u32)),
+            c => url.push(c),
+        }
+    }
+    url
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -162,6 +192,14 @@ mod tests {
         assert_eq!(parse_version("nonsense"), None);
         assert!(parse_version("v20.20.2").is_some_and(|v| v < STRIP_TYPES_SINCE));
         assert!(parse_version("v23.1.0").is_some_and(|v| v >= STRIP_TYPES_SINCE));
+    }
+
+    #[test]
+    fn file_urls_escape_what_a_url_cannot_hold() {
+        assert_eq!(
+            file_url(Path::new("/a b/50%#x?.mjs")),
+            "file:///a%20b/50%25%23x%3F.mjs"
+        );
     }
 
     #[test]
