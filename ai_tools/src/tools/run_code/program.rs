@@ -87,7 +87,8 @@ pub struct Finished {
 }
 
 /// The program file: the prelude with the callable names, then `code`
-/// wrapped as the body of an async function whose end exits the process.
+/// wrapped as the body of an async function whose end (once its output is
+/// flushed) exits the process.
 pub fn source(names: &[String], code: &str) -> String {
     let names = serde_json::to_string(names).unwrap_or_else(|_| "[]".into());
     let mark = serde_json::to_string(CALL_MARK).unwrap_or_else(|_| "\"\"".into());
@@ -98,9 +99,12 @@ pub fn source(names: &[String], code: &str) -> String {
         .map(str::trim)
         .collect::<Vec<_>>()
         .join(" ");
+    // Node queues writes to a pipe it cannot take at once: the exit waits
+    // until both streams have flushed what the program printed.
     format!(
-        "{prelude} (async () => {{\n{code}\n}})().then(() => process.exit(0), (e) => {{ \
-         console.error(e && e.stack ? e.stack : String(e)); process.exit(1); }});\n"
+        "{prelude} (async () => {{\n{code}\n}})().then(() => 0, (e) => {{ \
+         console.error(e && e.stack ? e.stack : String(e)); return 1; }}).then((code) => \
+         process.stdout.write(\"\", () => process.stderr.write(\"\", () => process.exit(code))));\n"
     )
 }
 
