@@ -198,6 +198,13 @@ fn twenty_reads_and_a_grep_take_one_round_and_ask_nothing() {
         |m| matches!(m, StreamMsg::ToolDone { id, .. } if id.starts_with("c1.")),
     );
     assert_eq!(done, 21);
+    // A resumed conversation has the same history (the program's calls
+    // are in the log, not in what the model sees) and nothing to recover.
+    let (id, history) = (conv.id(), conv.messages());
+    drop(conv);
+    let resumed = load_when_free(&h.engine, &id);
+    assert_eq!(resumed.messages(), history);
+    assert!(matches!(resumed.next_step(), ai_chat_engine::Step::Idle));
 }
 
 const TWO_WRITES: &str = r#"
