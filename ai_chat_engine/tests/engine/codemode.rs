@@ -20,10 +20,7 @@ use crate::common::*;
 /// The runtimes on PATH and an active sandbox, or `None` after recording
 /// why `test` cannot run here.
 fn ready(test: &str) -> Option<Runtimes> {
-    let Some(runtimes) = Runtimes::detect().filter(|r| r.javascript.is_some()) else {
-        skip(PROGRAMS, test, "no node (or deno) on PATH for run_code");
-        return None;
-    };
+    let runtimes = node(test)?;
     if let Support::Unavailable(why) = support() {
         skip(
             SANDBOX,
@@ -35,15 +32,38 @@ fn ready(test: &str) -> Option<Runtimes> {
     Some(runtimes)
 }
 
+/// The runtimes on PATH, or `None` after recording that `test` cannot
+/// run here.
+fn node(test: &str) -> Option<Runtimes> {
+    let runtimes = Runtimes::detect().filter(|r| r.javascript.is_some());
+    if runtimes.is_none() {
+        skip(PROGRAMS, test, "no node (or deno) on PATH for run_code");
+    }
+    runtimes
+}
+
 /// An engine whose registry declares `run_code`.
 fn code_harness(server: &FakeProvider, runtimes: Runtimes) -> Harness {
+    code_harness_with(server, runtimes, None)
+}
+
+/// [`code_harness`] on a kernel taken to offer `support`.
+fn code_harness_with(
+    server: &FakeProvider,
+    runtimes: Runtimes,
+    support: Option<Support>,
+) -> Harness {
     let workspace = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let config_dir = tempfile::tempdir().unwrap();
     let opts = options(data.path(), config_dir.path());
     let mut config = RegistryConfig::new(Workspace::new(workspace.path()).unwrap());
     config.code_runtimes = Some(runtimes);
-    let registry = Arc::new(Registry::standard(config));
+    let mut registry = Registry::standard(config);
+    if let Some(support) = support {
+        registry = registry.with_sandbox_support(support);
+    }
+    let registry = Arc::new(registry);
     let cfg = crate::common::config(server, ai_chat_engine::ProviderKind::OpenAi);
     let engine = Engine::new(cfg, registry, opts).unwrap();
     Harness {
@@ -389,4 +409,40 @@ fn a_typescript_program_runs_with_types_stripped() {
     let result = program_result(&conv);
     assert!(result.contains("typed: 2 of 2"), "{result}");
     assert_eq!(logged_calls(&conv.log_path().unwrap()).len(), 2);
+}
+
+#[test]
+fn without_a_sandbox_the_program_itself_is_asked_about() {
+    let Some(runtimes) = node("without_a_sandbox_the_program_itself_is_asked_about") else {
+        return;
+    };
+    let code = "console.log('ran: ' + (await koi.fs_read({ path: 'n.txt' })).includes('NOTE'));";
+    let server = FakeProvider::start([
+        program_round(code, None),
+        final_round(),
+        program_round(code, None),
+        final_round(),
+    ]);
+    let unavailable = Support::Unavailable("pinned off for this test".into());
+    let h = code_harness_with(&server, runtimes, Some(unavailable));
+    std::fs::write(h.ws().join("n.txt"), "NOTE\n").unwrap();
+
+    // Declined: nothing ran, and the model is told.
+    let conv = h.engine.new_conversation();
+    let (msgs, asked) = turn(&h.engine, &conv, "read it", &[ApprovalReply::Deny]);
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("node program.js"), "{asked:?}");
+    let result = program_result(&conv);
+    assert!(result.contains("declined"), "{result}");
+    assert!(logged_calls(&conv.log_path().unwrap()).is_empty());
+
+    // Approved: it runs, and its read (proven read-only) is not asked.
+    let conv = h.engine.new_conversation();
+    let (msgs, asked) = turn(&h.engine, &conv, "read it", &[ApprovalReply::Approve]);
+    assert!(is_done(&msgs), "{msgs:?}");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let result = program_result(&conv);
+    assert!(result.contains("ran: true"), "{result}");
+    assert_eq!(logged_calls(&conv.log_path().unwrap()).len(), 1);
 }
