@@ -47,7 +47,7 @@ pub mod uncertain;
 
 use std::io::{IsTerminal, Write};
 
-use ai_chat_engine::session_log;
+use ai_chat_engine::store::session_log;
 use ai_tools::Mode;
 use anyhow::Result;
 

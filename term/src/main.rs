@@ -5,14 +5,14 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use clap::Parser;
+use clap::{CommandFactory as _, Parser};
 
 use term::config::{Config, Loaded};
 use term::headless::{self, DumpFormat, Headless};
 use term::palette::Palette;
 use term::GridSize;
 
-/// koi — a GPU-accelerated terminal with an assistant you can trust.
+/// A GPU-accelerated terminal with an assistant you can trust.
 ///
 /// Examples:
 ///   koi                                   open a window with your shell
@@ -20,7 +20,7 @@ use term::GridSize;
 ///   koi --headless -e ls --color=always   print what `ls` shows, no window
 ///   koi --headless --screenshot out.png -e neofetch
 #[derive(Debug, Parser)]
-#[command(version, verbatim_doc_comment)]
+#[command(name = "koi", version, verbatim_doc_comment)]
 struct Cli {
     /// Read this config file instead of ~/.config/koi/koi.toml.
     #[arg(long, value_name = "FILE")]
@@ -71,6 +71,9 @@ fn main() -> ExitCode {
     term::raster_threads::reserve_a_core_for_the_parser();
     // The API key lives in this process: no tool process may read it.
     ai_tools::spawn::keep_memory_private();
+    if let Some(dir) = cli_docs::requested(std::env::args_os()) {
+        return cli_docs::write_or_report("koi", Cli::command(), &dir);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

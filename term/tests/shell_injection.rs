@@ -10,6 +10,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
+use term::snapshot::Snapshot;
 use term::{GridSize, Session, SessionOptions};
 
 fn have(program: &str) -> bool {
@@ -173,8 +174,11 @@ fn integration_off_leaves_the_shell_plain() {
     };
     let session = Session::spawn(options, || {}).unwrap();
     session.write("echo plain=$KOI_TEST_MARK\r");
-    wait_text(&session, "plain=bashrc");
-    std::thread::sleep(Duration::from_millis(200));
+    // The prompt after the output: every byte the command's end could have
+    // carried (an OSC 133 mark, an OSC 7) came before it.
+    wait_for(&session, "the prompt after the output", |s| {
+        prompt_after(s, "plain=bashrc")
+    });
     assert_eq!(session.last_command(), None);
     assert_eq!(session.cwd(), None);
 }
@@ -343,6 +347,15 @@ fn prompt_of(shell: &str) -> &'static str {
 
 /// Waits for a line that is the prompt alone (the snapshot trims its
 /// trailing space).
+/// Whether a line reading `output` is followed by a prompt line (`$ `).
+fn prompt_after(s: &Snapshot, output: &str) -> bool {
+    s.lines
+        .iter()
+        .skip_while(|l| l.trim_end() != output)
+        .skip(1)
+        .any(|l| l.trim_end() == "$")
+}
+
 fn wait_prompt(session: &Session, prompt: &str) {
     wait_for(session, prompt, |s| {
         s.lines.iter().any(|l| l.trim_end() == prompt.trim_end())
@@ -432,8 +445,11 @@ fn a_request_without_the_token_is_ignored() {
     let session = start_with_token("bash", home.path());
     wait_prompt(&session, "$ ");
     session.write("printf '\\033]7717;suggest;wrong;1;bash;hi\\007'; echo do''ne\r");
-    wait_text(&session, "done");
-    std::thread::sleep(Duration::from_millis(200));
+    // The prompt after `done` came in a later read than the request: had
+    // the request been taken, its event would be queued already.
+    wait_for(&session, "the prompt after done", |s| {
+        prompt_after(s, "done")
+    });
     assert!(session
         .events()
         .try_iter()

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::session_log::{read_log, Entry};
+use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{ApprovalReply, Conversation, Engine, Message, StreamMsg, UserInput};
 use ai_tools::sandbox::{support, Support};
 use ai_tools::tools::run_code::runtime::Runtimes;

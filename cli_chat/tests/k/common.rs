@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
@@ -336,14 +336,18 @@ impl Tmux {
     }
 
     pub fn wait_for(&self, needle: &str, count: usize) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if self.screen().matches(needle).count() >= count {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("never saw {needle:?} x{count}; screen:\n{}", self.screen());
+        koi_testkit::poll::until(
+            &format!("{needle:?} x{count}"),
+            Duration::from_secs(30),
+            || {
+                let screen = self.screen();
+                if screen.matches(needle).count() >= count {
+                    Ok(())
+                } else {
+                    Err(format!("screen:\n{screen}"))
+                }
+            },
+        );
     }
 
     pub fn alive(&self) -> bool {

@@ -3,7 +3,7 @@
 //! with `--raw` and with `NO_COLOR`.
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RequestKind};
@@ -140,14 +140,14 @@ impl Tmux {
     }
 
     fn wait_for(&self, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            if self.capture(false).contains(needle) {
-                return;
+        koi_testkit::poll::until(&format!("{needle:?}"), Duration::from_secs(60), || {
+            let pane = self.capture(false);
+            if pane.contains(needle) {
+                Ok(())
+            } else {
+                Err(format!("pane:\n{pane}"))
             }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("never saw {needle:?}; pane:\n{}", self.capture(false));
+        });
     }
 }
 

@@ -313,6 +313,9 @@ impl App {
             None
         };
         t.display.present();
+        if let Some(path) = &self.options.dump_on_exit {
+            dump::write_screen(path, &t.workspace.focused().session);
+        }
         if scanning {
             // The scan goes on a slice per frame.
             t.display.window.request_redraw();

@@ -51,6 +51,12 @@ fn ask_about_the_screen_and_watch_the_answer_stream() {
         "the key never goes in a prompt"
     );
 
+    // The question and the answer are on the screen, as a person reads it.
+    scene.assert_reads(
+        "ask_about_the_screen_and_watch_the_answer_stream",
+        &["what failed?", "The answer is forty-two."],
+    );
+
     // Close the panel, leave the shell; the dump has the panel's text.
     let (overlay, _) = scene.close_and_exit();
     assert!(overlay.contains("The answer is forty-two."), "{overlay}");
@@ -82,6 +88,7 @@ fn the_panel_is_drawn_over_the_terminal() {
             ink > tenth
         },
     );
+    scene.assert_reads("the_panel_is_drawn_over_the_terminal", &["Drawn answer."]);
     let (overlay, _) = scene.close_and_exit();
     assert!(overlay.contains("Drawn answer."), "{overlay}");
 }
@@ -125,6 +132,8 @@ fn approval_run(answer_key: &str) -> ApprovalRun {
     // must not decide anything: the log's only decision is the answer
     // key's (checked by the callers).
     scene.wait_for_panel("the approval dialog", |o| o.contains("Esc deny"));
+    // A person sees what is asked and how to answer.
+    scene.assert_reads("approval_run", &["out.txt", "Esc deny"]);
     scene.koi.type_text(&scene.x, "yes");
     scene.koi.keys(&scene.x, answer_key);
     assert!(

@@ -81,14 +81,14 @@ impl PtyRun {
 
     /// Waits until the output contains `needle`.
     pub fn wait_for(&self, needle: &str, limit: Duration) {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if self.text().contains(needle) {
-                return;
+        crate::poll::until(&format!("{needle:?}"), limit, || {
+            let text = self.text();
+            if text.contains(needle) {
+                Ok(())
+            } else {
+                Err(text)
             }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("never saw {needle:?}; output so far:\n{}", self.text());
+        });
     }
 
     /// Writes `bytes` as if typed.

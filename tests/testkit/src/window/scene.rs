@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{eventually, Koi, TestConfig, Xvfb};
+use super::{Koi, TestConfig, Xvfb};
+use crate::poll::eventually;
 use crate::FakeProvider;
 
 /// How long a test waits for the engine, the model or the panel.
@@ -14,6 +15,9 @@ pub const MODEL_WAIT: Duration = Duration::from_secs(30);
 
 /// How long koi gets to exit once its shell has.
 pub const EXIT_WAIT: Duration = Duration::from_secs(30);
+/// How long the pixels may take to show what the dump already says: a
+/// frame or two, and tesseract's own second on a loaded machine.
+const OCR_WAIT: Duration = Duration::from_secs(15);
 
 /// Writes a 100×30 [`TestConfig`] with its assistant on `server` where
 /// koi and `k` both read it when started with the harness's environment:
@@ -133,18 +137,28 @@ impl Scene {
 
     /// Waits until the panel's text satisfies `f`; a failure shows it.
     pub fn wait_for_panel(&self, what: &str, f: impl Fn(&str) -> bool) {
-        let deadline = std::time::Instant::now() + MODEL_WAIT;
-        loop {
+        crate::poll::until(what, MODEL_WAIT, || {
             let text = self.overlay();
             if f(&text) {
-                return;
+                Ok(())
+            } else {
+                Err(format!("the panel:\n{text}"))
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "timed out waiting for {what}; the panel:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        });
+    }
+
+    /// Waits until the window's pixels, read by OCR ([`super::ocr`]), show
+    /// each of `texts` (words in order; case and punctuation aside). A
+    /// machine without tesseract records a skip for `test` instead.
+    pub fn assert_reads(&self, test: &str, texts: &[&str]) {
+        crate::poll::until(&format!("{texts:?} on the screen"), OCR_WAIT, || {
+            let shot = self.x.screenshot(&self.koi.window);
+            match super::ocr::read(&shot, test) {
+                None => Ok(()), // no tesseract: the skip is recorded
+                Some(read) if texts.iter().all(|t| super::ocr::shows(&read, t)) => Ok(()),
+                Some(read) => Err(format!("tesseract read:\n{read}")),
+            }
+        });
     }
 
     /// Opens the panel and asks `question`; returns once the model has it.
