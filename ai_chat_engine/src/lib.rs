@@ -28,6 +28,7 @@
 //! ```
 
 pub mod budgets;
+mod code_bridge;
 pub mod compaction;
 pub mod config;
 pub mod context;

@@ -11,6 +11,7 @@
 //!    thread with a [`CancelToken`].
 
 pub mod access;
+pub mod bridge;
 pub mod cancel;
 pub mod editor;
 pub mod effect;
@@ -38,6 +39,7 @@ pub mod verdict;
 pub mod workspace;
 
 pub use access::{Access, Footprint};
+pub use bridge::{Bridge, BridgeAnswer, CallBridge};
 pub use cancel::CancelToken;
 pub use editor::{Editor, EditorFiles};
 pub use effect::Effect;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::access::{Access, Footprint};
+use crate::bridge::CallBridge;
 use crate::cancel::CancelToken;
 use crate::effect::Effect;
 use crate::error::ToolError;
@@ -39,6 +40,10 @@ pub struct RegistryConfig {
     /// The editor whose buffers the file tools read and write (`k acp`);
     /// `None`: the disk.
     pub editor: crate::editor::Editor,
+    /// The runtimes behind `run_code` (see
+    /// [`crate::tools::run_code::runtime::Runtimes::detect`]); no such
+    /// tool without them.
+    pub code_runtimes: Option<crate::tools::run_code::runtime::Runtimes>,
 }
 
 impl RegistryConfig {
@@ -51,6 +56,7 @@ impl RegistryConfig {
             sandbox: SandboxConfig::default(),
             web_search: None,
             editor: None,
+            code_runtimes: None,
         }
     }
 }
@@ -94,6 +100,11 @@ impl Registry {
         if let Some(search) = &config.web_search {
             tools.push(Box::new(crate::tools::web_search::WebSearch::new(
                 search.clone(),
+            )));
+        }
+        if let Some(runtimes) = &config.code_runtimes {
+            tools.push(Box::new(crate::tools::run_code::RunCode::new(
+                runtimes.clone(),
             )));
         }
         Self::with_tools(config, tools)
@@ -362,6 +373,7 @@ impl Registry {
             editor: self.editor.clone(),
             sandbox: self.plan_at(Level::ReadOnly),
             progress: ProgressSink::default(),
+            bridge: CallBridge::default(),
         }
     }
 
@@ -413,12 +425,37 @@ impl Registry {
         run_tag: RunTag,
         progress: ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
+        self.run_bridged(
+            name,
+            args,
+            approved,
+            cancel,
+            run_tag,
+            progress,
+            CallBridge::default(),
+        )
+    }
+
+    /// [`Registry::run_approved`] for a call whose program calls tools
+    /// (`run_code`): each of its calls goes to `bridge`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_bridged(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        approved: &Approved,
+        cancel: &CancelToken,
+        run_tag: RunTag,
+        progress: ProgressSink,
+        bridge: CallBridge,
+    ) -> Result<ToolOutput, ToolError> {
         let tool = self
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
         let mut ctx = self.context_tagged(cancel.clone(), run_tag);
         ctx.sandbox = ctx.sandbox.at(approved.level());
         ctx.progress = progress;
+        ctx.bridge = bridge;
         // A bug in one tool fails that call, not the turn or the process.
         // Tools hold no state across calls that a panic could leave torn.
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.run(args, &ctx)));

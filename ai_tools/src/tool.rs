@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::bridge::CallBridge;
 use crate::cancel::CancelToken;
 use crate::effect::Effect;
 use crate::error::ToolError;
@@ -108,6 +109,8 @@ pub struct ToolContext {
     pub run_tag: RunTag,
     /// Where progress goes (the call's live status).
     pub progress: ProgressSink,
+    /// Where a `run_code` program's calls go (none for other tools).
+    pub bridge: CallBridge,
 }
 
 impl ToolContext {

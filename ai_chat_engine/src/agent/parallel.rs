@@ -78,6 +78,24 @@ impl Parallel {
     }
 }
 
+impl Parallel {
+    /// [`Parallel::next`], but back with [`Next::Waiting`] as soon as
+    /// `other` holds a message (left there for the caller): a running
+    /// program's call is serviced at once, not at the next poll.
+    pub(crate) fn next_or_ready<T>(&mut self, wait: Duration, other: &Receiver<T>) -> Next {
+        if self.running == 0 {
+            return Next::Idle;
+        }
+        let mut select = crossbeam_channel::Select::new();
+        let mine = select.recv(&self.rx);
+        select.recv(other);
+        match select.ready_timeout(wait) {
+            Ok(ready) if ready == mine => self.next(Duration::ZERO),
+            _ => Next::Waiting,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

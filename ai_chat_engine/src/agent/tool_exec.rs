@@ -7,15 +7,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ai_tools::run_tag::RunTag;
+use ai_tools::tools::run_code::RUN_CODE;
 use ai_tools::{
-    Approved, CancelToken, Decision, Judged, Mode, ProgressSink, Proof, Registry, ToolError,
-    ToolOutput, ToolRef,
+    Approved, CallBridge, CancelToken, Decision, Judged, Mode, ProgressSink, Proof, Registry,
+    ToolError, ToolOutput, ToolRef,
 };
 use crossbeam_channel::RecvTimeoutError;
 use koi_protocol::Op;
 
 use crate::agent::parallel::{Next, Parallel};
 use crate::budgets::{CANCEL_POLL, EXPLORE_CANCEL_GRACE};
+use crate::code_bridge::{ChannelBridge, CodeCall};
 use crate::context::{tool_error_view, tool_result_view};
 use crate::conversation::{Conversation, ABANDONED_RESULT};
 use crate::explore::{ExploreTool, SubagentStep, EXPLORE};
@@ -26,6 +28,8 @@ use crate::stream::emitter::Emitter;
 use crate::stream::preview::{call_summary, preview};
 use crate::stream::{ApprovalReply, EngineError, StreamMsg};
 use crate::test_hook::{pause, Point};
+
+mod code_calls;
 
 /// What the model is told when it repeats a call whose effect is unknown.
 pub const REPEAT_UNCERTAIN_RESULT: &str = "refused: an identical call (same tool, same \
@@ -117,6 +121,14 @@ impl ToolRunner {
     /// The explore tool, when `name` is it.
     fn explore_for(&self, name: &str) -> Option<&Arc<ExploreTool>> {
         self.explore.as_ref().filter(|_| name == EXPLORE)
+    }
+
+    /// The tools a `run_code` program may call: the registry's, but not
+    /// `run_code` itself (the engine's own tools are not offered either).
+    fn code_names(&self) -> Vec<String> {
+        let mut names = self.registry.names();
+        names.retain(|n| n != RUN_CODE);
+        names
     }
 
     fn names(&self) -> Vec<String> {
@@ -300,7 +312,9 @@ impl Step<'_> {
             match self.runner.gate(self.conv, p) {
                 Gate::Refuse(msg) => self.refuse(i, msg),
                 Gate::Run { args, judged, ask } => {
-                    let parallel = Gate::parallel(&judged, &ask);
+                    // A program's calls are serviced while it runs: it
+                    // runs alone, so a write it makes meets no read.
+                    let parallel = Gate::parallel(&judged, &ask) && p.call.name != RUN_CODE;
                     let Some(approved) = clearance(&judged) else {
                         self.refuse(i, "denied by the policy; nothing was run.".into());
                         continue;
@@ -377,6 +391,9 @@ impl Step<'_> {
         // this thread so the emitter stays here.
         let (ptx, prx) = crossbeam_channel::unbounded::<(usize, String)>();
         let (stx, srx) = crossbeam_channel::unbounded::<(usize, SubagentStep)>();
+        // Calls of a `run_code` program, serviced on this thread.
+        let (ctx, crx) = crossbeam_channel::unbounded::<CodeCall>();
+        let mut code_calls = 0usize;
         // Explore calls still running: a cancel waits for them to stop.
         let mut children: Vec<usize> = Vec::new();
         let mut failure = None;
@@ -412,11 +429,19 @@ impl Step<'_> {
             let progress = ProgressSink::new(move |text| {
                 let _ = ptx.send((i, text));
             });
+            let bridge = if name == RUN_CODE {
+                let names = self.runner.code_names();
+                CallBridge::new(Arc::new(ChannelBridge::new(names, i, ctx.clone())))
+            } else {
+                CallBridge::default()
+            };
             let started = running.start(i, format!("koi-tool-{name}"), move || match explore {
                 Some(explore) => explore.run_with(&args, &token, &|step| {
                     let _ = stx.send((i, step));
                 }),
-                None => registry.run_approved(&name, &args, &approved, &token, tag, progress),
+                None => {
+                    registry.run_bridged(&name, &args, &approved, &token, tag, progress, bridge)
+                }
             });
             match started {
                 Ok(()) if is_child => children.push(i),
@@ -440,7 +465,12 @@ impl Step<'_> {
         };
         while running.running() > 0 {
             forward(self.em);
-            let cancelled = match running.next(CANCEL_POLL) {
+            for call in crx.try_iter() {
+                code_calls += 1;
+                let answer = self.serve_code_call(code_calls, &call);
+                let _ = call.reply.send(answer);
+            }
+            let cancelled = match running.next_or_ready(CANCEL_POLL, &crx) {
                 Next::Finished(i, r) => {
                     // Progress sent before the result is shown before it.
                     forward(self.em);

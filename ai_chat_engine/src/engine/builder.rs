@@ -359,6 +359,7 @@ impl EngineBuilder {
         tools.web_search = resolved.web_search.clone();
         tools.memory = memory;
         tools.editor = self.editor.clone();
+        tools.code_runtimes = ai_tools::tools::run_code::runtime::Runtimes::detect();
         tools
     }
 }

@@ -215,7 +215,10 @@ impl Tail {
                     // one after a crash's open round.
                     t.close_round();
                 }
+                // A program's call: its program's own start and result
+                // decide what becomes of the turn.
                 Entry::Meta { .. }
+                | Entry::CodeCallResult { .. }
                 | Entry::Context(_)
                 | Entry::Environment { .. }
                 | Entry::Usage { .. }

@@ -211,6 +211,23 @@ pub enum Entry {
         /// The whole result.
         full: String,
     },
+    /// The result of a call a `run_code` program made: recorded like a
+    /// direct call's result (its start, approval and result are in the
+    /// log), but never part of the history, where only the program's own
+    /// result is. `call_id` is the program's call id, a dot and the call's
+    /// number.
+    CodeCallResult {
+        /// The `run_code` call whose program made it.
+        parent: String,
+        /// Call id.
+        call_id: String,
+        /// Tool.
+        name: String,
+        /// Error, refusal or not run.
+        is_error: bool,
+        /// What the program was given.
+        for_model: String,
+    },
     /// The user decided what becomes of a call whose effect is uncertain.
     UncertainDecided {
         /// Call id.

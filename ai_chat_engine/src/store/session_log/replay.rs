@@ -112,6 +112,7 @@ pub fn replay(records: &[Record]) -> Replayed {
             | Entry::ApprovalAsked { .. }
             | Entry::ApprovalDecided { .. }
             | Entry::UncertainDecided { .. }
+            | Entry::CodeCallResult { .. }
             | Entry::CompactionFailed { .. } => {}
         }
     }
