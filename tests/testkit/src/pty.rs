@@ -81,14 +81,26 @@ impl PtyRun {
 
     /// Waits until the output contains `needle`.
     pub fn wait_for(&self, needle: &str, limit: Duration) {
-        crate::poll::until(&format!("{needle:?}"), limit, || {
+        self.wait_until(&format!("{needle:?}"), limit, |text| text.contains(needle));
+    }
+
+    /// Waits until `done` holds for the output so far; returns it.
+    pub fn wait_until(&self, what: &str, limit: Duration, done: impl Fn(&str) -> bool) -> String {
+        crate::poll::until(what, limit, || {
             let text = self.text();
-            if text.contains(needle) {
-                Ok(())
+            if done(&text) {
+                Ok(text)
             } else {
-                Err(text)
+                Err(format!("output so far:\n{text}"))
             }
-        });
+        })
+    }
+
+    /// The output so far, which is forgotten: what comes next starts empty.
+    pub fn take(&self) -> String {
+        let bytes =
+            std::mem::take(&mut *self.screen.lock().unwrap_or_else(PoisonError::into_inner));
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 
     /// Writes `bytes` as if typed.
@@ -116,6 +128,16 @@ impl PtyRun {
         }
         let _ = self.child.kill();
         panic!("the program did not exit; output:\n{}", self.text());
+    }
+}
+
+impl Drop for PtyRun {
+    /// A program still running when its test ends is killed with it.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
