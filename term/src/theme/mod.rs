@@ -1,11 +1,12 @@
 //! Themes: `theme = "NAME"` (a bundled scheme), `theme = "/path/file.toml"`
-//! (koi's or Alacritty's format), or `theme = { light = "…", dark = "…" }`,
+//! (koi's or Alacritty's format, or an iTerm2 `.itermcolors` file), or `theme = { light = "…", dark = "…" }`,
 //! which follows the system's appearance ([`portal`] on Linux, winit's
 //! theme events elsewhere). A theme is the base the config's `[colors]`
 //! table is laid over.
 
 pub mod bundled;
 pub mod file;
+pub mod iterm;
 pub mod list;
 #[cfg(all(unix, not(target_os = "macos")))]
 pub mod portal;
@@ -118,7 +119,11 @@ pub fn files_named(config_text: &str, config_dir: Option<&Path>) -> Vec<PathBuf>
 
 /// Whether `spec` names a file rather than a bundled scheme.
 fn is_path(spec: &str) -> bool {
-    spec.contains('/') || spec.contains('\\') || spec.starts_with('~') || spec.ends_with(".toml")
+    spec.contains('/')
+        || spec.contains('\\')
+        || spec.starts_with('~')
+        || spec.ends_with(".toml")
+        || spec.ends_with(".itermcolors")
 }
 
 fn expand(spec: &str, config_dir: Option<&Path>) -> PathBuf {
@@ -152,7 +157,12 @@ fn load_one(spec: &str, config_dir: Option<&Path>) -> Result<(ColorsConfig, Vec<
             found.name.to_owned(),
         )
     };
-    let parsed = file::parse(&text).map_err(|e| format!("theme {origin}: {e}"))?;
+    let parsed = if iterm::is_plist(&text) {
+        iterm::parse(&text)
+    } else {
+        file::parse(&text)
+    }
+    .map_err(|e| format!("theme {origin}: {e}"))?;
     let ignored = parsed
         .ignored
         .iter()

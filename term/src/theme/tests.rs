@@ -157,6 +157,47 @@ fn a_theme_file_is_read_relative_to_the_config() {
 }
 
 #[test]
+fn an_iterm2_file_is_a_theme() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let component = |name: &str, v: f64| format!("<key>{name} Component</key><real>{v}</real>");
+    let color = |r: f64, g: f64, b: f64| {
+        format!(
+            "<dict>{}{}{}</dict>",
+            component("Red", r),
+            component("Green", g),
+            component("Blue", b)
+        )
+    };
+    let text = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \
+         \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n\
+         <plist version=\"1.0\"><dict>\
+         <key>Background Color</key>{}\
+         <key>Ansi 1 Color</key>{}\
+         <key>Bold Color</key>{}\
+         </dict></plist>\n",
+        color(0.0, 0.0, 0.0),
+        color(1.0, 0.0, 0.0),
+        color(1.0, 1.0, 1.0)
+    );
+    std::fs::write(dir.path().join("Night.itermcolors"), text).unwrap_or_else(|e| panic!("{e}"));
+    let loaded = crate::config::Config::parse(
+        "theme = \"Night.itermcolors\"\n",
+        &dir.path().join("koi.toml"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let theme = loaded.config.theme();
+    assert_eq!(theme.background, render::Rgb::from_hex(0x000000));
+    assert_eq!(theme.palette[1], render::Rgb::from_hex(0xff0000));
+    assert!(
+        loaded.warnings.iter().any(|w| w.contains("Bold Color")),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
 fn a_pair_follows_the_appearance() {
     let mut loaded = crate::config::Config::parse(
         "theme = { light = \"solarized-light\", dark = \"Solarized Dark\" }\n",
