@@ -57,7 +57,7 @@ fn entries<'a, 'input>(dict: Node<'a, 'input>) -> Vec<(&'a str, Node<'a, 'input>
 }
 
 /// A colour dictionary's red, green and blue components (0 to 1).
-fn components(dict: Node) -> Result<HexColor, String> {
+fn components(dict: Node<'_, '_>) -> Result<HexColor, String> {
     if !dict.has_tag_name("dict") {
         return Err("not a colour dictionary".into());
     }
