@@ -189,7 +189,10 @@ fn convert_cell(cell: &TermCell, colors: &Colors, out: &mut Cell) {
         UnderlineStyle::None
     };
     out.underline_color = cell.underline_color().map(|c| convert_color(c, colors));
-    out.hyperlink = cell.hyperlink().map(|h| h.uri().into());
+    out.hyperlink = cell
+        .hyperlink()
+        .filter(|h| !crate::graphics::is_picture_mark(h))
+        .map(|h| h.uri().into());
 }
 
 /// A colour the application redefined (OSC 4/10/11) wins over the theme.

@@ -140,6 +140,9 @@ fn scanner_events_with(mut scanner: SeqScanner, stream: &[u8], cuts: &[usize]) -
                 Seq::Osc(payload) => {
                     format!("{at} OSC {}", osc_text(payload.unwrap_or(b"<overflow>")))
                 }
+                Seq::Apc(payload) => {
+                    format!("{at} APC {}", osc_text(payload.unwrap_or(b"<overflow>")))
+                }
             });
         });
         start = end;

@@ -1,0 +1,1 @@
+//! Tests of the graphics module against a real Term.
