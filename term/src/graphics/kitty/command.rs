@@ -87,8 +87,8 @@ pub(crate) fn parse(body: &[u8]) -> Result<(Command, Vec<u8>), ParseError> {
     let payload = if payload.is_empty() {
         Vec::new()
     } else {
-        base64::engine::general_purpose::STANDARD_NO_PAD
-            .decode(trim_padding(payload))
+        LENIENT_BASE64
+            .decode(payload)
             .map_err(|_| {
                 ParseError(format!(
                     "Failed to parse GraphicsCommand command payload with error: invalid base64 data in chunk of size: {}",
@@ -99,11 +99,14 @@ pub(crate) fn parse(body: &[u8]) -> Result<(Command, Vec<u8>), ParseError> {
     Ok((cmd, payload))
 }
 
-/// kitty accepts base64 with or without its `=` padding.
-fn trim_padding(data: &[u8]) -> &[u8] {
-    let end = data.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
-    &data[..end]
-}
+/// Base64 as kitty reads it: padding optional, and the unused low bits of
+/// the last symbol ignored (chafa, for one, leaves them set).
+const LENIENT_BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new()
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+);
 
 fn flag(key: u8, value: &[u8], allowed: &[u8], name: &str) -> Result<u8, ParseError> {
     match value {
@@ -191,6 +194,9 @@ mod tests {
         assert_eq!(payload, [0, 1, 2, 3, 4, 5]);
         let (_, padded) = parse(b"a=t;AAE=").unwrap();
         assert_eq!(padded, [0, 1]);
+        // chafa's chunks: padded, with the last symbol's spare bits set.
+        let (_, chafa) = parse(b"m=1;APP=").unwrap();
+        assert_eq!(chafa, [0, 243]);
     }
 
     #[test]
