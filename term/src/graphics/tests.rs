@@ -201,7 +201,8 @@ fn chunks_compression_png_and_media_load() {
     assert_eq!(kitty(&mut g, &mut t, "a=t,f=100,i=12", &png), ok("i=12"));
     let bad = kitty(&mut g, &mut t, "a=t,f=100,i=13", b"not a png at all");
     assert!(
-        bad.as_deref().is_some_and(|r| r.starts_with("\x1b_Gi=13;EBADPNG:")),
+        bad.as_deref()
+            .is_some_and(|r| r.starts_with("\x1b_Gi=13;EBADPNG:")),
         "{bad:?}"
     );
     // A file stays, a temporary file named for the protocol is removed.
@@ -209,12 +210,18 @@ fn chunks_compression_png_and_media_load() {
     let file = dir.path().join("picture.png");
     std::fs::write(&file, &png).unwrap();
     let path = file.to_str().unwrap().as_bytes();
-    assert_eq!(kitty(&mut g, &mut t, "a=t,t=f,f=100,i=14", path), ok("i=14"));
+    assert_eq!(
+        kitty(&mut g, &mut t, "a=t,t=f,f=100,i=14", path),
+        ok("i=14")
+    );
     assert!(file.exists());
     let temp = dir.path().join("tty-graphics-protocol-1.png");
     std::fs::write(&temp, &png).unwrap();
     let temp_path = temp.to_str().unwrap().as_bytes();
-    assert_eq!(kitty(&mut g, &mut t, "a=t,t=t,f=100,i=15", temp_path), ok("i=15"));
+    assert_eq!(
+        kitty(&mut g, &mut t, "a=t,t=t,f=100,i=15", temp_path),
+        ok("i=15")
+    );
     assert!(!temp.exists(), "the temporary file is deleted");
     // Shared memory (a file under /dev/shm on Linux), removed after use.
     let name = format!("koi-test-{}", std::process::id());
@@ -229,7 +236,12 @@ fn chunks_compression_png_and_media_load() {
     std::fs::write(&raw, [0, 0, 10, 20, 30, 0]).unwrap();
     let raw_path = raw.to_str().unwrap().as_bytes();
     assert_eq!(
-        kitty(&mut g, &mut t, "a=t,t=f,f=24,s=1,v=1,O=2,S=3,i=17", raw_path),
+        kitty(
+            &mut g,
+            &mut t,
+            "a=t,t=f,f=24,s=1,v=1,O=2,S=3,i=17",
+            raw_path
+        ),
         ok("i=17")
     );
 }
@@ -321,12 +333,21 @@ fn a_picture_at_the_bottom_scrolls_the_screen_and_then_into_the_scrollback() {
     // Scrolled out of the scrollback entirely: collected.
     let mut big = term(10, 4);
     let mut g2 = Graphics::default();
-    kitty(&mut g2, &mut big, "a=T,f=24,s=8,v=16", &rgb(8, 16, [1, 1, 1]));
+    kitty(
+        &mut g2,
+        &mut big,
+        "a=T,f=24,s=8,v=16",
+        &rgb(8, 16, [1, 1, 1]),
+    );
     assert_eq!(g2.stats().placements, 1);
     feed(&mut big, &b"\r\n".repeat(1100));
     g2.collect(&big);
     assert_eq!(g2.stats().placements, 0);
-    assert_eq!(g2.stats().images, 0, "an anonymous image goes with its last placement");
+    assert_eq!(
+        g2.stats().images,
+        0,
+        "an anonymous image goes with its last placement"
+    );
 }
 
 #[test]
@@ -334,7 +355,12 @@ fn clear_erase_and_overwrite_cut_the_picture() {
     let mut t = term(10, 5);
     let mut g = Graphics::default();
     // 2 columns × 3 rows.
-    kitty(&mut g, &mut t, "a=T,f=24,s=16,v=48,i=1", &rgb(16, 48, [0, 255, 0]));
+    kitty(
+        &mut g,
+        &mut t,
+        "a=T,f=24,s=16,v=48,i=1",
+        &rgb(16, 48, [0, 255, 0]),
+    );
     assert_eq!(tile_cells(&g, &t).len(), 6);
     // EL on row 2 cuts that row only.
     feed(&mut t, b"\x1b[2;1H\x1b[2K");
@@ -353,7 +379,12 @@ fn resize_cuts_what_leaves_the_grid() {
     let mut g = Graphics::default();
     feed(&mut t, b"\x1b[1;6H");
     // 4 columns × 2 rows at column 6.
-    kitty(&mut g, &mut t, "a=T,f=24,s=32,v=32,i=1,C=1", &rgb(32, 32, [9, 9, 9]));
+    kitty(
+        &mut g,
+        &mut t,
+        "a=T,f=24,s=32,v=32,i=1,C=1",
+        &rgb(32, 32, [9, 9, 9]),
+    );
     assert_eq!(tile_cells(&g, &t).len(), 8);
     // Narrower: alacritty reflows, every tile stays on some cell or goes.
     t.resize(GridSize::new(7, 5));
@@ -363,7 +394,12 @@ fn resize_cuts_what_leaves_the_grid() {
     // Fewer rows with the cursor at the bottom push rows into history.
     let mut t2 = term(10, 5);
     let mut g2 = Graphics::default();
-    kitty(&mut g2, &mut t2, "a=T,f=24,s=8,v=16,i=1", &rgb(8, 16, [9, 9, 9]));
+    kitty(
+        &mut g2,
+        &mut t2,
+        "a=T,f=24,s=8,v=16,i=1",
+        &rgb(8, 16, [9, 9, 9]),
+    );
     feed(&mut t2, b"\x1b[5;1H");
     t2.resize(GridSize::new(10, 2));
     assert!(tile_cells(&g2, &t2).is_empty());
@@ -373,7 +409,15 @@ fn resize_cuts_what_leaves_the_grid() {
 
 /// Places image `id` (one cell) at 1-based (`row`, `col`) with z `z` and
 /// placement id `p`.
-fn place_at(g: &mut Graphics, t: &mut Term<VoidListener>, id: u32, p: u32, row: u32, col: u32, z: i32) {
+fn place_at(
+    g: &mut Graphics,
+    t: &mut Term<VoidListener>,
+    id: u32,
+    p: u32,
+    row: u32,
+    col: u32,
+    z: i32,
+) {
     feed(t, format!("\x1b[{row};{col}H").as_bytes());
     let r = kitty(g, t, &format!("a=p,i={id},p={p},c=1,r=1,z={z},q=2"), &[]);
     assert_eq!(r, None);
@@ -385,9 +429,19 @@ fn every_delete_removes_what_it_names() {
         let mut t = term(20, 6);
         let mut g = Graphics::default();
         for id in 1..=3 {
-            kitty(&mut g, &mut t, &format!("a=t,f=24,s=1,v=1,i={id},q=2"), &rgb(1, 1, [0, 0, 0]));
+            kitty(
+                &mut g,
+                &mut t,
+                &format!("a=t,f=24,s=1,v=1,i={id},q=2"),
+                &rgb(1, 1, [0, 0, 0]),
+            );
         }
-        kitty(&mut g, &mut t, "a=t,f=24,s=1,v=1,I=40,q=2", &rgb(1, 1, [0, 0, 0]));
+        kitty(
+            &mut g,
+            &mut t,
+            "a=t,f=24,s=1,v=1,I=40,q=2",
+            &rgb(1, 1, [0, 0, 0]),
+        );
         place_at(&mut g, &mut t, 1, 1, 1, 1, 0);
         place_at(&mut g, &mut t, 1, 2, 2, 5, 0);
         place_at(&mut g, &mut t, 2, 0, 3, 5, 5);
@@ -440,7 +494,12 @@ fn every_delete_removes_what_it_names() {
 fn ten_thousand_placements_stay_bounded() {
     let mut t = term(20, 6);
     let mut g = Graphics::default();
-    kitty(&mut g, &mut t, "a=t,f=24,s=1,v=1,i=1,q=2", &rgb(1, 1, [0, 0, 0]));
+    kitty(
+        &mut g,
+        &mut t,
+        "a=t,f=24,s=1,v=1,i=1,q=2",
+        &rgb(1, 1, [0, 0, 0]),
+    );
     for n in 0..10_000 {
         let row = n % 6 + 1;
         let col = n % 20 + 1;
@@ -486,7 +545,12 @@ fn sixel_and_iterm_pictures_land_at_the_cursor() {
     let mut g = Graphics::default();
     feed(&mut t, b"\x1b[2;3H");
     // 16×12 pixels of red: 2 columns, 1 row; then the line below.
-    g.sixel(&mut t, CELL, &[0, 1, 0], b"\"1;1;16;12#1;2;100;0;0#1!16~-!16~");
+    g.sixel(
+        &mut t,
+        CELL,
+        &[0, 1, 0],
+        b"\"1;1;16;12#1;2;100;0;0#1!16~-!16~",
+    );
     assert_eq!(tile_cells(&g, &t), [(1, 2), (1, 3)]);
     assert_eq!(cursor(&t), (2, 2));
     // A huge repeat is clamped, not allocated.
@@ -517,7 +581,12 @@ fn sixel_and_iterm_pictures_land_at_the_cursor() {
 fn a_full_reset_forgets_every_picture() {
     let mut t = term(20, 6);
     let mut g = Graphics::default();
-    kitty(&mut g, &mut t, "a=T,f=24,s=1,v=1,i=1", &rgb(1, 1, [0, 0, 0]));
+    kitty(
+        &mut g,
+        &mut t,
+        "a=T,f=24,s=1,v=1,i=1",
+        &rgb(1, 1, [0, 0, 0]),
+    );
     g.reset();
     assert_eq!(g.stats().images, 0);
     assert!(g.tiles(&t).is_empty());

@@ -356,12 +356,16 @@ impl SeqScanner {
     }
 
     fn start_string(&mut self) {
+        if self.string.capacity() > 4 * MAX_STRING {
+            // A picture was here: give its memory back.
+            self.string = Vec::new();
+        }
         self.string.clear();
         self.overflow = false;
     }
 
     fn put(&mut self, byte: u8) {
-        if self.string.len() < MAX_STRING || self.string.len() < self.string_cap() {
+        if self.string.len() < MAX_STRING || self.string.len() < self.string_cap(&self.string) {
             self.string.push(byte);
         } else {
             self.overflow = true;
@@ -376,7 +380,14 @@ impl SeqScanner {
         let cap = if self.string.len() + run.len() <= MAX_STRING {
             MAX_STRING
         } else {
-            self.string_cap()
+            // Long enough to tell what it is: the start is in the string
+            // or in this run.
+            let mut head = [0u8; 16];
+            let have = self.string.len().min(head.len());
+            head[..have].copy_from_slice(&self.string[..have]);
+            let more = (head.len() - have).min(run.len());
+            head[have..have + more].copy_from_slice(&run[..more]);
+            self.string_cap(&head[..have + more])
         };
         if self.string.len() + run.len() <= cap {
             self.string.extend_from_slice(run);
@@ -385,16 +396,17 @@ impl SeqScanner {
         }
     }
 
-    /// How long the string being read may grow: pictures may be long.
-    fn string_cap(&self) -> usize {
+    /// How long the string being read, which starts with `head`, may
+    /// grow: pictures may be long.
+    fn string_cap(&self, head: &[u8]) -> usize {
         match self.state {
             State::DcsPassthrough
                 if self.header.action == b'q' && self.header.intermediates_len == 0 =>
             {
                 MAX_PICTURE_STRING
             }
-            State::ApcString if self.string.first() == Some(&b'G') => MAX_APC_STRING,
-            State::OscString if self.string.starts_with(crate::graphics::ITERM_PREFIX) => {
+            State::ApcString if head.first() == Some(&b'G') => MAX_APC_STRING,
+            State::OscString if head.starts_with(crate::graphics::ITERM_PREFIX) => {
                 MAX_PICTURE_STRING
             }
             _ => MAX_STRING,
