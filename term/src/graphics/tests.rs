@@ -423,6 +423,9 @@ fn place_at(
     assert_eq!(r, None);
 }
 
+/// A delete command, the cells still showing a picture, the images left.
+type DeleteCase = (&'static str, &'static [(usize, usize)], usize);
+
 #[test]
 fn every_delete_removes_what_it_names() {
     let setup = || {
@@ -451,7 +454,7 @@ fn every_delete_removes_what_it_names() {
     };
     let at = |g: &Graphics, t: &Term<VoidListener>| tile_cells(g, t);
     // (delete, cells left, images left)
-    let cases: &[(&str, &[(usize, usize)], usize)] = &[
+    let cases: &[DeleteCase] = &[
         ("d=a", &[], 4),
         ("d=A", &[], 1),
         ("d=i,i=1", &[(2, 4), (3, 7)], 4),
