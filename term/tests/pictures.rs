@@ -247,3 +247,80 @@ fn graphics_queries_are_answered() {
     assert_eq!(query_reply(r"\033[?2;4;0S"), b"\x1b[?2;0;4096;4096S");
     assert_eq!(query_reply(r"\033[?3;1;0S"), b"\x1b[?3;1;0S");
 }
+
+/// Resident memory of this process (the session runs in it), in MiB.
+fn rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// 100 pictures of 800×600 shown, scrolled into the scrollback, then out
+/// of it: the store holds them while they can be scrolled back to, within
+/// the budget, and frees them once their lines are gone.
+#[test]
+fn a_hundred_pictures_scrolled_away_are_freed() {
+    use term::{GridSize, Session, SessionOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("big.png");
+    let (w, h) = (800u32, 600u32);
+    let rgb: Vec<u8> = (0..w * h)
+        .flat_map(|i| [(i % w) as u8, (i / w) as u8, 99])
+        .collect();
+    let file = std::fs::File::create(&png).unwrap();
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&rgb)
+        .unwrap();
+    let path = base64_path(&png);
+    let before = rss_mib();
+    let scrollback = 2_000;
+    let script = format!(
+        "for i in $(seq 100); do printf '\\033_Ga=T,t=f,f=100,c=20,r=10;{path}\\033\\\\\\n'; done; echo SHOWN; sleep 2; seq 1 {} ; echo GONE; sleep 8",
+        scrollback + 100
+    );
+    let session = Session::spawn(
+        SessionOptions {
+            command: Some(vec!["sh".into(), "-c".into(), script]),
+            size: GridSize::new(80, 24),
+            scrollback_lines: scrollback,
+            ..SessionOptions::default()
+        },
+        || {},
+    )
+    .unwrap();
+    common::wait_text(&session, "SHOWN");
+    let shown = session.graphics().lock().stats();
+    let shown_rss = rss_mib();
+    common::wait_text(&session, "GONE");
+    // The reader sweeps at most once a second, also when output stops
+    // (the script waits 8 s after GONE, so the sweep is the idle one).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while session.graphics().lock().stats().images > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let gone = session.graphics().lock().stats();
+    let gone_rss = rss_mib();
+
+    eprintln!(
+        "100 pictures of 800x600: shown {shown:?}, RSS {before:.0} -> {shown_rss:.0} MiB; \
+         scrolled out of the scrollback {gone:?}, RSS {gone_rss:.0} MiB"
+    );
+    assert_eq!(shown.images, 100);
+    assert_eq!(shown.bytes, 100 * 800 * 600 * 4);
+    assert!(shown.bytes <= term::graphics::DEFAULT_BUDGET_BYTES);
+    assert_eq!(gone.images, 0, "{gone:?}");
+    assert_eq!(gone.bytes, 0);
+}
+
+fn base64_path(path: &Path) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(path.to_str().unwrap())
+}

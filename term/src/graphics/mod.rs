@@ -40,7 +40,16 @@ pub type CellPx = (u16, u16);
 pub struct Graphics {
     store: Store,
     kitty: kitty::Kitty,
+    /// When cells were last scanned for placements that scrolled out of
+    /// the scrollback.
+    swept_at: Option<std::time::Instant>,
+    /// Output came since the last sweep, which was too recent to repeat.
+    sweep_pending: bool,
 }
+
+/// How often [`Graphics::sweep`] scans the grid while pictures are held:
+/// a scan of a full scrollback costs about a millisecond.
+const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What a terminal's pictures cost, for diagnostics and measurements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +73,37 @@ impl Graphics {
         Self {
             store: Store::new(budget),
             kitty: kitty::Kitty::default(),
+            swept_at: None,
+            sweep_pending: false,
         }
+    }
+
+    /// Frees pictures whose cells all left the grid (scrolled out of the
+    /// scrollback, cleared), at most once per [`SWEEP_INTERVAL`]; the
+    /// reader calls it after each batch of output.
+    pub fn sweep<T>(&mut self, term: &Term<T>) {
+        if self.store.placement_count() == 0 {
+            return;
+        }
+        let now = std::time::Instant::now();
+        if self
+            .swept_at
+            .is_some_and(|at| now.duration_since(at) < SWEEP_INTERVAL)
+        {
+            self.sweep_pending = true;
+            return;
+        }
+        self.swept_at = Some(now);
+        self.sweep_pending = false;
+        self.collect(term);
+    }
+
+    /// When a sweep put off by [`Graphics::sweep`] falls due, so an idle
+    /// reader still frees what the last output scrolled away.
+    pub fn sweep_due(&self) -> Option<std::time::Instant> {
+        self.sweep_pending
+            .then(|| self.swept_at.map(|at| at + SWEEP_INTERVAL))
+            .flatten()
     }
 
     /// Runs a kitty graphics command (the APC body after `G`); returns the

@@ -60,6 +60,10 @@ impl Reader {
                 let quiet = Instant::now() + bursts::QUIET;
                 deadline = Some(deadline.map_or(quiet, |d| d.min(quiet)));
             }
+            let sweep = self.graphics.lock().sweep_due();
+            if let Some(at) = sweep {
+                deadline = Some(deadline.map_or(at, |d| d.min(at)));
+            }
             let fill = match deadline {
                 Some(at) => pipes.fills.recv_deadline(at),
                 None => pipes
@@ -79,10 +83,16 @@ impl Reader {
                     let mut term = self.terminal.lock();
                     state.parser.stop_sync(&mut *term);
                     self.flush_replies(&term);
+                    // The last output may have scrolled pictures away.
+                    self.graphics.lock().collect(&term);
                     return Some(status);
                 }
                 Err(RecvTimeoutError::Disconnected) => return None,
                 Err(RecvTimeoutError::Timeout) => {
+                    if sweep.is_some_and(|at| at <= Instant::now()) {
+                        let term = self.terminal.lock();
+                        self.graphics.lock().sweep(&term);
+                    }
                     bursts::quiet();
                     if state
                         .parser
@@ -110,6 +120,7 @@ impl Reader {
         let locked = Instant::now();
         self.parse(&mut term, state, bytes);
         self.flush_replies(&term);
+        self.graphics.lock().sweep(&term);
         drop(term);
         bursts::parsed(locked - asked, locked.elapsed());
         self.bytes_read
