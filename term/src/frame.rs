@@ -166,6 +166,12 @@ const FLAG_MAP: &[(Flags, CellFlags)] = &[
 fn convert_cell(cell: &TermCell, colors: &Colors, out: &mut Cell) {
     out.ch = cell.c;
     out.zerowidth = cell.zerowidth().map(Into::into);
+    if cell.c == crate::graphics::PLACEHOLDER {
+        // A kitty image placeholder: the picture is drawn there, not the
+        // private-use character and its row/column marks.
+        out.ch = ' ';
+        out.zerowidth = None;
+    }
     out.fg = convert_color(cell.fg, colors);
     out.bg = convert_color(cell.bg, colors);
     let mut flags = CellFlags::empty();

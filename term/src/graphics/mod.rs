@@ -14,6 +14,7 @@ mod anchor;
 mod decode;
 mod iterm;
 mod kitty;
+mod placeholder;
 mod sixel;
 mod store;
 mod view;
@@ -24,6 +25,7 @@ use alacritty_terminal::term::{Term, TermMode};
 use render::PictureTile;
 
 pub use anchor::is_picture_mark;
+pub use placeholder::PLACEHOLDER;
 pub use store::DEFAULT_BUDGET_BYTES;
 
 pub(crate) use iterm::PREFIX as ITERM_PREFIX;
@@ -165,6 +167,7 @@ impl Graphics {
             client_id: 0,
             geometry,
             z: 0,
+            virtual_box: false,
         });
         anchor::put(term, key, geometry.cols, geometry.rows, motion);
         self.store.enforce_budget(image);
@@ -192,7 +195,14 @@ impl Graphics {
         if self.store.placement_count() == 0 {
             return Vec::new();
         }
-        view::tiles(&self.store, &anchor::visible(term))
+        let mut tiles = view::tiles(&self.store, &anchor::visible(term));
+        if self.store.has_virtual() {
+            tiles.extend(view::placeholder_tiles(
+                &self.store,
+                &placeholder::visible(term),
+            ));
+        }
+        tiles
     }
 
     /// Forgets every picture (a full reset).

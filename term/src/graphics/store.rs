@@ -62,6 +62,9 @@ pub(crate) struct Placement {
     pub(crate) client_id: u32,
     pub(crate) geometry: Geometry,
     pub(crate) z: i32,
+    /// A virtual placement (kitty `U=1`): drawn wherever Unicode
+    /// placeholders name it, never anchored to cells of its own.
+    pub(crate) virtual_box: bool,
 }
 
 /// Pictures and placements, and the bytes they hold.
@@ -210,6 +213,20 @@ impl Store {
         images
     }
 
+    /// Whether any virtual placement exists (placeholders are then looked for).
+    pub(crate) fn has_virtual(&self) -> bool {
+        self.placements.values().any(|p| p.virtual_box)
+    }
+
+    /// The virtual placement of image `image` with client id `id` (any
+    /// when 0).
+    pub(crate) fn virtual_of(&self, image: u64, id: u32) -> Option<&Placement> {
+        self.placements
+            .values()
+            .filter(|p| p.virtual_box && p.image == image)
+            .find(|p| id == 0 || p.client_id == id)
+    }
+
     /// Whether any placement shows image `key`.
     pub(crate) fn is_placed(&self, key: u64) -> bool {
         self.placements.values().any(|p| p.image == key)
@@ -237,7 +254,8 @@ impl Store {
     /// Drops placements not in `live` (their cells are gone) and the
     /// anonymous images no placement shows any more.
     pub(crate) fn collect(&mut self, live: &HashSet<u64>) {
-        self.placements.retain(|key, _| live.contains(key));
+        self.placements
+            .retain(|key, p| p.virtual_box || live.contains(key));
         self.collected_at = self.placements.len();
         let shown: HashSet<u64> = self.placements.values().map(|p| p.image).collect();
         let orphans: Vec<u64> = self

@@ -595,3 +595,75 @@ fn a_full_reset_forgets_every_picture() {
     assert!(g.tiles(&t).is_empty());
     assert_eq!(t.screen_lines(), 6);
 }
+
+#[test]
+fn unicode_placeholders_show_a_virtual_placement() {
+    let mut t = term(20, 6);
+    let mut g = Graphics::default();
+    // A 32×16 picture in a 4×1 box (8×16 cells: it fills it exactly).
+    assert_eq!(
+        kitty(
+            &mut g,
+            &mut t,
+            "a=t,f=24,s=32,v=16,i=42,q=2",
+            &rgb(32, 16, [1, 2, 3])
+        ),
+        None
+    );
+    assert_eq!(
+        kitty(&mut g, &mut t, "a=p,U=1,i=42,c=4,r=1", &[]),
+        ok("i=42")
+    );
+    assert_eq!(
+        cursor(&t),
+        (0, 0),
+        "a virtual placement does not move the cursor"
+    );
+    assert!(
+        g.tiles(&t).is_empty(),
+        "nothing shows until placeholders do"
+    );
+    // Row 0 with explicit row/column marks on the first cell only; the
+    // others inherit (column + 1).
+    feed(
+        &mut t,
+        "\x1b[2;3H\x1b[38;5;42m\u{10EEEE}\u{305}\u{305}\u{10EEEE}\u{10EEEE}\u{10EEEE}\x1b[39m"
+            .as_bytes(),
+    );
+    let tiles = g.tiles(&t);
+    let cells: Vec<_> = tiles.iter().map(|t| (t.row, t.col)).collect();
+    assert_eq!(cells, [(1, 2), (1, 3), (1, 4), (1, 5)]);
+    let sources: Vec<_> = tiles.iter().map(|t| t.source[0]).collect();
+    assert_eq!(sources, [0.0, 0.25, 0.5, 0.75]);
+    // The frame shows blanks where the placeholders are.
+    let frame = crate::frame::FrameBuilder::default()
+        .build_from(
+            &t,
+            crate::frame::CursorOptions {
+                focused: true,
+                blinked_off: false,
+            },
+            render::Damage::Full,
+        )
+        .clone();
+    assert_eq!(frame.cell(2, 1).map(|c| c.ch), Some(' '));
+    assert!(frame.cell(2, 1).is_some_and(|c| c.zerowidth.is_none()));
+    // A 24-bit colour with a third mark for the id's high byte.
+    let id = 42 + (2 << 24);
+    kitty(
+        &mut g,
+        &mut t,
+        &format!("a=T,U=1,f=24,s=8,v=16,i={id},c=1,r=1,q=2"),
+        &rgb(8, 16, [9, 9, 9]),
+    );
+    feed(
+        &mut t,
+        "\x1b[5;1H\x1b[38;2;0;0;42m\u{10EEEE}\u{305}\u{305}\u{30E}\x1b[39m".as_bytes(),
+    );
+    let high: Vec<_> = g.tiles(&t).into_iter().filter(|t| t.row == 4).collect();
+    assert_eq!(high.len(), 1);
+    // Deleting the image removes its virtual placement: the text stays,
+    // the picture goes.
+    kitty(&mut g, &mut t, "a=d,d=I,i=42", &[]);
+    assert!(g.tiles(&t).iter().all(|t| t.row != 1));
+}

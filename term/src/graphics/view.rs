@@ -3,7 +3,8 @@
 use render::PictureTile;
 
 use super::anchor::ScreenMark;
-use super::store::{Geometry, Store};
+use super::placeholder::Placeholder;
+use super::store::{Geometry, PxRect, Store};
 
 /// Tiles for the marked cells in `marks` whose placement and picture are
 /// still stored.
@@ -30,6 +31,65 @@ pub(crate) fn tiles(store: &Store, marks: &[ScreenMark]) -> Vec<PictureTile> {
         });
     }
     out
+}
+
+/// Tiles for Unicode placeholder cells: each shows its part of the image
+/// its colour names, fitted (aspect kept, centred) into the box of its
+/// virtual placement.
+pub(crate) fn placeholder_tiles(store: &Store, cells: &[Placeholder]) -> Vec<PictureTile> {
+    let mut out = Vec::new();
+    for cell in cells {
+        let Some(key) = store.by_client_id(cell.image_id) else {
+            continue;
+        };
+        let Some(placement) = store.virtual_of(key, cell.placement_id) else {
+            continue;
+        };
+        let Some(image) = store.image(key) else {
+            continue;
+        };
+        let g = fitted(&placement.geometry, &image.pixels);
+        let size = (image.pixels.width() as f32, image.pixels.height() as f32);
+        if cell.col >= g.cols || cell.row >= g.rows {
+            continue;
+        }
+        let Some((dest, source)) = tile_rects(&g, size, cell.col, cell.row) else {
+            continue;
+        };
+        out.push(PictureTile {
+            pixels: image.pixels.clone(),
+            col: cell.screen_col,
+            row: cell.screen_row,
+            dest,
+            source,
+            z: placement.z,
+        });
+    }
+    out
+}
+
+/// A virtual placement's box with the whole picture fitted into it.
+fn fitted(g: &Geometry, pixels: &render::PicturePixels) -> Geometry {
+    let (iw, ih) = (pixels.width() as f32, pixels.height() as f32);
+    let box_w = g.cols as f32 * g.cell.0;
+    let box_h = g.rows as f32 * g.cell.1;
+    let scale = (box_w / iw).min(box_h / ih);
+    let (w, h) = (iw * scale, ih * scale);
+    Geometry {
+        source: PxRect {
+            x: 0.0,
+            y: 0.0,
+            w: iw,
+            h: ih,
+        },
+        dest: PxRect {
+            x: (box_w - w) / 2.0,
+            y: (box_h - h) / 2.0,
+            w,
+            h,
+        },
+        ..*g
+    }
 }
 
 /// The part of cell (`col`, `row`) of a placement that its picture covers
@@ -61,7 +121,6 @@ fn tile_rects(g: &Geometry, size: (f32, f32), col: u32, row: u32) -> Option<([f3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graphics::store::PxRect;
 
     #[test]
     fn a_picture_is_cut_into_cell_tiles() {

@@ -327,16 +327,18 @@ fn put<T: EventListener>(
     let client_id = image.client_id;
     let size = (image.pixels.width(), image.pixels.height());
     let geometry = geometry(cmd, size, cell);
-    if cmd.unicode {
-        // Virtual placements for Unicode placeholders are not drawn yet.
-        return (client_id, Ok(()));
-    }
     let placement = Placement {
         image: key,
         client_id: cmd.placement_id,
         geometry,
         z: cmd.z,
+        virtual_box: cmd.unicode,
     };
+    if cmd.unicode {
+        // Drawn where placeholders name it; the cursor does not move.
+        store.place(placement);
+        return (client_id, Ok(()));
+    }
     let (cols, rows) = (geometry.cols, geometry.rows);
     let placed = store.place(placement);
     let motion = if cmd.cursor_stays {
