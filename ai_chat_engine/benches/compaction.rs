@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ai_chat_engine::compaction::{CompactionToml, BYTES_PER_TOKEN};
-use ai_chat_engine::session_log::{read_log, Entry};
+use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{
     AiConfig, CompactionPolicy, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput,
 };

@@ -9,7 +9,9 @@
 #![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::session_log::{ConversationLock, Entry, SessionLog, StartProof, LOG_FORMAT};
+use ai_chat_engine::store::session_log::{
+    ConversationLock, Entry, SessionLog, StartProof, LOG_FORMAT,
+};
 use ai_tools::{CancelToken, Registry, RegistryConfig, Workspace};
 
 /// Samples per figure: enough for a stable 99th percentile.

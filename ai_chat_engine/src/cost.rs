@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::session_log::Entry;
+use crate::store::session_log::Entry;
 
 /// Prices are per this many tokens, as providers publish them.
 const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;

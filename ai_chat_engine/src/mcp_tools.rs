@@ -15,9 +15,9 @@ use ai_tools::{CancelToken, ToolSpec};
 use sha2::{Digest, Sha256};
 
 use crate::conversation::Conversation;
-use crate::emitter::Emitter;
-use crate::session_log::ConversationContext;
-use crate::stream_msg::StreamMsg;
+use crate::store::session_log::ConversationContext;
+use crate::stream::emitter::Emitter;
+use crate::stream::StreamMsg;
 
 /// The tools a new engine declares for every conversation: the
 /// registry's, plus `mcp_call` when any MCP server is configured.

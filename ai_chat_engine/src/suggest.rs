@@ -14,7 +14,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::engine::{CancelHandle, Engine, EngineOptions};
 use crate::message::UserInput;
-use crate::stream_msg::{EngineError, StreamMsg};
+use crate::stream::{EngineError, StreamMsg};
 use crate::untrusted::untrusted;
 
 /// A suggested command longer than this is not one command a person would

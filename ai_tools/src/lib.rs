@@ -11,7 +11,9 @@
 //!    thread with a [`CancelToken`].
 
 pub mod access;
+pub mod bridge;
 pub mod cancel;
+pub mod editor;
 pub mod effect;
 pub mod error;
 pub mod judged;
@@ -37,7 +39,9 @@ pub mod verdict;
 pub mod workspace;
 
 pub use access::{Access, Footprint};
+pub use bridge::{Bridge, BridgeAnswer, CallBridge};
 pub use cancel::CancelToken;
+pub use editor::{Editor, EditorFiles};
 pub use effect::Effect;
 pub use error::ToolError;
 pub use judged::{Approved, Clearance, Judged};

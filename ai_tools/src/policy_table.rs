@@ -13,6 +13,8 @@
 
 use std::path::Path;
 
+use crate::mode::{Decision, Mode};
+
 /// Where the table lives in this source tree (for the tests that read it).
 pub const TABLE_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/policy_table.txt");
 
@@ -152,6 +154,33 @@ pub fn write_fixture(root: &Path, outside: &Path) -> std::io::Result<String> {
     names.push(0);
     std::fs::write(root.join("names0"), names)?;
     Ok(outside.canonicalize()?.to_string_lossy().into_owned())
+}
+
+/// A decision as the table writes it: `A`llow, `Q` ask, `D`eny.
+pub fn code(decision: &Decision) -> char {
+    match decision {
+        Decision::Allow => 'A',
+        Decision::Ask { .. } => 'Q',
+        Decision::Deny { .. } => 'D',
+    }
+}
+
+/// The letter for a decision's [`Decision::label`] (`allow`, `ask`,
+/// `deny`), as `k policy check --json` reports it; `None` for any other
+/// word.
+pub fn code_of_label(label: &str) -> Option<char> {
+    match label {
+        "allow" => Some('A'),
+        "ask" => Some('Q'),
+        "deny" => Some('D'),
+        _ => None,
+    }
+}
+
+/// A row's five letters: `decide`'s decision in each mode, in the table's
+/// order ([`Mode::ALL`]).
+pub fn codes(mut decide: impl FnMut(Mode) -> Decision) -> String {
+    Mode::ALL.iter().map(|&mode| code(&decide(mode))).collect()
 }
 
 /// Parse the table; a malformed row is an error naming its line.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::access::{Access, Footprint};
+use crate::bridge::CallBridge;
 use crate::cancel::CancelToken;
 use crate::effect::Effect;
 use crate::error::ToolError;
@@ -36,6 +37,13 @@ pub struct RegistryConfig {
     /// The search service behind `web_search` (`[ai.web_search]`); no
     /// such tool without one.
     pub web_search: Option<crate::tools::web_search::WebSearchConfig>,
+    /// The editor whose buffers the file tools read and write (`k acp`);
+    /// `None`: the disk.
+    pub editor: crate::editor::Editor,
+    /// The runtimes behind `run_code` (see
+    /// [`crate::tools::run_code::runtime::Runtimes::detect`]); no such
+    /// tool without them.
+    pub code_runtimes: Option<crate::tools::run_code::runtime::Runtimes>,
 }
 
 impl RegistryConfig {
@@ -47,6 +55,8 @@ impl RegistryConfig {
             memory: None,
             sandbox: SandboxConfig::default(),
             web_search: None,
+            editor: None,
+            code_runtimes: None,
         }
     }
 }
@@ -57,6 +67,8 @@ pub struct Registry {
     workspace: Workspace,
     secret_env_vars: Arc<Vec<String>>,
     memory: Option<MemoryFiles>,
+    /// The editor the file tools go through (`k acp`).
+    editor: crate::editor::Editor,
     background: BackgroundTable,
     sandbox: SandboxConfig,
     /// `sandbox.writable`, shared with every run's plan.
@@ -90,6 +102,11 @@ impl Registry {
                 search.clone(),
             )));
         }
+        if let Some(runtimes) = &config.code_runtimes {
+            tools.push(Box::new(crate::tools::run_code::RunCode::new(
+                runtimes.clone(),
+            )));
+        }
         Self::with_tools(config, tools)
     }
 
@@ -110,6 +127,7 @@ impl Registry {
             workspace: config.workspace,
             secret_env_vars: Arc::new(config.secret_env_vars),
             memory: config.memory,
+            editor: config.editor,
             background: BackgroundTable::new(),
             writable: Arc::new(config.sandbox.writable.clone()),
             secrets,
@@ -352,8 +370,10 @@ impl Registry {
             secret_env_vars: Arc::clone(&self.secret_env_vars),
             background: self.background.clone(),
             memory: self.memory.clone(),
+            editor: self.editor.clone(),
             sandbox: self.plan_at(Level::ReadOnly),
             progress: ProgressSink::default(),
+            bridge: CallBridge::default(),
         }
     }
 
@@ -405,12 +425,37 @@ impl Registry {
         run_tag: RunTag,
         progress: ProgressSink,
     ) -> Result<ToolOutput, ToolError> {
+        self.run_bridged(
+            name,
+            args,
+            approved,
+            cancel,
+            run_tag,
+            progress,
+            CallBridge::default(),
+        )
+    }
+
+    /// [`Registry::run_approved`] for a call whose program calls tools
+    /// (`run_code`): each of its calls goes to `bridge`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_bridged(
+        &self,
+        name: &str,
+        args: &serde_json::Value,
+        approved: &Approved,
+        cancel: &CancelToken,
+        run_tag: RunTag,
+        progress: ProgressSink,
+        bridge: CallBridge,
+    ) -> Result<ToolOutput, ToolError> {
         let tool = self
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
         let mut ctx = self.context_tagged(cancel.clone(), run_tag);
         ctx.sandbox = ctx.sandbox.at(approved.level());
         ctx.progress = progress;
+        ctx.bridge = bridge;
         // A bug in one tool fails that call, not the turn or the process.
         // Tools hold no state across calls that a panic could leave torn.
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.run(args, &ctx)));

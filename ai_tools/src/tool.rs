@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::bridge::CallBridge;
 use crate::cancel::CancelToken;
 use crate::effect::Effect;
 use crate::error::ToolError;
@@ -96,6 +97,9 @@ pub struct ToolContext {
     pub background: BackgroundTable,
     /// The memory files `memory_read` shows (`None`: memory is off).
     pub memory: Option<MemoryFiles>,
+    /// The editor whose buffers the file tools read and write (`None`:
+    /// the disk).
+    pub editor: crate::editor::Editor,
     /// How a process this call starts is confined (set per call by the
     /// registry from the policy's proof).
     pub sandbox: RunSandbox,
@@ -105,6 +109,8 @@ pub struct ToolContext {
     pub run_tag: RunTag,
     /// Where progress goes (the call's live status).
     pub progress: ProgressSink,
+    /// Where a `run_code` program's calls go (none for other tools).
+    pub bridge: CallBridge,
 }
 
 impl ToolContext {

@@ -5,15 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
-use ai_tools::{policy, Decision, Effect, Mode, Workspace};
-
-fn code(d: &Decision) -> char {
-    match d {
-        Decision::Allow => 'A',
-        Decision::Ask { .. } => 'Q',
-        Decision::Deny { .. } => 'D',
-    }
-}
+use ai_tools::policy_table::code;
+use ai_tools::{policy, Effect, Mode, Workspace};
 
 #[test]
 fn home_credentials_by_inode_and_the_data_directory() {

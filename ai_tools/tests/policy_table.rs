@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a failed unwrap is a failed test.
 
-use ai_tools::policy_table::{self, Call, Row};
+use ai_tools::policy_table::{self, code, Call, Row};
 use ai_tools::{policy, Decision, Mode, Registry, RegistryConfig, Workspace};
 
 struct Fixture {
@@ -19,14 +19,6 @@ fn fixture() -> Fixture {
     let out = policy_table::write_fixture(&root, &dir.path().join("outside")).unwrap();
     let ws = Workspace::new(&root).unwrap();
     Fixture { _dir: dir, ws, out }
-}
-
-fn code(d: &Decision) -> char {
-    match d {
-        Decision::Allow => 'A',
-        Decision::Ask { .. } => 'Q',
-        Decision::Deny { .. } => 'D',
-    }
 }
 
 fn decide(reg: &Registry, fx: &Fixture, row: &Row, mode: Mode) -> Decision {

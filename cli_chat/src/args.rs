@@ -213,6 +213,10 @@ pub enum Command {
     /// hands over the command, its output and exit status; elsewhere pipe
     /// the output in (`cmd 2>&1 | k fix`). Nothing runs again.
     Fix,
+    /// Serve editors over the Agent Client Protocol on stdin/stdout (Zed,
+    /// JetBrains, any ACP client): each session is a koi conversation that
+    /// `k --resume ID` continues.
+    Acp,
 }
 
 /// `k mcp …`.

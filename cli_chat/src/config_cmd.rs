@@ -77,7 +77,7 @@ pub fn report(settings: &Settings, resolved: &ResolvedConfig, mode: Mode, why: &
             source: "global, then repository root to here".into(),
         });
     }
-    let data = ai_chat_engine::session_log::default_sessions_dir()
+    let data = ai_chat_engine::store::session_log::default_sessions_dir()
         .map(|d| d.display().to_string())
         .unwrap_or_else(|| "(none)".into());
     values.push(Row {

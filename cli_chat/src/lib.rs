@@ -21,6 +21,7 @@ macro_rules! say_raw {
     }};
 }
 
+pub mod acp;
 pub mod answer_view;
 pub mod approval;
 pub mod args;
@@ -47,7 +48,7 @@ pub mod uncertain;
 
 use std::io::{IsTerminal, Write};
 
-use ai_chat_engine::session_log;
+use ai_chat_engine::store::session_log;
 use ai_tools::Mode;
 use anyhow::Result;
 
@@ -72,6 +73,7 @@ pub fn run(cli: Cli) -> Result<Exit> {
         }) => policy_check(&cli, check),
         Some(Command::Mcp { action }) => mcp(&cli, action),
         Some(Command::Fix) => fix_cmd::run(&cli),
+        Some(Command::Acp) => acp::run(&cli),
         None => {
             let question = cli.question_text();
             let piped = oneshot::read_piped_stdin(&cli)?;

@@ -3,12 +3,15 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory as _, Parser};
 use cli_chat::args::Cli;
 use cli_chat::exit::Exit;
 
 fn main() -> ExitCode {
     ai_tools::spawn::keep_memory_private();
+    if let Some(dir) = cli_docs::requested(std::env::args_os()) {
+        return cli_docs::write_or_report("k", Cli::command(), &dir);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -1,6 +1,6 @@
 //! `k sessions`: saved conversations with title, age and size.
 
-pub use ai_chat_engine::session_list::{list, table, to_text, Listed, DEFAULT_LIMIT};
+pub use ai_chat_engine::store::session_list::{list, table, to_text, Listed, DEFAULT_LIMIT};
 
 use koi_protocol::tagged_line;
 

@@ -49,6 +49,7 @@ mod compose;
 mod cpu_target;
 mod cursor;
 mod error;
+mod fit;
 mod font;
 mod frame;
 mod gpu;
@@ -75,6 +76,7 @@ pub use compose::{
 };
 pub use cpu_target::{CpuTarget, PixelRows};
 pub use error::RenderError;
+pub use fit::{fit, fit_ranked_by_order, Fitted, Part, ELLIPSIS};
 pub use font::{CellMetrics, FontConfig, Fonts, FALLBACK_FAMILY};
 pub use frame::{
     Cell, CellFlags, CursorShape, CursorSpec, Damage, Frame, SelectionSpan, UnderlineStyle,

@@ -4,6 +4,7 @@
 
 use crate::chrome::{ChromeColors, TabLabel};
 use crate::color::Color;
+use crate::fit::{fit, Part};
 use crate::frame::{Cell, CellFlags, Frame};
 
 /// The text of one label: its number, title and marks, kept short so that
@@ -26,12 +27,8 @@ fn label_text(index: usize, label: &TabLabel, width: usize) -> String {
         format!(" {marks} ")
     };
     let room = width.saturating_sub(head.chars().count() + tail.chars().count());
-    let title: String = if label.title.chars().count() > room {
-        let keep = room.saturating_sub(1);
-        label.title.chars().take(keep).chain(['…']).collect()
-    } else {
-        label.title.clone()
-    };
+    // Whole words (or path components) only, as every fixed text.
+    let title = fit(&[Part::new(&label.title, 1)], "", room).join("");
     let mut text = format!("{head}{title}{tail}");
     let len = text.chars().count();
     if len < width {
@@ -108,13 +105,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_titles_are_cut_to_the_label() {
+    fn long_titles_are_shortened_at_words_to_the_label() {
         let label = TabLabel {
             title: "a very long title indeed".into(),
             ..TabLabel::default()
         };
         let text = label_text(0, &label, 12);
         assert_eq!(text.chars().count(), 12);
-        assert!(text.ends_with("… "), "{text}");
+        assert_eq!(text, " 1 a very … ");
+        let path = TabLabel {
+            title: "~/src/koi/term".into(),
+            ..TabLabel::default()
+        };
+        assert_eq!(label_text(0, &path, 14), " 1 ~/src/ …   ");
     }
 }

@@ -19,6 +19,7 @@ pub mod screenshot;
 pub mod session;
 pub mod shell_integration;
 pub mod snapshot;
+pub mod theme;
 pub mod trace;
 
 pub use session::{ExitStatus, GridSize, Session, SessionEvent, SessionOptions};

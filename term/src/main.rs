@@ -5,14 +5,14 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use clap::Parser;
+use clap::{CommandFactory as _, Parser};
 
 use term::config::{Config, Loaded};
 use term::headless::{self, DumpFormat, Headless};
 use term::palette::Palette;
 use term::GridSize;
 
-/// koi — a GPU-accelerated terminal with an assistant you can trust.
+/// A GPU-accelerated terminal with an assistant you can trust.
 ///
 /// Examples:
 ///   koi                                   open a window with your shell
@@ -20,7 +20,7 @@ use term::GridSize;
 ///   koi --headless -e ls --color=always   print what `ls` shows, no window
 ///   koi --headless --screenshot out.png -e neofetch
 #[derive(Debug, Parser)]
-#[command(version, verbatim_doc_comment)]
+#[command(name = "koi", version, verbatim_doc_comment)]
 struct Cli {
     /// Read this config file instead of ~/.config/koi/koi.toml.
     #[arg(long, value_name = "FILE")]
@@ -61,6 +61,11 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     working_directory: Option<PathBuf>,
 
+    /// Print the bundled themes (for `theme = "NAME"`), each with a
+    /// truecolor swatch, and exit.
+    #[arg(long)]
+    list_themes: bool,
+
     /// Run this command (and its arguments) instead of the shell.
     #[arg(short = 'e', long = "command", num_args = 1.., allow_hyphen_values = true, trailing_var_arg = true, value_name = "CMD")]
     command: Vec<String>,
@@ -71,6 +76,9 @@ fn main() -> ExitCode {
     term::raster_threads::reserve_a_core_for_the_parser();
     // The API key lives in this process: no tool process may read it.
     ai_tools::spawn::keep_memory_private();
+    if let Some(dir) = cli_docs::requested(std::env::args_os()) {
+        return cli_docs::write_or_report("koi", Cli::command(), &dir);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -104,6 +112,10 @@ fn load_config(explicit: Option<&Path>) -> anyhow::Result<(Loaded, Option<PathBu
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if cli.list_themes {
+        print!("{}", term::theme::list::render());
+        return Ok(ExitCode::SUCCESS);
+    }
     let (loaded, config_path) = load_config(cli.config.as_deref())?;
     if !cli.headless {
         let status = term::app::run(term::app::AppOptions {

@@ -15,7 +15,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use koi_testkit::window::{eventually, Xvfb};
+use koi_testkit::poll::eventually;
+use koi_testkit::window::Xvfb;
 
 /// Clear the screen and home the cursor before drawing a checksum case.
 const CLEAR: &str = r"\033[2J\033[H";

@@ -5,11 +5,12 @@
 
 mod common;
 
-use std::io::{Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
+use koi_testkit::pty::PtyRun;
+use term::snapshot::Snapshot;
 use term::{GridSize, Session, SessionOptions};
 
 fn have(program: &str) -> bool {
@@ -173,8 +174,11 @@ fn integration_off_leaves_the_shell_plain() {
     };
     let session = Session::spawn(options, || {}).unwrap();
     session.write("echo plain=$KOI_TEST_MARK\r");
-    wait_text(&session, "plain=bashrc");
-    std::thread::sleep(Duration::from_millis(200));
+    // The prompt after the output: every byte the command's end could have
+    // carried (an OSC 133 mark, an OSC 7) came before it.
+    wait_for(&session, "the prompt after the output", |s| {
+        prompt_after(s, "plain=bashrc")
+    });
     assert_eq!(session.last_command(), None);
     assert_eq!(session.cwd(), None);
 }
@@ -182,11 +186,8 @@ fn integration_off_leaves_the_shell_plain() {
 /// A shell in a PTY of the test's own (no koi), with koi's integration
 /// as koi would inject it, read as raw bytes.
 struct RawShell {
+    pty: PtyRun,
     _home: tempfile::TempDir,
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    rx: std::sync::mpsc::Receiver<Vec<u8>>,
-    seen: String,
 }
 
 impl RawShell {
@@ -203,74 +204,33 @@ impl RawShell {
             argv = launch.argv;
             launch_env = launch.env;
         }
-        let pty = portable_pty::native_pty_system()
-            .openpty(portable_pty::PtySize {
-                rows: 24,
-                cols: 80,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = portable_pty::CommandBuilder::new(&argv[0]);
-        cmd.args(&argv[1..]);
-        cmd.env("TERM", "dumb");
-        cmd.env("TERM_PROGRAM", "koi");
-        for (k, v) in vars.iter().chain(&launch_env) {
-            cmd.env(k, v);
-        }
-        for (k, v) in extra_env {
-            cmd.env(k, v);
-        }
-        cmd.cwd(home.path());
-        let child = pty.slave.spawn_command(cmd).unwrap();
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().unwrap();
-        let writer = pty.master.take_writer().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _master = pty.master;
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-        RawShell {
-            _home: home,
-            child,
-            writer,
-            rx,
-            seen: String::new(),
-        }
+        let mut all: Vec<(String, String)> = vec![
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("TERM".into(), "dumb".into()),
+            ("TERM_PROGRAM".into(), "koi".into()),
+        ];
+        all.extend(vars.iter().chain(&launch_env).cloned());
+        all.extend(
+            extra_env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
+        let pty = PtyRun::spawn(Path::new(&argv[0]), &args, home.path(), &all);
+        RawShell { pty, _home: home }
     }
 
     fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).unwrap();
-        self.writer.flush().unwrap();
+        self.pty.send(bytes);
     }
 
-    /// Reads until `done` holds for everything read so far.
-    fn wait(&mut self, what: &str, done: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + WAIT;
-        while !done(&self.seen) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left) {
-                Ok(bytes) => self.seen.push_str(&String::from_utf8_lossy(&bytes)),
-                Err(_) => panic!("no {what} in {:?}", self.seen),
-            }
-        }
+    /// Waits until `done` holds for everything read so far; returns it.
+    fn wait(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        self.pty.wait_until(what, WAIT, done)
     }
 
-    fn wait_marks(&mut self, count: usize) {
+    fn wait_marks(&self, count: usize) {
         self.wait("prompt mark", |s| s.matches("\x1b]133;A").count() >= count);
-    }
-}
-
-impl Drop for RawShell {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -283,7 +243,7 @@ fn raw_marks(shell: &[&str]) -> String {
     sh.wait_marks(2);
     sh.send(b"\r");
     sh.wait_marks(3);
-    std::mem::take(&mut sh.seen)
+    sh.pty.take()
 }
 
 /// The `133;D` marks in `bytes`, in order, with their payloads.
@@ -343,6 +303,15 @@ fn prompt_of(shell: &str) -> &'static str {
 
 /// Waits for a line that is the prompt alone (the snapshot trims its
 /// trailing space).
+/// Whether a line reading `output` is followed by a prompt line (`$ `).
+fn prompt_after(s: &Snapshot, output: &str) -> bool {
+    s.lines
+        .iter()
+        .skip_while(|l| l.trim_end() != output)
+        .skip(1)
+        .any(|l| l.trim_end() == "$")
+}
+
 fn wait_prompt(session: &Session, prompt: &str) {
     wait_for(session, prompt, |s| {
         s.lines.iter().any(|l| l.trim_end() == prompt.trim_end())
@@ -432,8 +401,11 @@ fn a_request_without_the_token_is_ignored() {
     let session = start_with_token("bash", home.path());
     wait_prompt(&session, "$ ");
     session.write("printf '\\033]7717;suggest;wrong;1;bash;hi\\007'; echo do''ne\r");
-    wait_text(&session, "done");
-    std::thread::sleep(Duration::from_millis(200));
+    // The prompt after `done` came in a later read than the request: had
+    // the request been taken, its event would be queued already.
+    wait_for(&session, "the prompt after done", |s| {
+        prompt_after(s, "done")
+    });
     assert!(session
         .events()
         .try_iter()
@@ -459,7 +431,7 @@ fn bench_prompt_start_and_suggest_round_trip() {
         for _ in 0..RUNS {
             for (i, inject) in [false, true].into_iter().enumerate() {
                 let t0 = Instant::now();
-                let mut sh = RawShell::start(&[shell], inject, &[("KOI_SESSION_TOKEN", "tok")]);
+                let sh = RawShell::start(&[shell], inject, &[("KOI_SESSION_TOKEN", "tok")]);
                 sh.wait("prompt", |s| s.contains(prompt));
                 start[i].push(t0.elapsed());
             }
@@ -469,12 +441,12 @@ fn bench_prompt_start_and_suggest_round_trip() {
         let mut sh = RawShell::start(&[shell], true, &[("KOI_SESSION_TOKEN", "tok")]);
         sh.wait("prompt", |s| s.contains(prompt));
         for i in 0..RUNS {
-            sh.seen.clear();
+            let _ = sh.pty.take();
             let t0 = Instant::now();
             sh.send(b"# big files\r");
-            sh.wait("request", |s| s.contains("big files\x07"));
+            let seen = sh.wait("request", |s| s.contains("big files\x07"));
             enter.push(t0.elapsed());
-            let request = sh.seen.split("7717;suggest;").nth(1).unwrap();
+            let request = seen.split("7717;suggest;").nth(1).unwrap();
             let nonce = request.split(';').nth(1).unwrap().to_owned();
             let end = if shell == "fish" { "\n" } else { "\x07" };
             let cmd = format!("ls -l{i}");

@@ -388,6 +388,55 @@ fn no_crate_has_a_circle_between_its_files() {
     assert!(found_any.is_empty(), "{}", found_any.join("\n"));
 }
 
+/// A `#[path]` attribute on anything but a test module: a file that looks
+/// like a module of its directory while it is the child of another.
+fn hidden_children(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().map(|l| code(l).trim()).collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("#[path = \""))
+        .filter_map(|(i, l)| {
+            let decl = lines[i + 1..].iter().find(|n| !n.starts_with("#["))?;
+            (!decl.ends_with("mod tests;")).then(|| format!("{l} {decl}"))
+        })
+        .collect()
+}
+
+/// The module tree is the folder tree: a child module lives in its parent's
+/// folder (`a/mod.rs` and `a/b.rs`), never in a `#[path]` sibling of the
+/// parent. Test modules kept in a `*_tests.rs` sibling are the exception.
+#[test]
+fn folders_match_modules() {
+    let root = workspace();
+    let mut found = Vec::new();
+    for (name, src) in crates(&root) {
+        for root_file in ["lib.rs", "main.rs"] {
+            let file = src.join(root_file);
+            if !file.is_file() {
+                continue;
+            }
+            for m in modules(&file) {
+                let text = std::fs::read_to_string(&m.file).unwrap_or_default();
+                for hit in hidden_children(&text) {
+                    found.push(format!("{name}: {}: {hit}", m.file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "modules reached through #[path] instead of a folder:\n  {}",
+        found.join("\n  ")
+    );
+    assert_eq!(
+        hidden_children("#[path = \"x_more.rs\"]\npub(crate) mod more;\n"),
+        ["#[path = \"x_more.rs\"] pub(crate) mod more;"],
+        "the check sees a hidden child"
+    );
+    assert!(hidden_children("#[cfg(test)]\n#[path = \"x_tests.rs\"]\nmod tests;\n").is_empty());
+}
+
 #[test]
 fn the_checker_sees_a_circle_and_its_absence() {
     let dir = tempfile::tempdir().expect("a temporary directory");

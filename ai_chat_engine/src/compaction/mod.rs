@@ -36,10 +36,10 @@ pub use window::{
 };
 
 use crate::conversation::Conversation;
-use crate::emitter::Emitter;
 use crate::message::{Message, ToolCall};
-use crate::session_log::{CompactionMethod, Entry};
-use crate::stream_msg::{EngineError, StreamMsg};
+use crate::store::session_log::{CompactionMethod, Entry};
+use crate::stream::emitter::Emitter;
+use crate::stream::{EngineError, StreamMsg};
 
 /// Price of a cached input token over an uncached one that the trim
 /// estimate assumes: hosted providers charge about a tenth.

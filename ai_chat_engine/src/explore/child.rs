@@ -11,16 +11,16 @@ use ai_tools::{Approved, CancelToken, Decision, Mode, ProgressSink, Proof, ToolE
 
 use super::report::{SubagentEnd, SubagentReport, SubagentStep};
 use super::{ExploreTool, EXPLORE};
+use crate::agent::parallel::{Next, Parallel};
 use crate::budgets::{
     CANCEL_POLL, EXPLORE_MAX_HISTORY_BYTES, EXPLORE_MAX_ROUNDS, EXPLORE_MAX_STREAMED_BYTES,
     EXPLORE_MAX_WALL,
 };
 use crate::context::{tool_error_view, tool_result_view};
 use crate::message::{Message, ToolCall};
-use crate::parallel::{Next, Parallel};
-use crate::preview::{call_summary, preview};
-use crate::providers::{history_calls, Delta, FinishKind, Request};
-use crate::stream_msg::EngineError;
+use crate::model::providers::{history_calls, Delta, FinishKind, Request};
+use crate::stream::preview::{call_summary, preview};
+use crate::stream::EngineError;
 
 /// The child's first message: what it is for and what it may do. The
 /// task follows it.

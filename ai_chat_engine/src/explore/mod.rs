@@ -33,7 +33,7 @@ use ai_tools::{
 use serde::Deserialize;
 
 use crate::budgets::EXPLORE_ANSWER_CHARS;
-use crate::model_client::ModelClient;
+use crate::model::client::ModelClient;
 pub use report::{SubagentEnd, SubagentReport, SubagentStep};
 
 /// The tool's name, as the model calls it.

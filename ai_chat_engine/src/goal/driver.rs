@@ -9,12 +9,12 @@ use super::check::run_check;
 use super::{
     CheckResult, Goal, GoalRecord, GoalReport, GoalSpec, GoalState, GoalUsage, BLOCKED_MARKER,
 };
-use crate::agent_loop::Agent;
+use crate::agent::Agent;
 use crate::conversation::Conversation;
-use crate::emitter::Emitter;
 use crate::message::{untrusted, Message, UserInput};
-use crate::session_log::Entry;
-use crate::stream_msg::{EngineError, StreamMsg};
+use crate::store::session_log::Entry;
+use crate::stream::emitter::Emitter;
+use crate::stream::{EngineError, StreamMsg};
 
 /// How a goal run begins.
 pub(crate) enum GoalStart {

@@ -46,6 +46,7 @@
 
 pub mod patch;
 pub mod store;
+pub(crate) mod worker;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

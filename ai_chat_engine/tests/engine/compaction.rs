@@ -6,7 +6,7 @@
 
 use ai_chat_engine::budgets::MAX_ATTEMPTS;
 use ai_chat_engine::compaction::{CompactionToml, BYTES_PER_TOKEN};
-use ai_chat_engine::session_log::{read_log, CompactionMethod, Entry, Record};
+use ai_chat_engine::store::session_log::{read_log, CompactionMethod, Entry, Record};
 use ai_chat_engine::{
     AttachmentKind, CompactionReport, Conversation, Message, ProviderKind, StreamMsg, Trigger,
     UserInput,

@@ -2,7 +2,7 @@
 //! the model) decides completion; failures pause, a spent budget or the
 //! model's "cannot continue" block; a resumed session comes back paused.
 
-use ai_chat_engine::session_log::{read_log, Entry};
+use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{
     EngineError, GoalBudget, GoalCommand, GoalReport, GoalSpec, GoalState, SlashCommand, StreamMsg,
 };

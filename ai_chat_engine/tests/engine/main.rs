@@ -9,6 +9,7 @@ mod agents_md;
 mod breakpoints;
 mod cache;
 mod cancel_approval;
+mod codemode;
 mod common;
 mod compaction;
 mod dialects;

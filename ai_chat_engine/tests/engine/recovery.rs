@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use ai_chat_engine::session_log::{read_log, Entry, Record, StartProof, LOG_FORMAT};
+use ai_chat_engine::store::session_log::{read_log, Entry, Record, StartProof, LOG_FORMAT};
 use ai_chat_engine::{
     ApprovalReply, EngineError, Message, Step, StreamMsg, ToolCall, UncertainDecision,
     ABANDONED_RESULT, REPEAT_UNCERTAIN_RESULT,

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use ai_chat_engine::budgets::TOOL_RESULT_MODEL_BYTES;
-use ai_chat_engine::session_log::{read_log, Entry};
+use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{EngineError, StreamMsg, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply, RequestKind};
@@ -51,7 +51,8 @@ fn probe_finds_a_local_openai_compatible_server() {
     }))
     .for_kind(RequestKind::ModelList)]);
     let port = server.addr().port();
-    let found = ai_chat_engine::probe::probe_local_servers(&[port], Duration::from_millis(500));
+    let found =
+        ai_chat_engine::model::probe::probe_local_servers(&[port], Duration::from_millis(500));
     assert_eq!(
         found,
         Some((
@@ -66,7 +67,7 @@ fn probe_finds_a_local_openai_compatible_server() {
     drop(server);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(ai_chat_engine::probe::probe_local_servers(
+        let _ = tx.send(ai_chat_engine::model::probe::probe_local_servers(
             &[port],
             Duration::from_secs(3600),
         ));

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use ai_chat_engine::session_log::{read_log, Entry};
+use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{Message, ProviderKind, StreamMsg};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RequestKind};

@@ -3,7 +3,7 @@
 //! received, a refused thinking mode switched within the turn, and the
 //! blocks surviving a resume from the session log.
 
-use ai_chat_engine::session_log::{read_log, Entry};
+use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{Message, ProviderKind, ReasoningBlock, ThinkingLevel};
 use koi_testkit::anthropic::MessagesStream;
 use koi_testkit::openai_responses::ResponsesStream;

@@ -362,15 +362,15 @@ fn writes_run_alone_and_in_order_between_reads() {
         "{}",
         m[6]
     );
-    let log = ai_chat_engine::session_log::read_log(&conv.log_path().unwrap()).unwrap();
+    let log = ai_chat_engine::store::session_log::read_log(&conv.log_path().unwrap()).unwrap();
     let order: Vec<String> = log
         .records
         .iter()
         .filter_map(|r| match &r.entry {
-            ai_chat_engine::session_log::Entry::ToolStart { call_id, .. } => {
+            ai_chat_engine::store::session_log::Entry::ToolStart { call_id, .. } => {
                 Some(format!("start {call_id}"))
             }
-            ai_chat_engine::session_log::Entry::ToolResult { call_id, .. } => {
+            ai_chat_engine::store::session_log::Entry::ToolResult { call_id, .. } => {
                 Some(format!("result {call_id}"))
             }
             _ => None,

@@ -8,23 +8,13 @@ mod support;
 
 use std::time::Duration;
 
+use ai_tools::policy_table;
 use ai_tools::{Decision, Mode, Registry, RegistryConfig, Workspace};
 use serde_json::json;
 use support::*;
 
-fn label(d: &Decision) -> &'static str {
-    d.label()
-}
-
 fn codes(reg: &Registry, name: &str, args: &serde_json::Value) -> String {
-    Mode::ALL
-        .iter()
-        .map(|m| match label(&reg.decide(name, args, *m)) {
-            "allow" => 'A',
-            "ask" => 'Q',
-            _ => 'D',
-        })
-        .collect()
+    policy_table::codes(|mode| reg.decide(name, args, mode))
 }
 
 #[test]

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::cancel::CancelToken;
 use crate::error::ToolError;
 use crate::output::{head_tail, ToolOutput};
+use crate::tool::ToolContext;
 use crate::tools::bounded_file::{read_regular, Bounded};
 use crate::workspace::{canonicalize_lenient, Workspace};
 
@@ -76,6 +77,51 @@ impl FileTarget {
     /// `None` if it does not exist. For reads, where a cut view is useful.
     pub fn read_bounded(&self, cancel: &CancelToken) -> Result<Option<Bounded>, ToolError> {
         read_regular(&self.path, MAX_FILE_BYTES, cancel, &self.shown)
+    }
+}
+
+/// A file's current bytes for an edit: the editor's buffer when an editor
+/// holds the file (unsaved changes included), else the disk (see
+/// [`read_existing`]).
+pub fn read_current(ctx: &ToolContext, file: &FileTarget) -> Result<Option<Vec<u8>>, ToolError> {
+    if let Some(text) = ctx.editor.as_ref().and_then(|e| e.read(&file.path)) {
+        if text.len() as u64 > MAX_FILE_BYTES {
+            return Err(too_large(&file.shown));
+        }
+        return Ok(Some(text.into_bytes()));
+    }
+    file.read(&ctx.cancel)
+}
+
+/// At most [`MAX_FILE_BYTES`] of a file for a read: the editor's buffer
+/// when an editor holds it, else the disk.
+pub fn read_current_bounded(
+    ctx: &ToolContext,
+    file: &FileTarget,
+) -> Result<Option<Bounded>, ToolError> {
+    if let Some(text) = ctx.editor.as_ref().and_then(|e| e.read(&file.path)) {
+        let mut bytes = text.into_bytes();
+        let cut = bytes.len() as u64 > MAX_FILE_BYTES;
+        bytes.truncate(usize::try_from(MAX_FILE_BYTES).unwrap_or(usize::MAX));
+        return Ok(Some(Bounded { bytes, cut }));
+    }
+    file.read_bounded(&ctx.cancel)
+}
+
+/// Writes an edit's result: through the editor when one writes files,
+/// else atomically to the disk ([`atomic_write`]).
+pub fn write_new(
+    ctx: &ToolContext,
+    path: &Path,
+    content: &str,
+    shown: &str,
+) -> Result<(), ToolError> {
+    match ctx.editor.as_ref().and_then(|e| e.write(path, content)) {
+        Some(Ok(())) => Ok(()),
+        Some(Err(why)) => Err(ToolError::Failed(format!(
+            "the editor did not write {shown}: {why}"
+        ))),
+        None => atomic_write(path, content.as_bytes(), shown),
     }
 }
 

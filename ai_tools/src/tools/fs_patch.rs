@@ -9,8 +9,8 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
-    atomic_write, change_output, check_revision, diff_preview, lossy_text, read_existing,
-    FileTarget, ABSENT, MAX_DIFF_CHARS,
+    change_output, check_revision, diff_preview, lossy_text, read_current, write_new, FileTarget,
+    ABSENT, MAX_DIFF_CHARS,
 };
 use crate::workspace::Workspace;
 
@@ -126,12 +126,13 @@ impl Tool for FsPatch {
                 message: "give `edits`, `append`, or both".into(),
             });
         }
-        let FileTarget { path, shown, .. } = FileTarget::new(&ctx.workspace, &a.path);
-        let current = read_existing(&path, &shown, &ctx.cancel)?;
+        let target = FileTarget::new(&ctx.workspace, &a.path);
+        let current = read_current(ctx, &target)?;
+        let FileTarget { path, shown, .. } = target;
         if a.expected_revision.trim() == ABSENT && current.is_none() && a.edits.is_empty() {
             // Appending to a file that does not exist yet creates it.
             let new = a.append.clone().unwrap_or_default();
-            atomic_write(&path, new.as_bytes(), &shown)?;
+            write_new(ctx, &path, &new, &shown)?;
             return Ok(change_output(&shown, "", &new, "created"));
         }
         check_revision(current.as_deref(), &a.expected_revision, &shown)?;
@@ -141,7 +142,7 @@ impl Tool for FsPatch {
         let old = String::from_utf8(bytes)
             .map_err(|_| ToolError::Failed(format!("{shown} is not UTF-8 text; use fs_write")))?;
         let new = apply(&old, &a.edits, a.append.as_deref(), &shown)?;
-        atomic_write(&path, new.as_bytes(), &shown)?;
+        write_new(ctx, &path, &new, &shown)?;
         Ok(change_output(&shown, &old, &new, "patched"))
     }
 }

@@ -9,7 +9,7 @@ use crate::output::ToolOutput;
 use crate::plural::counted;
 use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::bounded_file::Bounded;
-use crate::tools::fs_common::{revision_of, FileTarget, MAX_FILE_BYTES};
+use crate::tools::fs_common::{read_current_bounded, revision_of, FileTarget, MAX_FILE_BYTES};
 use crate::workspace::Workspace;
 
 /// Lines returned per call: a screenful of context that keeps several
@@ -70,8 +70,7 @@ impl Tool for FsRead {
         let a: Args = parse_args(self.name(), args)?;
         let file = FileTarget::new(&ctx.workspace, &a.path);
         let shown = file.shown.as_str();
-        let Bounded { bytes, cut } = file
-            .read_bounded(&ctx.cancel)?
+        let Bounded { bytes, cut } = read_current_bounded(ctx, &file)?
             .ok_or_else(|| ToolError::Path(format!("{shown} does not exist")))?;
         // A cut file has no revision: it could not be edited anyway.
         let revision = if cut {

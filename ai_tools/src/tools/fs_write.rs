@@ -11,8 +11,8 @@ use crate::output::ToolOutput;
 use crate::plural::counted;
 use crate::tool::{parse_args, Tool, ToolContext, HEADER_ALLOWANCE};
 use crate::tools::fs_common::{
-    atomic_write, change_output, check_revision, diff_preview, lossy_text, read_existing,
-    revision_of, FileTarget, ABSENT, MAX_DIFF_CHARS,
+    change_output, check_revision, diff_preview, lossy_text, read_current, read_existing,
+    revision_of, write_new, FileTarget, ABSENT, MAX_DIFF_CHARS,
 };
 use crate::workspace::Workspace;
 
@@ -84,9 +84,9 @@ impl Tool for FsWrite {
     fn run(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let a: WriteArgs = parse_args(self.name(), args)?;
         let file = FileTarget::new(&ctx.workspace, &a.path);
-        let current = file.read(&ctx.cancel)?;
+        let current = read_current(ctx, &file)?;
         check_revision(current.as_deref(), &a.expected_revision, &file.shown)?;
-        atomic_write(&file.path, a.content.as_bytes(), &file.shown)?;
+        write_new(ctx, &file.path, &a.content, &file.shown)?;
         let verb = if current.is_some() {
             "wrote"
         } else {

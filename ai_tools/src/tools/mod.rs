@@ -9,6 +9,7 @@ pub mod fs_write;
 pub mod grep;
 pub mod memory;
 pub mod project;
+pub mod run_code;
 pub mod shell;
 pub mod walk;
 pub mod web;

@@ -4,9 +4,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::tmux::Tmux;
 use koi_testkit::{FakeProvider, Reply};
 
 /// A dummy key: it must never appear in anything `k` prints or stores.
@@ -144,15 +145,7 @@ impl Home {
 
     /// Session log files (not their `.lock` sidecars), newest last by name.
     pub fn session_files(&self) -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())
-            .map(|d| {
-                d.map(|e| e.unwrap().path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        v.sort();
-        v
+        koi_testkit::session_logs::files(&self.sessions_dir())
     }
 }
 
@@ -266,95 +259,15 @@ pub fn message_texts(req: &serde_json::Value, role: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Tests in one process each get a tmux socket of their own.
-fn next_socket() -> usize {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+/// `k`'s REPL in tmux, in the home's workspace with its environment.
+pub fn tmux_k(home: &Home) -> Tmux {
+    tmux_cmd(home, K)
 }
 
-/// A tmux server on its own socket, killed when dropped.
-pub struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    /// `k`'s REPL in tmux.
-    pub fn start(home: &Home) -> Tmux {
-        Self::start_cmd(home, K)
-    }
-
-    /// `command` (a shell command line) in tmux, in the home's workspace
-    /// with its environment.
-    pub fn start_cmd(home: &Home, command: &str) -> Tmux {
-        let socket = format!("koi-k-test-{}-{}", std::process::id(), next_socket());
-        let t = Tmux { socket };
-        let env: Vec<String> = home
-            .env()
-            .into_iter()
-            .filter(|(k, _)| k != "TERM")
-            .map(|(k, v)| format!("{k}='{v}'"))
-            .collect();
-        let cmd = format!(
-            "cd '{}' && env {} {command}",
-            home.ws().display(),
-            env.join(" ")
-        );
-        let ok = Command::new("tmux")
-            .args(["-L", &t.socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-x", "120", "-y", "40", "-s", "k", &cmd])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux new-session failed");
-        t
-    }
-
-    pub fn tmux(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    pub fn screen(&self) -> String {
-        let out = self.tmux(&["capture-pane", "-p", "-t", "k", "-S", "-200"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    pub fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "k"];
-        args.extend(keys);
-        assert!(self.tmux(&args).status.success());
-    }
-
-    pub fn type_line(&self, text: &str) {
-        let mut args = vec!["send-keys", "-t", "k", "-l", text];
-        assert!(self.tmux(&args).status.success());
-        args = vec!["send-keys", "-t", "k", "Enter"];
-        assert!(self.tmux(&args).status.success());
-    }
-
-    pub fn wait_for(&self, needle: &str, count: usize) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if self.screen().matches(needle).count() >= count {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("never saw {needle:?} x{count}; screen:\n{}", self.screen());
-    }
-
-    pub fn alive(&self) -> bool {
-        self.tmux(&["has-session", "-t", "k"]).status.success()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
-    }
+/// `command` (a shell command line) in tmux, in the home's workspace with
+/// its environment.
+pub fn tmux_cmd(home: &Home, command: &str) -> Tmux {
+    Tmux::start(&home.ws(), &home.env(), command, 120, 40)
 }
 
 /// A turn that lists the workspace and asks to create `new.txt` (refused

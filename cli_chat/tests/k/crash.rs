@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::session_log::{read_log, Entry, Record};
+use ai_chat_engine::store::session_log::{read_log, Entry, Record};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply, RequestKind};
 

@@ -79,15 +79,14 @@ fn screen(s: &term::Session) -> String {
 }
 
 fn wait_until(s: &term::Session, what: &str, f: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    koi_testkit::poll::until(what, WAIT, || {
         let text = screen(s);
         if f(&text) {
-            return text;
+            Ok(text)
+        } else {
+            Err(format!("screen:\n{text}"))
         }
-        assert!(Instant::now() < deadline, "no {what}; screen:\n{text}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    })
 }
 
 #[test]

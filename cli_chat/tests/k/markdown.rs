@@ -3,9 +3,10 @@
 //! with `--raw` and with `NO_COLOR`.
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use koi_testkit::openai_chat::ChatStream;
+use koi_testkit::tmux::Tmux;
 use koi_testkit::{FakeProvider, RequestKind};
 
 use crate::common::{Home, K};
@@ -100,63 +101,16 @@ fn find<'a>(rows: &'a [Vec<Cell>], needle: &str) -> &'a [Cell] {
     panic!("{needle:?} is not on the pane")
 }
 
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    /// Runs `script` in a fresh tmux server; `tag` keeps the servers of
-    /// tests running side by side apart.
-    fn run(home: &Home, tag: &str, script: &str) -> Tmux {
-        let socket = format!("koi-k-md-{tag}-{}", std::process::id());
-        let env: Vec<String> = home
-            .env()
-            .into_iter()
-            .filter(|(k, _)| k != "TERM" && k != "NO_COLOR")
-            .map(|(k, v)| format!("{k}='{v}'"))
-            .collect();
-        let cmd = format!(
-            "cd '{}' && export {} && {script}; sleep 60",
-            home.ws().display(),
-            env.join(" ")
-        );
-        let ok = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-x", "60", "-y", "60", "-s", "k", &cmd])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux new-session failed");
-        Tmux { socket }
-    }
-
-    fn capture(&self, escapes: bool) -> String {
-        let mut args = vec!["-L", &self.socket, "capture-pane", "-p", "-t", "k"];
-        if escapes {
-            args.push("-e");
-        }
-        let out = Command::new("tmux").args(args).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            if self.capture(false).contains(needle) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("never saw {needle:?}; pane:\n{}", self.capture(false));
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-    }
+/// Runs `script` in tmux on a 60×60 terminal, the home's environment
+/// without `NO_COLOR` (the test reads the colours), and keeps the pane
+/// open after it ends.
+fn tmux_script(home: &Home, script: &str) -> Tmux {
+    let env: Vec<(String, String)> = home
+        .env()
+        .into_iter()
+        .filter(|(k, _)| k != "NO_COLOR")
+        .collect();
+    Tmux::start(&home.ws(), &env, &format!("{script}; sleep 60"), 60, 60)
 }
 
 #[test]
@@ -168,15 +122,11 @@ fn answers_render_on_a_terminal() {
     // One answer, and the title k may ask for before it quits.
     let server = provider(1..=2);
     let home = Home::new(Some(&server));
-    let t = Tmux::run(
-        &home,
-        "rendered",
-        &format!("{K} --new 'make a plan'; echo K-EXIT=$?"),
-    );
-    t.wait_for("K-EXIT=");
-    let plain = t.capture(false);
+    let t = tmux_script(&home, &format!("{K} --new 'make a plan'; echo K-EXIT=$?"));
+    t.wait_for("K-EXIT=", 1);
+    let plain = t.pane(false);
     assert!(plain.contains("K-EXIT=0"), "{plain}");
-    let rows = cells(&t.capture(true));
+    let rows = cells(&t.pane(true));
     let shown: Vec<String> = rows
         .iter()
         .map(|r| text(r).trim_end().to_string())
@@ -231,16 +181,15 @@ fn raw_text_on_a_pipe_with_raw_and_with_no_color() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), ANSWER);
 
     // A terminal with --raw, then with NO_COLOR: the answer as written.
-    let t = Tmux::run(
+    let t = tmux_script(
         &home,
-        "raw",
         &format!(
             "{K} --new --raw 'make a plan'; echo K1-EXIT=$?; \
              NO_COLOR=1 {K} --new 'make a plan'; echo K2-EXIT=$?"
         ),
     );
-    t.wait_for("K2-EXIT=");
-    let plain = t.capture(false);
+    t.wait_for("K2-EXIT=", 1);
+    let plain = t.pane(false);
     assert!(
         plain.contains("K1-EXIT=0") && plain.contains("K2-EXIT=0"),
         "{plain}"

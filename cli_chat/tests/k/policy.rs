@@ -2,22 +2,13 @@
 
 use std::sync::Mutex;
 
-use ai_tools::policy_table::{self, Call};
+use ai_tools::policy_table::{self, code_of_label, Call};
 
 use crate::common::Home;
 
 /// The fixture the table's header describes; returns the `@OUT@` value.
 fn fixture(home: &Home) -> String {
     policy_table::write_fixture(&home.ws(), &home.root().join("outside")).unwrap()
-}
-
-fn code(label: &str) -> char {
-    match label {
-        "allow" => 'A',
-        "ask" => 'Q',
-        "deny" => 'D',
-        other => panic!("unknown decision {other}"),
-    }
 }
 
 #[test]
@@ -54,7 +45,8 @@ fn policy_check_matches_the_policy_table() {
                     .iter()
                     .map(|v| {
                         assert_eq!(v["v"], 1);
-                        code(v["verdict"]["decision"].as_str().unwrap())
+                        code_of_label(v["verdict"]["decision"].as_str().unwrap())
+                            .expect("a decision")
                     })
                     .collect();
                 if got != row.codes {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RequestKind};
 
-use crate::common::{Home, Tmux, SECRET};
+use crate::common::{tmux_k, Home, SECRET};
 
 /// The PNG signature and four bytes, and its base64.
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\nkoi!";
@@ -56,7 +56,7 @@ fn repl_in_tmux() {
         }
     });
     let home = Home::new(Some(&server));
-    let t = Tmux::start(&home);
+    let t = tmux_k(&home);
     t.wait_for("/help for commands", 1);
     t.type_line("hello there");
     t.wait_for("Hello from the fake model.", 1);
@@ -133,7 +133,7 @@ fn repl_in_tmux() {
 
     // Back in the same directory, k continues the conversation and says
     // where it left off.
-    let t = Tmux::start(&home);
+    let t = tmux_k(&home);
     t.wait_for("continuing session", 1);
     t.wait_for("you: describe the picture", 1);
     t.wait_for("  A tiny picture.", 1);

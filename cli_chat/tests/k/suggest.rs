@@ -9,7 +9,9 @@ use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::shells::Shell;
 use koi_testkit::FakeProvider;
 
-use crate::common::{Home, Tmux, K};
+use koi_testkit::tmux::Tmux;
+
+use crate::common::{tmux_cmd, Home, K};
 
 #[test]
 fn suggest_prints_one_command_and_saves_nothing() {
@@ -98,7 +100,7 @@ impl InTmux for Shell {
         };
         std::fs::create_dir_all(rc.parent().unwrap()).unwrap();
         std::fs::write(&rc, text).unwrap();
-        let t = Tmux::start_cmd(home, &command);
+        let t = tmux_cmd(home, &command);
         wait(&t, "the prompt", |s| {
             s.lines().any(|l| l.trim_end() == self.prompt().trim_end())
         });
@@ -164,7 +166,7 @@ const CANCEL_WAIT: Duration = Duration::from_secs(10);
 fn ctrl_c_under_tmux_cancels_a_suggestion_mid_stream() {
     let server = stalling_model();
     let home = Home::new(Some(&server));
-    let t = Tmux::start_cmd(&home, "bash --norc --noprofile -i");
+    let t = tmux_cmd(&home, "bash --norc --noprofile -i");
     // Quotes split the words waited for, so the typed line is not taken
     // for the output.
     t.type_line("PS1='$ '; stty -g > tty.before");

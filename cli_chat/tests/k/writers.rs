@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::session_log::{read_log, Entry};
+use ai_chat_engine::store::session_log::{read_log, Entry};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 

@@ -34,6 +34,18 @@ impl Rgb {
         let s = |c: u8| (f32::from(c) * f).round() as u8;
         Self::new(s(self.r), s(self.g), s(self.b))
     }
+
+    /// The colour `t` of the way from `self` to `other` (0 is `self`, 1 is
+    /// `other`, clamped), channel by channel in sRGB.
+    pub fn mix(self, other: Self, t: f32) -> Self {
+        let t = t.clamp(0.0, 1.0);
+        let ch = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
+        Self::new(
+            ch(self.r, other.r),
+            ch(self.g, other.g),
+            ch(self.b, other.b),
+        )
+    }
 }
 
 /// The colours a terminal refers to by name. The first sixteen are the ANSI

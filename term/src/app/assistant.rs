@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ai_chat_engine::session_list;
+use ai_chat_engine::store::session_list;
 use ai_chat_engine::{
     ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineBuilder, EngineError,
     Front, GoalSpec, Image, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision,

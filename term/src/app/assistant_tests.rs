@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::session_log::{read_log, Entry, Record, StartProof, LOG_FORMAT};
+use ai_chat_engine::store::session_log::{read_log, Entry, Record, StartProof, LOG_FORMAT};
 use ai_chat_engine::{StreamMsg, ToolCall};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;

@@ -5,8 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use render::{
-    Color, Gpu, NamedColor, OverlayLayer, OverlayRect, Renderer, Rgb, Span, StyledLine,
-    WindowSurface,
+    Color, Gpu, NamedColor, OverlayLayer, OverlayRect, Renderer, Span, StyledLine, WindowSurface,
 };
 use winit::dpi::{PhysicalPosition, PhysicalSize};
 use winit::raw_window_handle::{HasWindowHandle, RawWindowHandle};
@@ -54,6 +53,8 @@ pub struct Display {
     gpu: Gpu,
     target: Target,
     pub renderer: Renderer,
+    /// The chrome's colours, derived from the renderer's theme.
+    pub chrome: render::ChromeColors,
     composer: render::Composer,
     /// Font size in points, after zoom.
     font_size: f32,
@@ -122,6 +123,7 @@ impl Display {
             window,
             gpu,
             target,
+            chrome: render::ChromeColors::from_theme(&config.theme()),
             renderer,
             composer: render::Composer::default(),
             font_size: config.font.size,
@@ -241,9 +243,17 @@ impl Display {
         self.set_font(config)
     }
 
+    /// Draw with `config`'s theme (the grid, the chrome and the bars).
+    pub fn set_theme(&mut self, config: &Config) {
+        let theme = config.theme();
+        self.chrome = render::ChromeColors::from_theme(&theme);
+        self.renderer.set_theme(theme);
+        self.window.request_redraw();
+    }
+
     /// Apply a reloaded config (font size resets to the new configured size).
     pub fn reconfigure(&mut self, config: &Config) -> GridSize {
-        self.renderer.set_theme(config.theme());
+        self.set_theme(config);
         self.padding = config.window.padding;
         self.font_size = config.font.size;
         self.set_font(config)
@@ -283,11 +293,13 @@ impl Display {
         if let Err(e) = drawn {
             log::error!("frame dropped: {e}");
         }
+        crate::trace::theme::presented();
         self.place_ime();
     }
 
     fn set_overlays(&mut self) {
         let theme_bg = self.renderer.theme().background;
+        let chrome = self.chrome;
         let frame = self.composer.frame_mut();
         frame.overlays.clear();
         if let (Some(text), Some(cursor)) = (&self.preedit, frame.cursor) {
@@ -319,12 +331,12 @@ impl Display {
                     cols: frame.cols.max(1),
                     rows: 1,
                 },
-                background: Color::Rgb(Rgb::new(0x1e, 0x3a, 0x5f)),
+                background: Color::Rgb(chrome.link_background),
                 border: None,
                 padding_px: 0,
                 lines: vec![StyledLine::new(vec![Span::new(
                     format!(" {link}"),
-                    Color::Rgb(Rgb::new(255, 255, 255)),
+                    Color::Rgb(chrome.notice_foreground),
                 )])],
             });
         }
@@ -332,12 +344,13 @@ impl Display {
             frame.overlays.extend(layers.iter().cloned());
         }
         let lines = [
-            (&self.question, Rgb::new(0x7a, 0x5a, 0x00)),
-            (&self.banner, Rgb::new(0x8b, 0x1e, 0x1e)),
+            (&self.question, chrome.question_background),
+            (&self.banner, chrome.banner_background),
         ];
         for (message, background) in lines {
             let Some(message) = message else { continue };
             let cols = frame.cols.max(1);
+            let message = render::fit(&[render::Part::new(message, 1)], "", cols - 1).join("");
             frame.overlays.push(OverlayLayer {
                 rect: OverlayRect::Cells {
                     col: 0,
@@ -350,7 +363,7 @@ impl Display {
                 padding_px: 0,
                 lines: vec![StyledLine::new(vec![Span::new(
                     format!(" {message}"),
-                    Color::Rgb(Rgb::new(255, 255, 255)),
+                    Color::Rgb(chrome.notice_foreground),
                 )])],
             });
         }

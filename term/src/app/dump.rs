@@ -5,7 +5,8 @@
 //! PATH.overlay is also kept current while koi runs (rewritten after each
 //! key the panel handles and each batch of engine events), so a test can
 //! wait for what the panel shows (the approval dialog is up, the turn has
-//! ended) instead of guessing how long that takes.
+//! ended) instead of guessing how long that takes; PATH.screen likewise
+//! holds the focused pane's screen as of the last frame.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -53,16 +54,27 @@ pub fn write_suggest(path: &Path, status: Option<&str>) {
     write(&file, std::fs::write(&file, text));
 }
 
-/// Write the panel's state and text to PATH.overlay, whole: a reader
-/// polling it never sees half a file.
+/// Write the panel's state and text to PATH.overlay.
 pub fn write_overlay(path: &Path, overlay: &mut Overlay) {
-    let overlay_path = with_suffix(path, ".overlay");
-    let partial = with_suffix(path, ".overlay.tmp");
     let state = if overlay.is_open() { "open" } else { "closed" };
-    let overlay_text = format!("overlay: {state}\n{}\n", overlay.text_dump());
-    let result = std::fs::write(&partial, overlay_text)
-        .and_then(|()| std::fs::rename(&partial, &overlay_path));
-    write(&overlay_path, result);
+    let text = format!("overlay: {state}\n{}\n", overlay.text_dump());
+    write_whole(&with_suffix(path, ".overlay"), &text);
+}
+
+/// Write the focused pane's screen to PATH.screen, as of the frame just
+/// drawn: tests wait for what the screen shows instead of guessing how
+/// long the shell takes to echo or redraw.
+pub fn write_screen(path: &Path, session: &Session) {
+    let text = Snapshot::capture(&*session.terminal().lock()).text();
+    write_whole(&with_suffix(path, ".screen"), &text);
+}
+
+/// Replace the file at `path` with `text` whole: a reader polling it never
+/// sees half a file.
+fn write_whole(path: &Path, text: &str) {
+    let partial = with_suffix(path, ".tmp");
+    let result = std::fs::write(&partial, text).and_then(|()| std::fs::rename(&partial, path));
+    write(path, result);
 }
 
 /// Write the three files; failures are reported, never fatal.

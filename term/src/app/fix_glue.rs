@@ -10,17 +10,13 @@
 //! the start of a Meta key.
 
 use ai_chat_engine::FailedCommand;
-use render::{Color, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Part, Span, StyledLine};
 
 use super::keyboard::Translated;
 use super::overlay_glue::Captured;
 use super::App;
 use crate::config::Action;
 use crate::input::{Key, KeyAction};
-
-/// A dim red box with light text: it says "failed" without shouting.
-const HINT_BACKGROUND: Rgb = Rgb::new(0x5c, 0x2b, 0x2b);
-const HINT_FOREGROUND: Rgb = Rgb::new(0xff, 0xd7, 0xd7);
 
 /// Blank columns between the line's text and the hint.
 const HINT_GAP: usize = 2;
@@ -46,9 +42,10 @@ impl App {
             return None;
         }
         let row = block.row?;
-        let label = format!("⏎ fix ({chord})");
-        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
         let cols = pane.rect.cols;
+        let key = format!("({chord})");
+        let label = render::fit(&[Part::new("⏎ fix", 2), Part::new(&key, 1)], " ", cols).join(" ");
+        let width = unicode_width::UnicodeWidthStr::width(label.as_str());
         // After the line's text when it fits, else at the right edge.
         let col = if block.text_cols + HINT_GAP + width <= cols {
             block.text_cols + HINT_GAP
@@ -62,12 +59,12 @@ impl App {
                 cols: width.min(cols),
                 rows: 1,
             },
-            background: Color::Rgb(HINT_BACKGROUND),
+            background: Color::Rgb(t.display.chrome.hint_background),
             border: None,
             padding_px: 0,
             lines: vec![StyledLine::new(vec![Span::new(
                 label,
-                Color::Rgb(HINT_FOREGROUND),
+                Color::Rgb(t.display.chrome.hint_foreground),
             )])],
         })
     }

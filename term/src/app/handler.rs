@@ -24,7 +24,12 @@ impl ApplicationHandler<UserEvent> for App {
                 {
                     self.pointer_focus = pointer_focus::PointerFocus::new(&terminal.display.window);
                 }
+                let window_theme = terminal.display.window.theme();
                 self.terminal = Some(terminal);
+                // Where no portal answered: the window system's theme.
+                if let Some(theme) = window_theme {
+                    self.window_theme_changed(theme);
+                }
                 self.reset_blink();
             }
             Err(err) => {
@@ -48,6 +53,7 @@ impl ApplicationHandler<UserEvent> for App {
                 });
             }
             UserEvent::Suggestion => self.suggestions_finished(),
+            UserEvent::Appearance(appearance) => self.set_appearance(appearance),
         }
     }
 
@@ -56,6 +62,7 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             WindowEvent::CloseRequested => self.exit(event_loop),
             WindowEvent::RedrawRequested => self.draw(),
+            WindowEvent::ThemeChanged(theme) => self.window_theme_changed(theme),
             WindowEvent::Resized(size) => {
                 if let Some(t) = &mut self.terminal {
                     t.display.resize(size);

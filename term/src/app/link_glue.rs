@@ -9,7 +9,7 @@
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::Term;
-use render::{Color, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Span, StyledLine};
 use winit::event::{ElementState, MouseButton};
 
 use super::clipboard::Kind;
@@ -17,10 +17,6 @@ use super::keyboard::Translated;
 use super::links::{self, Target, TargetKind};
 use super::App;
 use crate::input::{Key, KeyAction, Mods};
-
-/// Label colours: black on amber, as hints are in most terminals.
-const LABEL_BACKGROUND: Rgb = Rgb::new(0xff, 0xc1, 0x07);
-const LABEL_FOREGROUND: Rgb = Rgb::new(0, 0, 0);
 
 /// A link under the pointer, in the focused pane's view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,12 +274,12 @@ impl App {
                     cols: label.len(),
                     rows: 1,
                 },
-                background: Color::Rgb(LABEL_BACKGROUND),
+                background: Color::Rgb(t.display.chrome.label_background),
                 border: None,
                 padding_px: 0,
                 lines: vec![StyledLine::new(vec![Span::new(
                     label.clone(),
-                    Color::Rgb(LABEL_FOREGROUND),
+                    Color::Rgb(t.display.chrome.label_foreground),
                 )])],
             })
             .collect()

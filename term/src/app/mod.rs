@@ -4,6 +4,7 @@
 //! quiet moment (a key's echo) is drawn at once; frames under a flood are
 //! spaced so the parser keeps its CPU (`pacing`).
 
+mod appearance_glue;
 mod assistant;
 mod bar;
 mod clipboard;
@@ -12,6 +13,7 @@ mod clipboard_image;
 mod display;
 mod dump;
 mod fix_glue;
+mod fixed_text;
 mod handler;
 mod keyboard;
 mod layout;
@@ -54,8 +56,8 @@ use winit::window::WindowId;
 use crate::config::{Action, Config, ConfigError, Loaded};
 use crate::input::{encode_key, KeyAction, Mods};
 use crate::overlay::{Overlay, OverlayConfig};
-use crate::palette::Palette;
 use crate::session::{ExitStatus, Session};
+use crate::theme::Appearance;
 use crate::trace::bursts;
 use crate::trace::latency::{self, Hop};
 use assistant::Assistant;
@@ -76,6 +78,8 @@ pub enum UserEvent {
     Assistant,
     /// A suggestion for `#` at the prompt finished.
     Suggestion,
+    /// The system's light or dark preference (the desktop portal's).
+    Appearance(Appearance),
 }
 
 /// How the window starts.
@@ -105,6 +109,10 @@ pub fn run(options: AppOptions) -> anyhow::Result<Option<ExitStatus>> {
         .ok()
     });
     let mut app = App::new(options, proxy);
+    if app.config().base_theme.follows_appearance() {
+        // Before the window opens, so its first frame has the right colours.
+        app.follow_appearance(true);
+    }
     event_loop.run_app(&mut app)?;
     if let Some(err) = app.fatal.take() {
         return Err(err);
@@ -177,6 +185,8 @@ struct App {
     /// The dump is written and the loop told to end.
     exited: bool,
     fatal: Option<anyhow::Error>,
+    /// The desktop portal reports the system's appearance.
+    follows_portal: bool,
 }
 
 impl App {
@@ -240,6 +250,7 @@ impl App {
             closing: false,
             exited: false,
             fatal: None,
+            follows_portal: false,
         }
     }
 
@@ -313,6 +324,9 @@ impl App {
             None
         };
         t.display.present();
+        if let Some(path) = &self.options.dump_on_exit {
+            dump::write_screen(path, &t.workspace.focused().session);
+        }
         if scanning {
             // The scan goes on a slice per frame.
             t.display.window.request_redraw();
@@ -531,19 +545,23 @@ impl App {
 
     fn reload(&mut self, result: Result<Loaded, ConfigError>) {
         match result {
-            Ok(loaded) => {
+            Ok(mut loaded) => {
                 for warning in &loaded.warnings {
                     eprintln!("koi: warning: {warning}");
                 }
+                // The system's appearance is not in the file: it carries over.
+                loaded.config.appearance = self.options.loaded.config.appearance;
+                let starts_following = loaded.config.base_theme.follows_appearance()
+                    && !self.options.loaded.config.base_theme.follows_appearance();
                 self.options.loaded = loaded;
+                if starts_following {
+                    self.follow_appearance(false);
+                }
                 let config = self.options.loaded.config.clone();
                 *self.ai_tables.write() = assistant::AiTables::of(&config);
+                self.apply_theme();
                 if let Some(t) = &mut self.terminal {
                     t.display.banner = None;
-                    for pane in t.workspace.panes.values() {
-                        pane.session
-                            .set_palette(Palette::from_theme(&config.theme()));
-                    }
                     t.workspace.set_bar(&config.tabs);
                     let grid = t.display.reconfigure(&config);
                     self.resize_grid(grid);

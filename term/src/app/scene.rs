@@ -2,7 +2,7 @@
 //! changed, then hand them, the dividers and the tab bar to render's
 //! composer. Panes of hidden tabs are not touched at all.
 
-use render::{ChromeColors, PaneView, Scene, TabBar};
+use render::{PaneView, Scene, TabBar};
 
 use super::Terminal;
 use crate::frame::CursorOptions;
@@ -91,12 +91,20 @@ impl Terminal {
                 .map(|(labels, row)| TabBar { labels, row }),
             panes,
             dividers,
-            colors: ChromeColors::default(),
+            colors: self.display.chrome,
         });
         let focused = workspace.focused();
         self.display.bar = match (&focused.search, suggest.status(workspace.focused_id())) {
-            (Some(s), _) => Some(super::search_bar::bar_layer(s, focused.rect)),
-            (None, Some(status)) => Some(super::suggest::bar_layer(status, focused.rect)),
+            (Some(s), _) => Some(super::search_bar::bar_layer(
+                s,
+                focused.rect,
+                &self.display.chrome,
+            )),
+            (None, Some(status)) => Some(super::suggest::bar_layer(
+                status,
+                focused.rect,
+                &self.display.chrome,
+            )),
             (None, None) => None,
         };
         (pending, scanning)

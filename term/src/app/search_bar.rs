@@ -1,15 +1,13 @@
 //! The search bar (Ctrl+Shift+F, Cmd+F): keys while it is open, the
 //! budgeted scan each frame, and the bar itself on the pane's last row.
 
-use render::{Color, NamedColor, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Part, Span, StyledLine};
 
+use super::fixed_text;
 use super::keyboard::Translated;
 use super::search::{QueryKind, Search, SCAN_BUDGET};
 use super::App;
 use crate::input::{Key, KeyAction};
-
-/// Background of the bar: set apart from the terminal under it.
-const BAR_BACKGROUND: Rgb = Rgb::new(0x28, 0x2c, 0x34);
 
 impl App {
     /// Open the focused pane's search bar (it keeps its last query).
@@ -83,28 +81,35 @@ pub(super) fn scan(search: &mut Search, term: &mut crate::session::Terminal, out
 }
 
 /// The bar on the last row of the pane at `rect`.
-pub(super) fn bar_layer(search: &Search, rect: render::CellRect) -> OverlayLayer {
+pub(super) fn bar_layer(
+    search: &Search,
+    rect: render::CellRect,
+    chrome: &render::ChromeColors,
+) -> OverlayLayer {
     let kind = match search.kind {
         QueryKind::Plain => "text",
         QueryKind::Regex => "regex",
     };
-    let fg = Color::Named(NamedColor::Foreground);
-    let dim = Color::Named(NamedColor::BrightBlack);
-    let mut spans = vec![
-        Span::new(format!(" find {kind}: "), dim),
-        Span::new(format!("{}▏", search.query), fg),
-        Span::new(format!("  {}", search.count_text()), fg),
+    let fg = Color::Rgb(chrome.strip_foreground);
+    let dim = Color::Rgb(chrome.strip_dim);
+    let label = format!("find {kind}:");
+    let query = format!("{}▏", search.query);
+    let count = search.count_text();
+    let error = search.error.as_deref().unwrap_or_default();
+    // The query and its count matter most; the key hints least, the
+    // rarer ones first.
+    let parts = [
+        (Part::new(&label, 5), dim),
+        (Part::new(&query, 7), fg),
+        (Part::new(&count, 6), fg),
+        (Part::new(error, 4), Color::Rgb(chrome.error)),
+        (Part::new("Enter ↑ · Shift+Enter ↓", 3), dim),
+        (Part::new("Alt+R regex", 2), dim),
+        (Part::new("Tab select", 1), dim),
+        (Part::new("Esc", 3), dim),
     ];
-    if let Some(error) = &search.error {
-        spans.push(Span::new(
-            format!("  {error}"),
-            Color::Named(NamedColor::Red),
-        ));
-    }
-    spans.push(Span::new(
-        "  Enter ↑ · Shift+Enter ↓ · Alt+R regex · Tab select · Esc",
-        dim,
-    ));
+    let mut spans = vec![Span::new(" ", fg)];
+    spans.extend(fixed_text::spans(&parts, "  ", rect.cols.saturating_sub(1)));
     OverlayLayer {
         rect: OverlayRect::Cells {
             col: rect.col,
@@ -112,9 +117,46 @@ pub(super) fn bar_layer(search: &Search, rect: render::CellRect) -> OverlayLayer
             cols: rect.cols.max(1),
             rows: 1,
         },
-        background: Color::Rgb(BAR_BACKGROUND),
+        background: Color::Rgb(chrome.strip_background),
         border: None,
         padding_px: 0,
         lines: vec![StyledLine::new(spans)],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_fits_every_width_and_keeps_the_query() {
+        let mut search = Search::new();
+        search.query = "needle".into();
+        let chrome = render::ChromeColors::default();
+        for cols in 1..=200 {
+            let rect = render::CellRect {
+                col: 0,
+                row: 0,
+                cols,
+                rows: 5,
+            };
+            let layer = bar_layer(&search, rect, &chrome);
+            let text: String = layer.lines[0]
+                .spans
+                .iter()
+                .map(|s| s.text.as_str())
+                .collect();
+            let width = unicode_width::UnicodeWidthStr::width(text.as_str());
+            assert!(width <= cols.max(1), "{cols}: {text:?}");
+            if cols >= 20 {
+                assert!(text.contains("needle▏"), "{cols}: {text:?}");
+            }
+            if cols >= 87 {
+                // Whole: " find text:  needle▏  no matches  Enter ↑ … Esc".
+                assert!(text.ends_with("Tab select  Esc"), "{cols}: {text:?}");
+            } else if cols > 1 {
+                assert!(text.ends_with('…'), "{cols}: {text:?}");
+            }
+        }
     }
 }

@@ -51,6 +51,12 @@ pub(super) fn open(
             .with_title("koi")
             .with_transparent(config.window.opacity < 1.0)
             .with_inner_size(winit::dpi::LogicalSize::new(800.0, 500.0));
+        // The window's class (X11) and app id (Wayland) name koi.desktop, so
+        // a desktop shows the installed entry's icon and name for it.
+        #[cfg(all(unix, not(target_os = "macos")))]
+        let attributes = winit::platform::wayland::WindowAttributesExtWayland::with_name(
+            attributes, "koi", "koi",
+        );
         let window = Arc::new(event_loop.create_window(attributes)?);
         #[cfg(all(unix, not(target_os = "macos")))]
         if matches!(

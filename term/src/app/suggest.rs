@@ -16,7 +16,7 @@ use ai_chat_engine::{CancelHandle, Engine, Front};
 use ai_tools::Mode;
 use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
-use render::{Color, NamedColor, OverlayLayer, OverlayRect, Rgb, Span, StyledLine};
+use render::{Color, OverlayLayer, OverlayRect, Part, Span, StyledLine};
 
 use super::assistant::{engine_builder, SharedAiTables};
 use super::layout::PaneId;
@@ -32,9 +32,6 @@ const SUGGEST_TIMEOUT: Duration = Duration::from_secs(120);
 /// answer written back, and the engine call's share of it (benchmarks
 /// and tests: the shell's redraw is not otherwise visible).
 pub const TRACE_ENV: &str = "KOI_SUGGEST_TRACE";
-
-/// The bar's background: apart from the terminal, unlike the search bar's.
-const BAR_BACKGROUND: Rgb = Rgb::new(0x1f, 0x2f, 0x26);
 
 /// What a pane's status bar says about its suggestion.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -416,10 +413,14 @@ pub fn workspace(session: &crate::Session) -> PathBuf {
 }
 
 /// The bar on the last row of the pane at `rect`.
-pub fn bar_layer(status: &Status, rect: render::CellRect) -> OverlayLayer {
+pub fn bar_layer(
+    status: &Status,
+    rect: render::CellRect,
+    chrome: &render::ChromeColors,
+) -> OverlayLayer {
     let color = match status {
-        Status::Failed(_) => Color::Named(NamedColor::Red),
-        _ => Color::Named(NamedColor::Foreground),
+        Status::Failed(_) => Color::Rgb(chrome.error),
+        _ => Color::Rgb(chrome.strip_foreground),
     };
     OverlayLayer {
         rect: OverlayRect::Cells {
@@ -428,13 +429,18 @@ pub fn bar_layer(status: &Status, rect: render::CellRect) -> OverlayLayer {
             cols: rect.cols.max(1),
             rows: 1,
         },
-        background: Color::Rgb(BAR_BACKGROUND),
+        background: Color::Rgb(chrome.suggest_background),
         border: None,
         padding_px: 0,
-        lines: vec![StyledLine::new(vec![Span::new(
-            format!(" {}", status.text()),
-            color,
-        )])],
+        lines: vec![StyledLine::new(
+            std::iter::once(Span::new(" ", color))
+                .chain(super::fixed_text::spans(
+                    &[(Part::new(&status.text(), 1), color)],
+                    "",
+                    rect.cols.saturating_sub(1),
+                ))
+                .collect(),
+        )],
     }
 }
 

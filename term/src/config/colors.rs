@@ -1,4 +1,5 @@
-//! The `[colors]` table: any colour left out keeps the default theme's.
+//! The `[colors]` table: any colour left out keeps the theme's (koi's own
+//! colours when no `theme` is set). Theme files use the same table.
 
 use render::{xterm_palette, Rgb, Theme};
 use serde::{Deserialize, Deserializer};
@@ -45,7 +46,8 @@ pub struct AnsiColors {
 }
 
 impl AnsiColors {
-    fn slots(&self) -> [Option<HexColor>; 8] {
+    /// The eight colours, black to white.
+    pub fn slots(&self) -> [Option<HexColor>; 8] {
         [
             self.black,
             self.red,
@@ -59,6 +61,7 @@ impl AnsiColors {
     }
 }
 
+/// Colours laid over a theme; each one left out keeps the theme's.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct ColorsConfig {
@@ -75,7 +78,11 @@ pub struct ColorsConfig {
 impl ColorsConfig {
     /// The default theme with this table's colours laid over it.
     pub fn theme(&self) -> Theme {
-        let mut theme = Theme::default();
+        self.over(Theme::default())
+    }
+
+    /// `theme` with this table's colours laid over it.
+    pub fn over(&self, mut theme: Theme) -> Theme {
         let mut ansi = [Rgb::default(); 16];
         ansi.copy_from_slice(&theme.palette[..16]);
         for (i, color) in self

@@ -6,13 +6,15 @@
 //! `[ai]` table belongs to the assistant engine and is passed through as is.
 
 mod bindings;
-mod colors;
+pub(crate) mod colors;
 pub mod watch;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::theme::{Appearance, BaseTheme, ThemeSetting};
 
 pub use bindings::{Action, Binding, Bindings, Chord, Direction};
 pub use colors::{AnsiColors, ColorsConfig, HexColor};
@@ -33,6 +35,16 @@ const MAX_HISTORY: usize = 1_000_000;
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct Config {
+    /// `theme = "NAME" | "/path/file.toml" | { light = "…", dark = "…" }`.
+    pub theme: Option<ThemeSetting>,
+    /// The files `theme` names, read when the config is parsed (so a
+    /// broken one is a config error and the last good config stays).
+    #[serde(skip)]
+    pub base_theme: BaseTheme,
+    /// The system's light or dark preference: not in the file; the window
+    /// sets it when the system reports one.
+    #[serde(skip)]
+    pub appearance: Appearance,
     pub font: FontConfig,
     pub colors: ColorsConfig,
     pub cursor: CursorConfig,
@@ -319,7 +331,7 @@ impl Config {
             path: path.to_owned(),
             message: e.to_string(),
         })?;
-        let config: Config = serde_ignored::deserialize(deserializer, |ignored| {
+        let mut config: Config = serde_ignored::deserialize(deserializer, |ignored| {
             warnings.push(format!(
                 "{}: unknown key `{ignored}` ignored",
                 path.display()
@@ -333,6 +345,13 @@ impl Config {
             path: path.to_owned(),
             message,
         })?;
+        let (base_theme, theme_warnings) = BaseTheme::load(config.theme.as_ref(), path.parent())
+            .map_err(|message| ConfigError::Invalid {
+                path: path.to_owned(),
+                message,
+            })?;
+        config.base_theme = base_theme;
+        warnings.extend(theme_warnings);
         let bindings = Bindings::with_overrides(&config.keybindings).map_err(|message| {
             ConfigError::Invalid {
                 path: path.to_owned(),
@@ -391,9 +410,14 @@ impl Config {
         Ok(())
     }
 
-    /// The colour theme the renderer draws with.
+    /// The colour theme the renderer draws with: the `theme` for the
+    /// current appearance, with `[colors]` laid over it.
     pub fn theme(&self) -> render::Theme {
-        self.colors.theme()
+        let base = match self.base_theme.pick(self.appearance) {
+            Some(colors) => colors.theme(),
+            None => render::Theme::default(),
+        };
+        self.colors.over(base)
     }
 
     /// The renderer's font settings at a window scale factor.

@@ -78,24 +78,6 @@ fn code_block_background_and_keyword_colour() {
 }
 
 #[test]
-fn code_blocks_are_extracted_even_unclosed() {
-    let src = "a\n```sh\nls -la\necho hi\n```\nb\n~~~\nstreaming";
-    assert_eq!(
-        code_blocks(src),
-        [
-            CodeBlock {
-                lang: "sh".into(),
-                code: "ls -la\necho hi".into()
-            },
-            CodeBlock {
-                lang: String::new(),
-                code: "streaming".into()
-            },
-        ]
-    );
-}
-
-#[test]
 fn cjk_wraps_within_odd_widths() {
     let pal = Palette::default();
     let src = "# 日本語の見出し\n- 中文列表项目很长很长很长\n普通の文章 with mixed 😀 text\n```\n代码块里的中文\n```";

@@ -2,7 +2,7 @@
 //! rows are shared between title, attachment chips, conversation, input
 //! (or approval dialog) and help, and the [`OverlayLayer`]s it becomes.
 
-use render::{Border, OverlayLayer, OverlayRect, Span, StyledLine, Theme};
+use render::{Border, OverlayLayer, OverlayRect, Part, Span, StyledLine, Theme};
 
 use super::config::Position;
 use super::mouse::TextArea;
@@ -200,18 +200,15 @@ impl Overlay {
         };
         let mut out = Vec::with_capacity(h);
         if plan.title == 1 {
-            let mut title = format!(
-                "koi assistant · {} · {}",
-                or_dash(&self.model),
-                or_dash(&self.mode)
-            );
-            if self.busy {
-                title.push_str(&format!(" · {} working", self.conversation.spinner_frame()));
-            }
-            // Last: on a narrow panel it is what gets cut, not the spinner.
-            if !self.sandbox.is_empty() {
-                title.push_str(&format!(" · {}", self.sandbox));
-            }
+            let working = format!("{} working", self.conversation.spinner_frame());
+            let parts = [
+                Part::new("koi assistant", title_rank::NAME),
+                Part::new(or_dash(&self.model), title_rank::MODEL),
+                Part::new(or_dash(&self.mode), title_rank::MODE),
+                Part::new(if self.busy { &working } else { "" }, title_rank::BUSY),
+                Part::new(&self.sandbox, title_rank::SANDBOX),
+            ];
+            let title = render::fit(&parts, " · ", w).join(" · ");
             let span = Span {
                 bold: true,
                 ..Span::new(title, pal.accent)
@@ -372,15 +369,26 @@ const APPROVAL_HINTS: &[&str] = &[
     "Enter ok · Esc deny",
 ];
 
-/// The first of `variants` no wider than `width` (the last one otherwise;
-/// the wrapper clips it).
-fn fit_first(variants: &'static [&'static str], width: usize) -> &'static str {
-    variants
-        .iter()
-        .copied()
-        .find(|v| super::wrap::str_width(v) <= width)
-        .or_else(|| variants.last().copied())
-        .unwrap_or("")
+/// How much each part of the panel's title matters when the panel is too
+/// narrow for all of them ([`render::fit`]): the sandbox's state goes
+/// last, since it says what a command may do; the name goes first, since
+/// the panel is recognisable without it.
+mod title_rank {
+    pub const NAME: u8 = 1;
+    pub const MODE: u8 = 2;
+    pub const MODEL: u8 = 3;
+    pub const BUSY: u8 = 4;
+    pub const SANDBOX: u8 = 5;
+}
+
+/// The first of `variants` no wider than `width`; the last one otherwise,
+/// fitted: its later hints dropped first.
+fn fit_first(variants: &'static [&'static str], width: usize) -> String {
+    if let Some(v) = variants.iter().find(|v| super::wrap::str_width(v) <= width) {
+        return (*v).to_owned();
+    }
+    let last = variants.last().copied().unwrap_or("");
+    render::fit_ranked_by_order(last, " · ", width)
 }
 
 fn or_dash(s: &str) -> &str {

@@ -55,9 +55,7 @@ pub struct Palette {
 }
 
 fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
-    let t = t.clamp(0.0, 1.0);
-    let ch = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
-    Rgb::new(ch(a.r, b.r), ch(a.g, b.g), ch(a.b, b.b))
+    a.mix(b, t)
 }
 
 impl Palette {

@@ -415,10 +415,78 @@ fn the_title_names_the_sandbox_after_the_spinner() {
     o.handle_key(&key(Key::Enter), None);
     o.layers(120, 30, &Theme::default());
     let dump = o.text_dump();
-    let title = dump
-        .lines()
-        .find(|l| l.contains("koi assistant"))
-        .unwrap_or("");
+    // The first row is the title (its name may have gone to make room).
+    let title = dump.lines().next().unwrap_or("");
     let (working, sandbox) = (title.find("working"), title.find("sandbox:"));
     assert!(working.is_some() && working < sandbox, "{title}");
+}
+
+/// The words of a title, separators, the ellipsis and the spinner (whose
+/// frame moves on between two draws) left out.
+fn title_words(text: &str) -> Vec<&str> {
+    let spinner = |w: &str| w.chars().all(|c| ('\u{2800}'..='\u{28ff}').contains(&c));
+    text.split(' ')
+        .filter(|w| !w.is_empty() && *w != "·" && *w != render::ELLIPSIS && !spinner(w))
+        .collect()
+}
+
+#[test]
+fn the_title_shortens_by_parts_and_keeps_the_sandbox_from_60_columns() {
+    let labels = [
+        "sandbox: landlock v7",
+        "sandbox unavailable: Landlock is not supported by this kernel (5.4)",
+    ];
+    for sandbox in labels {
+        for busy in [false, true] {
+            let mut o = Overlay::new(OverlayConfig {
+                position: Position::Bottom,
+                ..OverlayConfig::default()
+            });
+            o.open();
+            o.set_status("qwen2.5-coder:32b (demo)", "workspace-write");
+            o.set_sandbox(sandbox);
+            o.layers(250, 30, &Theme::default());
+            if busy {
+                type_text(&mut o, "hi");
+                o.handle_key(&key(Key::Enter), None);
+            }
+            let full = title_of(&mut o, 250);
+            assert!(!full.ends_with(render::ELLIPSIS), "{full}");
+            assert!(full.starts_with("koi assistant · "), "{full}");
+            let source = title_words(&full);
+            for panel in 30..=200 {
+                let title = title_of(&mut o, panel);
+                // The panel's border takes a column on each side.
+                assert!(
+                    super::wrap::str_width(&title) <= panel - 2,
+                    "{panel}: {title:?}"
+                );
+                for word in title_words(&title) {
+                    assert!(
+                        source.contains(&word),
+                        "{panel}: cut word {word:?} in {title:?}"
+                    );
+                }
+                assert_eq!(
+                    title.ends_with(render::ELLIPSIS),
+                    title != full,
+                    "{panel}: {title:?}"
+                );
+                let state = sandbox.split(':').next().unwrap_or_default();
+                if panel >= 60 {
+                    assert!(title.contains(state), "{panel}: {title:?} lost {state:?}");
+                }
+                if busy && panel >= 60 && sandbox.len() < 30 {
+                    assert!(title.contains("working"), "{panel}: {title:?}");
+                }
+            }
+        }
+    }
+}
+
+/// The title row of the panel on a `cols`-wide grid (the panel docked at
+/// the bottom is as wide as the grid).
+fn title_of(o: &mut Overlay, cols: usize) -> String {
+    o.layers(cols, 30, &Theme::default());
+    o.text_dump().lines().next().unwrap_or_default().to_owned()
 }

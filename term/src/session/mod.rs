@@ -17,6 +17,7 @@ mod requests;
 mod seq_scan;
 mod shell_state;
 mod size;
+pub mod terminfo;
 mod wake;
 mod writer;
 
@@ -207,16 +208,17 @@ impl Session {
     ) -> Result<Self, SessionError> {
         let mut argv = options.program()?;
         let mut integration_env = Vec::new();
+        // The child's environment: its own variables first, then koi's.
+        let var = |name: &str| {
+            options
+                .env
+                .iter()
+                .rev()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.clone())
+                .or_else(|| std::env::var(name).ok())
+        };
         if options.command.is_none() && options.shell_integration {
-            let var = |name: &str| {
-                options
-                    .env
-                    .iter()
-                    .rev()
-                    .find(|(key, _)| key == name)
-                    .map(|(_, value)| value.clone())
-                    .or_else(|| std::env::var(name).ok())
-            };
             if let Some(launch) = crate::shell_integration::prepare(&argv, &var) {
                 argv = launch.argv;
                 integration_env = launch.env;
@@ -229,13 +231,20 @@ impl Session {
 
         let mut cmd = CommandBuilder::new(&argv[0]);
         cmd.args(&argv[1..]);
-        cmd.env("TERM", "xterm-256color");
+        let term_choice = terminfo::choose(
+            &|name| var(name).map(Into::into),
+            terminfo::installed_dir().as_deref(),
+        );
+        cmd.env("TERM", term_choice.term);
         cmd.env("COLORTERM", "truecolor");
         cmd.env("TERM_PROGRAM", "koi");
         cmd.env("TERM_PROGRAM_VERSION", env!("CARGO_PKG_VERSION"));
         crate::raster_threads::scrub(&mut cmd);
         for (key, value) in options.env.iter().chain(&integration_env) {
             cmd.env(key, value);
+        }
+        if let Some(dirs) = &term_choice.terminfo_dirs {
+            cmd.env("TERMINFO_DIRS", dirs);
         }
         if let Some(token) = &options.overlay_token {
             cmd.env(crate::overlay_token::TOKEN_ENV, token);

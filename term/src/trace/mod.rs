@@ -4,11 +4,14 @@
 //! - [`latency`] (`KOI_TRACE_LATENCY=1`): one keystroke's way to the screen.
 //! - [`bursts`] (`KOI_TRACE_BURSTS=1`): where the time of a burst of output
 //!   goes (reading, parsing, waiting for the lock, frames).
+//! - [`theme`] (`KOI_TRACE_THEME=1`): a change of the system's appearance
+//!   to the first frame in the new colours.
 //!
 //! Off, every call costs one relaxed atomic load.
 
 pub mod bursts;
 pub mod latency;
+pub mod theme;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 

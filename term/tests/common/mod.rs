@@ -1,7 +1,7 @@
 //! Helpers for driving a real shell in a real PTY.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use term::snapshot::Snapshot;
 use term::{GridSize, Session, SessionOptions};
@@ -28,17 +28,14 @@ pub fn snapshot(session: &Session) -> Snapshot {
 
 /// Wait until `pred` holds for the screen, or panic showing the screen.
 pub fn wait_for(session: &Session, what: &str, pred: impl Fn(&Snapshot) -> bool) -> Snapshot {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    koi_testkit::poll::until(what, WAIT, || {
         let snap = snapshot(session);
         if pred(&snap) {
-            return snap;
+            Ok(snap)
+        } else {
+            Err(format!("screen:\n{}", snap.text()))
         }
-        if Instant::now() > deadline {
-            panic!("timed out waiting for {what}; screen:\n{}", snap.text());
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    })
 }
 
 pub fn wait_text(session: &Session, needle: &str) -> Snapshot {

@@ -7,21 +7,27 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use koi_testkit::openai_chat::{title, ChatStream};
+use koi_testkit::poll;
+use koi_testkit::window::ocr;
+use koi_testkit::window::scene::{log_count, panel_idle, read_overlay};
 use koi_testkit::FakeProvider;
 
-use crate::harness::{eventually, Koi, TestConfig, Xvfb};
+use crate::harness::{eventually, Image, Koi, TestConfig, Xvfb};
 
 const EXIT_WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(20);
 /// How long the hint may take to be drawn after the prompt is up.
 const HINT_WAIT: Duration = Duration::from_secs(10);
-/// How long the hint must stay away where there should be none: longer
-/// than the hint takes to show where there should be one.
-const NO_HINT_WATCH: Duration = Duration::from_millis(1500);
+/// A duration no other test sleeps for: its process is this test's.
+const SLEEP_SECONDS: &str = "10.417";
+/// Typed at the prompt to prove a frame was drawn after a command ended.
+const PROBE: &str = "probe";
 
-/// The hint's background (term/src/app/fix_glue.rs): no other pixel of
-/// this test's window has it.
-const HINT_BACKGROUND: [u8; 3] = [0x5c, 0x2b, 0x2b];
+/// The hint's background (render/src/chrome.rs): no other pixel of this
+/// test's window has it.
+fn hint_background() -> [u8; 3] {
+    crate::chrome_rgb(|c| c.hint_background)
+}
 
 fn config_for(dir: &Path, server: Option<&FakeProvider>) -> PathBuf {
     let path = dir.join("cfg/koi.toml");
@@ -53,12 +59,12 @@ fn start(x: &Xvfb, dir: &Path, config: &Path) -> Koi {
     Koi::start_shell(x, dir, config, &home, &env, &ready)
 }
 
-fn hint_pixels(x: &Xvfb, koi: &Koi) -> usize {
-    let shot = x.screenshot(&koi.window);
+fn hint_pixels(shot: &Image) -> usize {
+    let hint = hint_background();
     let mut n = 0;
     for py in 0..shot.height {
         for px in 0..shot.width {
-            if shot.rgb(px, py) == HINT_BACKGROUND {
+            if shot.rgb(px, py) == hint {
                 n += 1;
             }
         }
@@ -67,47 +73,51 @@ fn hint_pixels(x: &Xvfb, koi: &Koi) -> usize {
 }
 
 fn wait_for_hint(x: &Xvfb, koi: &Koi, what: &str) {
-    eventually(what, HINT_WAIT, || hint_pixels(x, koi) > 0);
+    eventually(what, HINT_WAIT, || {
+        hint_pixels(&x.screenshot(&koi.window)) > 0
+    });
 }
 
 /// The hint that was there goes away (the frame after the event is drawn
 /// a moment later) and stays away.
 fn assert_hint_goes(x: &Xvfb, koi: &Koi, what: &str) {
     eventually(&format!("the hint to go after {what}"), HINT_WAIT, || {
-        hint_pixels(x, koi) == 0
+        hint_pixels(&x.screenshot(&koi.window)) == 0
     });
     assert_no_hint(x, koi, what);
 }
 
+/// No hint after `what`, proven by an event rather than by watching for a
+/// while: a probe typed at the prompt is echoed after the shell reported
+/// the command's end (OSC 133;D comes before its prompt), so the first
+/// frame that shows the probe was drawn from the state that decides the
+/// hint. That frame has none. The probe is then erased.
 fn assert_no_hint(x: &Xvfb, koi: &Koi, what: &str) {
-    let deadline = std::time::Instant::now() + NO_HINT_WATCH;
-    while std::time::Instant::now() < deadline {
-        assert_eq!(hint_pixels(x, koi), 0, "a hint after {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    koi.type_text(x, PROBE);
+    let shot = poll::until(
+        &format!("the probe at the prompt after {what}"),
+        HINT_WAIT,
+        || {
+            let shot = x.screenshot(&koi.window);
+            match ocr::read(&shot, "fix::assert_no_hint") {
+                Some(read) if !ocr::shows(&read, PROBE) => Err(format!("tesseract read:\n{read}")),
+                _ => Ok(shot),
+            }
+        },
+    );
+    assert_eq!(hint_pixels(&shot), 0, "a hint after {what}");
+    koi.keys(x, "ctrl+u");
 }
 
-fn read_overlay(dump: &Path) -> String {
-    let mut path = dump.as_os_str().to_owned();
-    path.push(".overlay");
-    std::fs::read_to_string(Path::new(&path)).unwrap_or_default()
-}
-
-/// Waits until the engine has logged `n` finished turns, then gives the
-/// panel a moment to show it.
-fn wait_for_turns(dir: &Path, n: usize) {
-    let sessions = dir.join("xdg-data/koi/sessions");
+/// Waits until the engine has logged `n` finished turns and the panel
+/// shows the turn ended.
+fn wait_for_turns(koi: &Koi, dir: &Path, n: usize) {
     eventually(&format!("{n} finished turns"), MODEL_WAIT, || {
-        let ended: usize = std::fs::read_dir(&sessions)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-            .map(|log| log.matches("\"type\":\"turn_end\"").count())
-            .sum();
-        ended >= n
+        log_count(dir, "turn_end") >= n
     });
-    std::thread::sleep(Duration::from_millis(300));
+    eventually("the panel to show the turn ended", MODEL_WAIT, || {
+        panel_idle(&read_overlay(&koi.dump))
+    });
 }
 
 #[test]
@@ -129,7 +139,7 @@ fn a_failed_command_gets_a_hint_and_ctrl_shift_e_asks_for_its_fix() {
         server.wait_for_requests(1, MODEL_WAIT),
         "the engine never asked the model"
     );
-    wait_for_turns(dir.path(), 1);
+    wait_for_turns(&koi, dir.path(), 1);
     let requests = server.requests();
     let body = requests
         .iter()
@@ -154,7 +164,11 @@ fn a_failed_command_gets_a_hint_and_ctrl_shift_e_asks_for_its_fix() {
     // Ctrl+Y types the answer's command at the prompt without running it;
     // the rest of the line is typed by hand.
     koi.keys(&x, "ctrl+y");
-    std::thread::sleep(Duration::from_millis(300));
+    // koi writes the fix to the shell and closes the panel in one step;
+    // keys typed after it reach the shell after the fix.
+    eventually("Ctrl+Y to close the panel", MODEL_WAIT, || {
+        read_overlay(&koi.dump).starts_with("overlay: closed")
+    });
     koi.type_line(&x, "; exit 0");
     let (code, stderr, dump) = koi.wait(EXIT_WAIT);
     assert_eq!(code, Some(0), "{stderr}");
@@ -183,8 +197,15 @@ fn no_hint_for_interrupts_empty_lines_ignored_commands_or_after_esc() {
     assert_hint_goes(&x, &koi, "an empty line");
 
     // Ctrl+C: exit status 130 is no failure.
-    koi.type_line(&x, "sleep 10");
-    std::thread::sleep(Duration::from_millis(500));
+    koi.type_line(&x, &format!("sleep {SLEEP_SECONDS}"));
+    // Ctrl+C must reach the command, not the line editor: wait for it.
+    eventually("the sleep to start", EXIT_WAIT, || {
+        std::process::Command::new("pgrep")
+            .args(["-f", &format!("^sleep {SLEEP_SECONDS}$")])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
     let marker = dir.path().join("prompt-ready");
     let _ = std::fs::remove_file(&marker);
     koi.keys(&x, "ctrl+c");

@@ -3,6 +3,7 @@
 //! and a real Wayland compositor (weston, headless).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod desktop;
 mod fix;
 mod focus;
 mod harness;
@@ -21,6 +22,7 @@ mod selection;
 mod startup;
 mod suggest;
 mod tabs;
+mod theme;
 mod wayland;
 mod xterm_keys;
 
@@ -37,6 +39,18 @@ fn write_config(path: &Path, background: &str, extra: &str) {
     let text = format!("[colors]\nbackground = \"{background}\"\n[window]\npadding = 0\ncolumns = 40\nlines = 10\n{extra}");
     std::fs::write(&tmp, text).unwrap();
     std::fs::rename(&tmp, path).unwrap();
+}
+
+/// A colour of koi's chrome as the window tests see it: koi's own theme
+/// on [`harness::TestConfig::BACKGROUND`] (render/src/chrome.rs derives
+/// the chrome from the theme).
+fn chrome_rgb(pick: impl Fn(&render::ChromeColors) -> render::Rgb) -> [u8; 3] {
+    let theme = render::Theme {
+        background: render::Rgb::from_hex(0x101418),
+        ..render::Theme::default()
+    };
+    let c = pick(&render::ChromeColors::from_theme(&theme));
+    [c.r, c.g, c.b]
 }
 
 fn hex(rgb: [u8; 3]) -> String {

@@ -53,6 +53,10 @@ fn memory_read_in_the_panel_reads_the_memory_k_reads() {
 
     scene.ask("what do you remember about me?");
     scene.wait_for_turns(1);
+    scene.assert_reads(
+        "memory_read_in_the_panel_reads_the_memory_k_reads",
+        &["what do you remember about me?", "You prefer tabs."],
+    );
     let read_by = |question: &str| {
         let requests = scene.server.requests();
         let asked = requests

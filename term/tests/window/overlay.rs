@@ -51,6 +51,12 @@ fn ask_about_the_screen_and_watch_the_answer_stream() {
         "the key never goes in a prompt"
     );
 
+    // The question and the answer are on the screen, as a person reads it.
+    scene.assert_reads(
+        "ask_about_the_screen_and_watch_the_answer_stream",
+        &["what failed?", "The answer is forty-two."],
+    );
+
     // Close the panel, leave the shell; the dump has the panel's text.
     let (overlay, _) = scene.close_and_exit();
     assert!(overlay.contains("The answer is forty-two."), "{overlay}");
@@ -82,6 +88,7 @@ fn the_panel_is_drawn_over_the_terminal() {
             ink > tenth
         },
     );
+    scene.assert_reads("the_panel_is_drawn_over_the_terminal", &["Drawn answer."]);
     let (overlay, _) = scene.close_and_exit();
     assert!(overlay.contains("Drawn answer."), "{overlay}");
 }
@@ -125,6 +132,8 @@ fn approval_run(answer_key: &str) -> ApprovalRun {
     // must not decide anything: the log's only decision is the answer
     // key's (checked by the callers).
     scene.wait_for_panel("the approval dialog", |o| o.contains("Esc deny"));
+    // A person sees what is asked and how to answer.
+    scene.assert_reads("approval_run", &["out.txt", "Esc deny"]);
     scene.koi.type_text(&scene.x, "yes");
     scene.koi.keys(&scene.x, answer_key);
     assert!(
@@ -367,4 +376,70 @@ fn holding_a_drag_past_the_panel_top_keeps_scrolling() {
     let (overlay, _) = scene.close_and_exit();
     // It stays where the drag took it.
     assert!(overlay.contains("line00"), "{overlay}");
+}
+
+/// The panel's title in a real window, as wide as the panel allows: whole
+/// when it fits, shortened by parts (ending with `…`) when the window
+/// narrows, the sandbox's state kept while the panel is 60 columns wide.
+#[test]
+fn the_panel_title_fits_its_width_and_keeps_the_sandbox_state() {
+    // The panel takes 45% of the grid: 134 columns give it 60.
+    let scene = Scene::start(
+        turns_and_titles(vec![ChatStream::new().text("Hi.").stop().reply()]),
+        &["--cols", "134"],
+        &[],
+    );
+    // The model and the sandbox are named once the engine is up.
+    scene.ask("hello");
+    scene.wait_for_turns(1);
+    // The dump: `overlay: open`, then the panel's rows, the title first.
+    let title = || {
+        scene
+            .overlay()
+            .lines()
+            .nth(1)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    scene.wait_for_panel("the title with the sandbox", |text| {
+        text.lines().nth(1).is_some_and(|l| l.contains("sandbox"))
+    });
+    let wide = title();
+    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    assert!(width(&wide) <= 58, "{wide:?}");
+    assert!(wide.contains("test-model"), "{wide:?}");
+
+    // Narrower, the window's grid and so the panel shrink: 27 columns.
+    let (w, h) = scene.koi.size(&scene.x);
+    let cell = w / 134;
+    scene.x.xdotool(&[
+        "windowsize",
+        "--sync",
+        &scene.koi.window,
+        &(cell * 60).to_string(),
+        &h.to_string(),
+    ]);
+    // The dump is rewritten on the panel's events: a key after the
+    // narrower frame has been drawn.
+    eventually("the narrow title", Duration::from_secs(10), || {
+        scene.koi.type_text(&scene.x, "x");
+        width(&title()) <= 25
+    });
+    let narrow = title();
+    let words = |s: &str| -> Vec<String> {
+        s.split(' ')
+            .filter(|w| !w.is_empty() && *w != "·" && *w != "…")
+            .map(str::to_owned)
+            .collect()
+    };
+    let whole = words(&wide);
+    for word in words(&narrow) {
+        assert!(
+            whole.contains(&word),
+            "cut word {word:?} in {narrow:?} (of {wide:?})"
+        );
+    }
+    assert!(narrow.ends_with('…'), "{narrow:?}");
+    assert!(narrow.contains("sandbox"), "{narrow:?}");
+    scene.close_and_exit();
 }

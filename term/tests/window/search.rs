@@ -6,9 +6,6 @@ use std::time::Duration;
 use crate::harness::{eventually, Koi, Xvfb};
 use crate::write_config;
 
-/// render's default colour behind the current match.
-const CURRENT_MATCH: [u8; 3] = [0x61, 0xaf, 0xef];
-
 #[test]
 fn a_match_fifty_thousand_lines_up_is_found_highlighted_and_selected() {
     let x = Xvfb::start();
@@ -18,12 +15,14 @@ fn a_match_fifty_thousand_lines_up_is_found_highlighted_and_selected() {
     let koi = Koi::start(&x, dir.path(), &config, &[]);
     // The output says needle-42; the command line itself does not.
     koi.run_command(&x, "echo needle-$((6*7)); seq 1 50000");
+    // Behind the current match (render/src/chrome.rs).
+    let current_match = crate::chrome_rgb(|c| c.current_background);
     let count_pixels = || {
         let shot = x.screenshot(&koi.window);
         let mut n = 0;
         for y in 0..shot.height {
             for x in 0..shot.width {
-                if shot.rgb(x, y) == CURRENT_MATCH {
+                if shot.rgb(x, y) == current_match {
                     n += 1;
                 }
             }

@@ -16,11 +16,14 @@ use crate::harness::{eventually, Image, Koi, TestConfig, Xvfb};
 
 const EXIT_WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(30);
-/// The bar's background (term/src/app/suggest.rs).
-const BAR_BACKGROUND: [u8; 3] = [0x1f, 0x2f, 0x26];
+/// The suggestion bar's background (render/src/chrome.rs).
+fn bar_background() -> [u8; 3] {
+    crate::chrome_rgb(|c| c.suggest_background)
+}
 const ROWS: u16 = 12;
 
 struct Scene {
+    shell: Shell,
     koi: Koi,
     x: Xvfb,
     dir: tempfile::TempDir,
@@ -79,6 +82,7 @@ impl Scene {
         std::fs::create_dir_all(&project).unwrap();
         let koi = Koi::start_shell(&x, dir.path(), &config, &project, &env, &ready);
         Scene {
+            shell,
             koi,
             x,
             dir,
@@ -103,13 +107,26 @@ impl Scene {
         });
     }
 
-    /// Waits for koi to answer the shell with `status`, then for the shell
-    /// to redraw its line.
-    fn answered(&self, status: &str) {
+    /// Waits for koi to answer the shell with `status`, then for the
+    /// shell's line to read `line` on the screen.
+    fn answered(&self, status: &str, line: &str) {
         eventually(&format!("a {status} answer"), MODEL_WAIT, || {
             self.trace().contains(&format!(" {status} "))
         });
-        std::thread::sleep(Duration::from_millis(500));
+        self.wait_for_line(line);
+    }
+
+    /// Waits until the prompt's line reads `line` on the screen.
+    fn wait_for_line(&self, line: &str) {
+        let want = format!("{}{line}", self.shell.prompt());
+        self.koi
+            .wait_for_screen(&format!("the line {want:?}"), |screen| {
+                screen
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with(self.shell.prompt()))
+                    .is_some_and(|l| l.trim_end() == want)
+            });
     }
 
     /// Closes the window (its one pane, with the key binding: a key to
@@ -142,10 +159,8 @@ fn prompt_line(text: &str, shell: Shell) -> &str {
 fn bar_drawn(png: &Image) -> bool {
     let row_h = png.height / ROWS as usize;
     let y = png.height - row_h / 2;
-    (0..png.width)
-        .filter(|&x| png.rgb(x, y) == BAR_BACKGROUND)
-        .count()
-        > png.width / 2
+    let bar = bar_background();
+    (0..png.width).filter(|&x| png.rgb(x, y) == bar).count() > png.width / 2
 }
 
 fn suggestion_lands_in_the_buffer(shell: Shell) {
@@ -154,7 +169,7 @@ fn suggestion_lands_in_the_buffer(shell: Shell) {
     }
     let scene = Scene::start(shell, reply("find . -size +100M -mtime -7"));
     scene.ask("big files this week");
-    scene.answered("ok");
+    scene.answered("ok", "find . -size +100M -mtime -7");
     let request = String::from_utf8_lossy(&scene.server.requests()[0].body).into_owned();
     assert!(request.contains("big files this week"), "{request}");
     assert!(request.contains(&format!("one {} command line", shell.program())));
@@ -175,7 +190,7 @@ fn nothing_runs_until_enter(shell: Shell) {
     let scene = Scene::start(shell, reply("touch SENTINEL"));
     let sentinel = scene.project().join("SENTINEL");
     scene.ask("make a sentinel file");
-    scene.answered("ok");
+    scene.answered("ok", "touch SENTINEL");
     // Not run before Enter, proven by what Enter runs rather than by a
     // pause: a word typed now joins the suggested line, so the one
     // command Enter runs makes both files, and the grid shows it whole.
@@ -210,10 +225,10 @@ fn cancel_restores_the_line(shell: Shell) {
     // Keys typed while koi thinks are held back, not typed into the line.
     scene.koi.type_text(&scene.x, "zz");
     scene.koi.keys(&scene.x, "Escape");
-    scene.answered("cancelled");
+    scene.answered("cancelled", "# big files this week");
     // The shell reads keys again.
     scene.koi.type_text(&scene.x, " ok");
-    std::thread::sleep(Duration::from_millis(300));
+    scene.wait_for_line("# big files this week ok");
     let (text, status, _) = scene.close();
     assert_eq!(
         prompt_line(&text, shell),

@@ -82,8 +82,11 @@ fn process_alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
-/// The question bar's background (display.rs), on the window's top row.
-const QUESTION: [u8; 3] = [0x7a, 0x5a, 0x00];
+/// The question bar's background (render/src/chrome.rs), on the window's
+/// top row.
+fn question() -> [u8; 3] {
+    crate::chrome_rgb(|c| c.question_background)
+}
 
 #[test]
 fn three_tabs_and_two_splits_each_run_their_own_shell_sized_by_the_layout() {
@@ -274,7 +277,7 @@ fn closing_a_tab_with_a_busy_pane_asks_once_and_a_yes_closes_every_pane_in_it() 
     });
     let (width, height) = koi.size(&x);
     let top_row = (0, 0, width, height / 12);
-    let asked = || count_colour(&x.screenshot(&koi.window), top_row, QUESTION) > 0;
+    let asked = || count_colour(&x.screenshot(&koi.window), top_row, question()) > 0;
     assert!(!asked());
 
     // "n" keeps the whole tab.
@@ -327,9 +330,9 @@ fn count_colour(
 
 #[test]
 fn a_hidden_tab_shows_activity_bell_and_a_failed_command_in_the_bar() {
-    // render's default chrome colours.
-    const MARK: [u8; 3] = [0xe5, 0xc0, 0x7b];
-    const FAILED: [u8; 3] = [0xe0, 0x6c, 0x75];
+    // The chrome's colours (render/src/chrome.rs).
+    let mark = crate::chrome_rgb(|c| c.mark);
+    let failed = crate::chrome_rgb(|c| c.failed);
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("koi.toml");
@@ -346,22 +349,22 @@ fn a_hidden_tab_shows_activity_bell_and_a_failed_command_in_the_bar() {
     // at most 32 per label).
     let label = (0, 0, 32 * cw, ch);
     let shot = x.screenshot(&koi.window);
-    assert!(count_colour(&shot, label, FAILED) > 0, "no failed mark");
-    assert_eq!(count_colour(&shot, label, MARK), 0, "no activity yet");
+    assert!(count_colour(&shot, label, failed) > 0, "no failed mark");
+    assert_eq!(count_colour(&shot, label, mark), 0, "no activity yet");
     eventually(
         "the activity and bell marks",
         Duration::from_secs(10),
-        || count_colour(&x.screenshot(&koi.window), label, MARK) > 0,
+        || count_colour(&x.screenshot(&koi.window), label, mark) > 0,
     );
     // Showing tab 1 clears its marks (the failed one stays: it is state).
     koi.keys(&x, "alt+1");
     eventually(
         "the marks cleared when shown",
         Duration::from_secs(10),
-        || count_colour(&x.screenshot(&koi.window), label, MARK) == 0,
+        || count_colour(&x.screenshot(&koi.window), label, mark) == 0,
     );
     let shot = x.screenshot(&koi.window);
-    assert!(count_colour(&shot, label, FAILED) > 0);
+    assert!(count_colour(&shot, label, failed) > 0);
     koi.type_line(&x, "exit");
     eventually("the pane to close", Duration::from_secs(20), || {
         closed_panes(&koi) == 1
@@ -374,7 +377,7 @@ fn a_hidden_tab_shows_activity_bell_and_a_failed_command_in_the_bar() {
 #[test]
 fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() {
     // render's default chrome: the shown tab's label.
-    const ACTIVE: [u8; 3] = [0x3e, 0x44, 0x51];
+    let active = crate::chrome_rgb(|c| c.active_background);
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("koi.toml");
@@ -391,10 +394,10 @@ fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() 
     assert_eq!(stty_size(&koi, &x, &size), "11 60", "a row for the bar");
     let shot = x.screenshot(&koi.window);
     assert!(
-        count_colour(&shot, row(11), ACTIVE) > 0,
+        count_colour(&shot, row(11), active) > 0,
         "no bar at the bottom"
     );
-    assert_eq!(count_colour(&shot, row(0), ACTIVE), 0, "a bar at the top");
+    assert_eq!(count_colour(&shot, row(0), active), 0, "a bar at the top");
     // The panes start at the top: the new shell's prompt is on row 0.
     assert!(shot.ink(0, 0, width as usize, ch as usize, [0x10, 0x14, 0x18]) > 0);
 
@@ -404,7 +407,7 @@ fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() 
         count_colour(
             &x.screenshot(&koi.window),
             (0, 11 * ch, 30 * cw, ch),
-            ACTIVE,
+            active,
         ) > 0
     });
     assert_eq!(shell_pid(&koi, &x, &dir.path().join("now.txt")), first);
@@ -413,17 +416,17 @@ fn a_bottom_tab_bar_takes_the_last_row_takes_clicks_there_and_moves_on_reload() 
     write_config(&config, "#101418", &with_position("top"));
     eventually("the bar on the top row", Duration::from_secs(10), || {
         let shot = x.screenshot(&koi.window);
-        count_colour(&shot, row(0), ACTIVE) > 0 && count_colour(&shot, row(11), ACTIVE) == 0
+        count_colour(&shot, row(0), active) > 0 && count_colour(&shot, row(11), active) == 0
     });
     assert_eq!(stty_size(&koi, &x, &size), "11 60");
     // A position that is not one: the last good one stays, and the banner
     // (drawn over the top row) says why.
     write_config(&config, "#101418", &with_position("left"));
-    const BANNER: [u8; 3] = [0x8b, 0x1e, 0x1e];
+    let banner = crate::chrome_rgb(|c| c.banner_background);
     eventually("the banner", Duration::from_secs(10), || {
-        count_colour(&x.screenshot(&koi.window), row(0), BANNER) > 0
+        count_colour(&x.screenshot(&koi.window), row(0), banner) > 0
     });
-    assert_eq!(count_colour(&x.screenshot(&koi.window), row(11), ACTIVE), 0);
+    assert_eq!(count_colour(&x.screenshot(&koi.window), row(11), active), 0);
     koi.type_line(&x, "exit");
     eventually("tab 1 to close", Duration::from_secs(20), || {
         closed_panes(&koi) == 1

@@ -58,14 +58,17 @@ pub mod json_schema;
 mod json_span;
 pub mod long_session;
 pub mod mcp_servers;
+pub mod poll;
 pub mod provider_schema;
 pub mod pty;
 mod recorded;
 mod reply;
 mod script;
 mod server;
+pub mod session_logs;
 pub mod shells;
 pub mod skip;
+pub mod tmux;
 pub mod window;
 mod wire;
 

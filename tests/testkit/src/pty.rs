@@ -81,14 +81,26 @@ impl PtyRun {
 
     /// Waits until the output contains `needle`.
     pub fn wait_for(&self, needle: &str, limit: Duration) {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if self.text().contains(needle) {
-                return;
+        self.wait_until(&format!("{needle:?}"), limit, |text| text.contains(needle));
+    }
+
+    /// Waits until `done` holds for the output so far; returns it.
+    pub fn wait_until(&self, what: &str, limit: Duration, done: impl Fn(&str) -> bool) -> String {
+        crate::poll::until(what, limit, || {
+            let text = self.text();
+            if done(&text) {
+                Ok(text)
+            } else {
+                Err(format!("output so far:\n{text}"))
             }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("never saw {needle:?}; output so far:\n{}", self.text());
+        })
+    }
+
+    /// The output so far, which is forgotten: what comes next starts empty.
+    pub fn take(&self) -> String {
+        let bytes =
+            std::mem::take(&mut *self.screen.lock().unwrap_or_else(PoisonError::into_inner));
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 
     /// Writes `bytes` as if typed.
@@ -116,6 +128,16 @@ impl PtyRun {
         }
         let _ = self.child.kill();
         panic!("the program did not exit; output:\n{}", self.text());
+    }
+}
+
+impl Drop for PtyRun {
+    /// A program still running when its test ends is killed with it.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 

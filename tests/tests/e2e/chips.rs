@@ -3,7 +3,7 @@
 //! each in its own untrusted-data wrapper in the user message.
 
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::window::eventually;
+use koi_testkit::poll::eventually;
 use koi_testkit::window::scene::{Scene, MODEL_WAIT};
 
 use crate::common::{message_texts, turn_request, turns_and_titles};

@@ -3,7 +3,7 @@
 //! `k` with `printf`.)
 
 use koi_testkit::openai_chat::ChatStream;
-use koi_testkit::window::eventually;
+use koi_testkit::poll::eventually;
 use koi_testkit::window::scene::{Scene, MODEL_WAIT};
 
 use crate::common::{message_texts, path_with_bins, turn_request, turns_and_titles};

@@ -1,7 +1,7 @@
 //! What the MCP tests share: where the reference servers are installed,
 //! hubs over them, and a way to find a server's process.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, unused_imports, clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,25 +9,9 @@ use std::time::Duration;
 
 use ai_mcp::{Hub, HubEnv, McpConfig};
 
-/// `tests/mcp_servers` at the repository root.
-pub fn servers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp_servers")
-}
-
-/// The entry point of an installed reference server; the tests fail (not
-/// skip) when it is missing.
-pub fn reference(package: &str) -> PathBuf {
-    let p = servers_dir()
-        .join("node_modules/@modelcontextprotocol")
-        .join(package)
-        .join("dist/index.js");
-    assert!(
-        p.is_file(),
-        "{} is missing: run `source scripts/deps && koi_install_mcp_servers` (npm) first",
-        p.display()
-    );
-    p
-}
+/// Where the reference servers are installed, and the entry point of one:
+/// the testkit's, shared with every other crate's MCP tests.
+pub use koi_testkit::mcp_servers::{dir as servers_dir, reference};
 
 pub fn bad_server() -> PathBuf {
     servers_dir().join("bad_server.py")
@@ -88,14 +72,5 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Waits for `cond`, up to `limit`.
-pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = std::time::Instant::now() + limit;
-    while std::time::Instant::now() < deadline {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    cond()
-}
+/// Whether `cond` holds within `limit`: the testkit's poll.
+pub use koi_testkit::poll::within as wait_for;

@@ -4,7 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{eventually, Xvfb};
+use super::Xvfb;
+use crate::poll::eventually;
+
+/// How long the screen may take to show what a test waits for.
+const SCREEN_WAIT: Duration = Duration::from_secs(30);
 
 /// A running koi window.
 pub struct Koi {
@@ -269,6 +273,26 @@ impl Koi {
         std::thread::sleep(hold);
         x.xdotool(&["mouseup", "1"]);
         pause();
+    }
+
+    /// The focused pane's screen as of koi's last frame (`--dump-on-exit`
+    /// keeps PATH.screen current); empty before the first frame.
+    pub fn screen(&self) -> String {
+        let mut path = self.dump.as_os_str().to_owned();
+        path.push(".screen");
+        std::fs::read_to_string(Path::new(&path)).unwrap_or_default()
+    }
+
+    /// Waits until the screen satisfies `f`; a failure shows the screen.
+    pub fn wait_for_screen(&self, what: &str, f: impl Fn(&str) -> bool) -> String {
+        crate::poll::until(what, SCREEN_WAIT, || {
+            let screen = self.screen();
+            if f(&screen) {
+                Ok(screen)
+            } else {
+                Err(format!("screen:\n{screen}"))
+            }
+        })
     }
 
     /// Wait for koi to exit; returns its exit code.

@@ -9,21 +9,11 @@ mod config;
 mod image;
 mod keyboard;
 mod koi;
+pub mod ocr;
 pub mod scene;
 mod xvfb;
-
-use std::time::{Duration, Instant};
 
 pub use config::TestConfig;
 pub use image::Image;
 pub use koi::Koi;
 pub use xvfb::Xvfb;
-
-/// Poll `f` until it returns true.
-pub fn eventually(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + timeout;
-    while !f() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}

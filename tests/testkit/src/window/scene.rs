@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{eventually, Koi, TestConfig, Xvfb};
+use super::{Koi, TestConfig, Xvfb};
+use crate::poll::eventually;
 use crate::FakeProvider;
 
 /// How long a test waits for the engine, the model or the panel.
@@ -14,6 +15,9 @@ pub const MODEL_WAIT: Duration = Duration::from_secs(30);
 
 /// How long koi gets to exit once its shell has.
 pub const EXIT_WAIT: Duration = Duration::from_secs(30);
+/// How long the pixels may take to show what the dump already says: a
+/// frame or two, and tesseract's own second on a loaded machine.
+const OCR_WAIT: Duration = Duration::from_secs(15);
 
 /// Writes a 100×30 [`TestConfig`] with its assistant on `server` where
 /// koi and `k` both read it when started with the harness's environment:
@@ -37,38 +41,17 @@ pub fn sessions_dir(dir: &Path) -> PathBuf {
 
 /// Every session log's text (not the `.lock` sidecars), by file name.
 pub fn session_logs(dir: &Path) -> Vec<(String, String)> {
-    let mut logs: Vec<(String, String)> = std::fs::read_dir(sessions_dir(dir))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| {
-            let text = std::fs::read_to_string(e.path()).ok()?;
-            let stem = e.path().file_stem()?.to_string_lossy().into_owned();
-            Some((stem, text))
-        })
-        .collect();
-    logs.sort();
-    logs
+    crate::session_logs::texts(&sessions_dir(dir))
 }
 
 /// How many entries of `kind` (`turn_end`, `approval_asked`, …) all logs hold.
 pub fn log_count(dir: &Path, kind: &str) -> usize {
-    let needle = format!("\"type\":\"{kind}\"");
-    session_logs(dir)
-        .iter()
-        .map(|(_, log)| log.matches(&needle).count())
-        .sum()
+    crate::session_logs::count(&sessions_dir(dir), kind)
 }
 
 /// Every logged entry of `kind`, parsed.
 pub fn log_entries(dir: &Path, kind: &str) -> Vec<serde_json::Value> {
-    session_logs(dir)
-        .iter()
-        .flat_map(|(_, log)| log.lines().map(str::to_owned).collect::<Vec<_>>())
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
-        .filter(|e| e["type"] == kind)
-        .collect()
+    crate::session_logs::entries(&sessions_dir(dir), kind)
 }
 
 /// The panel as koi last wrote it: `overlay: open|closed`, then its text.
@@ -133,18 +116,28 @@ impl Scene {
 
     /// Waits until the panel's text satisfies `f`; a failure shows it.
     pub fn wait_for_panel(&self, what: &str, f: impl Fn(&str) -> bool) {
-        let deadline = std::time::Instant::now() + MODEL_WAIT;
-        loop {
+        crate::poll::until(what, MODEL_WAIT, || {
             let text = self.overlay();
             if f(&text) {
-                return;
+                Ok(())
+            } else {
+                Err(format!("the panel:\n{text}"))
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "timed out waiting for {what}; the panel:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        });
+    }
+
+    /// Waits until the window's pixels, read by OCR ([`super::ocr`]), show
+    /// each of `texts` (words in order; case and punctuation aside). A
+    /// machine without tesseract records a skip for `test` instead.
+    pub fn assert_reads(&self, test: &str, texts: &[&str]) {
+        crate::poll::until(&format!("{texts:?} on the screen"), OCR_WAIT, || {
+            let shot = self.x.screenshot(&self.koi.window);
+            match super::ocr::read(&shot, test) {
+                None => Ok(()), // no tesseract: the skip is recorded
+                Some(read) if texts.iter().all(|t| super::ocr::shows(&read, t)) => Ok(()),
+                Some(read) => Err(format!("tesseract read:\n{read}")),
+            }
+        });
     }
 
     /// Opens the panel and asks `question`; returns once the model has it.
