@@ -238,6 +238,20 @@ impl Composer {
                 });
             }
         }
+        self.frame.pictures.clear();
+        for pane in &scene.panes {
+            let inside =
+                |t: &&crate::picture::PictureTile| t.row < pane.rect.rows && t.col < pane.rect.cols;
+            self.frame
+                .pictures
+                .extend(pane.frame.pictures.iter().filter(inside).map(|t| {
+                    crate::picture::PictureTile {
+                        col: t.col + pane.rect.col,
+                        row: t.row + pane.rect.row,
+                        ..t.clone()
+                    }
+                }));
+        }
         self.frame.overlays.clear();
         self.frame.damage = if full {
             Damage::Full

@@ -295,3 +295,45 @@ fn the_tab_bar_is_drawn_on_its_row_and_moving_it_redraws_all() {
     assert!(text(&top, 0).starts_with(" 1 one "), "{}", text(&top, 0));
     assert_eq!(text(&top, 2), "aaaaaaaa", "no bar left behind");
 }
+
+#[test]
+fn pictures_move_with_their_pane_and_stop_at_its_edge() {
+    let pixels = std::sync::Arc::new(
+        crate::picture::PicturePixels::new(1, 1, vec![255, 0, 0, 255]).unwrap(),
+    );
+    let tile = |col, row| crate::picture::PictureTile {
+        pixels: pixels.clone(),
+        col,
+        row,
+        dest: [0.0, 0.0, 1.0, 1.0],
+        source: [0.0, 0.0, 1.0, 1.0],
+        z: 0,
+    };
+    let mut a = pane_frame(3, 2, 'a');
+    // (2, 1) is inside the pane; (3, 0) lies past its right edge.
+    a.pictures = vec![tile(0, 0), tile(2, 1), tile(3, 0)];
+    let mut composer = Composer::default();
+    let scene = Scene {
+        cols: 8,
+        rows: 4,
+        tab_bar: None,
+        panes: vec![PaneView {
+            id: 1,
+            frame: &a,
+            rect: CellRect {
+                col: 4,
+                row: 1,
+                cols: 3,
+                rows: 2,
+            },
+            changed: true,
+            focused: true,
+            highlights: &[],
+        }],
+        dividers: vec![],
+        colors: ChromeColors::default(),
+    };
+    let frame = composer.compose(&scene);
+    let cells: Vec<_> = frame.pictures.iter().map(|t| (t.col, t.row)).collect();
+    assert_eq!(cells, [(4, 1), (6, 2)]);
+}

@@ -88,6 +88,9 @@ pub struct Frame {
     pub overlays: Vec<OverlayLayer>,
     /// A hint about which rows changed.
     pub damage: Damage,
+    /// Parts of pictures shown in grid cells (kitty graphics, sixel,
+    /// iTerm2 images), any order.
+    pub pictures: Vec<crate::picture::PictureTile>,
 }
 
 impl Frame {

@@ -166,6 +166,12 @@ const FLAG_MAP: &[(Flags, CellFlags)] = &[
 fn convert_cell(cell: &TermCell, colors: &Colors, out: &mut Cell) {
     out.ch = cell.c;
     out.zerowidth = cell.zerowidth().map(Into::into);
+    if cell.c == crate::graphics::PLACEHOLDER {
+        // A kitty image placeholder: the picture is drawn there, not the
+        // private-use character and its row/column marks.
+        out.ch = ' ';
+        out.zerowidth = None;
+    }
     out.fg = convert_color(cell.fg, colors);
     out.bg = convert_color(cell.bg, colors);
     let mut flags = CellFlags::empty();
@@ -189,7 +195,10 @@ fn convert_cell(cell: &TermCell, colors: &Colors, out: &mut Cell) {
         UnderlineStyle::None
     };
     out.underline_color = cell.underline_color().map(|c| convert_color(c, colors));
-    out.hyperlink = cell.hyperlink().map(|h| h.uri().into());
+    out.hyperlink = cell
+        .hyperlink()
+        .filter(|h| !crate::graphics::is_picture_mark(h))
+        .map(|h| h.uri().into());
 }
 
 /// A colour the application redefined (OSC 4/10/11) wins over the theme.

@@ -61,9 +61,10 @@ impl Headless {
                 focused: true,
                 blinked_off: false,
             };
-            let frame = FrameBuilder::default()
+            let mut frame = FrameBuilder::default()
                 .build_from(&term, cursor, render::Damage::Full)
                 .clone();
+            frame.pictures = session.graphics().lock().tiles(&term);
             (Snapshot::capture(&term), frame)
         };
         let status = status.unwrap_or(ExitStatus {

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod config;
 pub mod frame;
+pub mod graphics;
 pub mod headless;
 pub mod input;
 pub mod overlay;

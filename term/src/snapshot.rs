@@ -101,7 +101,10 @@ impl CellSnapshot {
                 .map(|(_, name)| *name)
                 .collect(),
             underline_color: cell.underline_color().map(Into::into),
-            hyperlink: cell.hyperlink().map(|h| h.uri().to_owned()),
+            hyperlink: cell
+                .hyperlink()
+                .filter(|h| !crate::graphics::is_picture_mark(h))
+                .map(|h| h.uri().to_owned()),
         }
     }
 

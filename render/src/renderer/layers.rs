@@ -4,6 +4,7 @@ use super::{OverlayState, Renderer};
 use crate::color::RgbGpu;
 use crate::error::RenderError;
 use crate::frame::{CursorSpec, Frame};
+use crate::picture::PictureLayer;
 use crate::rects::RectInstance;
 
 impl Renderer {
@@ -124,7 +125,9 @@ impl Renderer {
     /// stay inside the row), so a one-row echo costs one row's draw.
     pub(crate) fn draw_band(&self, pass: &mut wgpu::RenderPass<'_>, y0: u32, y1: u32) {
         let under_end = 1 + self.under_rects;
+        self.pictures.draw(pass, PictureLayer::UnderBackgrounds);
         self.rects.draw(pass, 1..under_end);
+        self.pictures.draw(pass, PictureLayer::UnderText);
         let cell = self.fonts.metrics.height.max(1);
         for (r, row) in self.rows.iter().enumerate() {
             let top = self.padding.saturating_add(cell.saturating_mul(r as u32));
@@ -135,6 +138,7 @@ impl Renderer {
                 log::warn!("render: drawing a row failed: {e}");
             }
         }
+        self.pictures.draw(pass, PictureLayer::OverText);
         let mut next = under_end + self.cursor_rects;
         self.rects.draw(pass, under_end..next);
         for overlay in &self.overlays {

@@ -4,6 +4,7 @@
 mod glyphs;
 mod grid;
 mod layers;
+mod pictures;
 
 use glyphon::TextRenderer;
 
@@ -73,6 +74,9 @@ pub struct Renderer {
     shapes: ShapeCache,
     empty: glyphon::Buffer,
     rects: RectPipeline,
+    pictures: pictures::PicturePipeline,
+    /// The picture tiles of the last prepared frame.
+    last_pictures: Vec<crate::picture::PictureTile>,
     rows: Vec<RowState>,
     overlays: Vec<OverlayState>,
     last_overlays: Vec<OverlayLayer>,
@@ -154,6 +158,7 @@ impl Renderer {
         let glyphs = glyphs::Glyphs::new(&device, &queue, format);
         let empty = glyphon::Buffer::new(&mut fonts.system, glyphon::Metrics::new(1.0, 1.0));
         let rects = RectPipeline::new(&device, format);
+        let pictures = pictures::PicturePipeline::new(&device, format);
         Ok(Self {
             device,
             queue,
@@ -164,6 +169,8 @@ impl Renderer {
             shapes: ShapeCache::default(),
             empty,
             rects,
+            pictures,
+            last_pictures: Vec::new(),
             rows: Vec::new(),
             overlays: Vec::new(),
             last_overlays: Vec::new(),
@@ -272,6 +279,12 @@ impl Renderer {
         (side(cols, cw), side(rows, ch))
     }
 
+    /// Pictures uploaded to the GPU so far and the bytes their textures
+    /// hold now: each picture is uploaded once, not once per frame.
+    pub fn picture_uploads(&self) -> (u64, usize) {
+        (self.pictures.uploads, self.pictures.texture_bytes())
+    }
+
     /// Statistics of the last `prepare`.
     pub fn last_stats(&self) -> PrepareStats {
         self.stats
@@ -316,6 +329,19 @@ impl Renderer {
         }
         result?;
         self.upload_rects(frame);
+        if frame.pictures != self.last_pictures {
+            self.damage = PixelDamage::Full;
+            self.last_pictures.clone_from(&frame.pictures);
+        }
+        let cell = self.cell_size();
+        self.pictures.prepare(
+            &self.device,
+            &self.queue,
+            frame,
+            self.size,
+            self.padding,
+            cell,
+        );
         self.stats.changed_px_rows = match self.damage {
             PixelDamage::Full => None,
             PixelDamage::Rows(y0, y1) => Some((y0, y1)),

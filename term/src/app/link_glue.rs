@@ -57,7 +57,10 @@ fn hyperlinks<T>(term: &Term<T>, row: usize) -> Vec<Target> {
     let mut out = Vec::new();
     let mut col = 0;
     while col < term.columns() {
-        let Some(link) = grid_row[Column(col)].hyperlink() else {
+        let Some(link) = grid_row[Column(col)]
+            .hyperlink()
+            .filter(|h| !crate::graphics::is_picture_mark(h))
+        else {
             col += 1;
             continue;
         };

@@ -44,6 +44,7 @@ impl Terminal {
                     scanning |= super::search_bar::scan(search, &mut term, output);
                 }
                 pane.builder.build(&mut term, cursor);
+                pane.builder.frame_mut().pictures = pane.session.graphics().lock().tiles(&term);
                 pane.built = true;
                 if let Some(hover) = &pane.hover {
                     super::link_glue::underline(pane.builder.frame_mut(), hover);

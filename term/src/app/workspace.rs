@@ -158,6 +158,7 @@ impl Workspace {
                 osc52_store: config.terminal.osc52_copy,
                 overlay_token: Some(crate::overlay_token::new_token()),
                 shell_integration: config.shell.integration,
+                picture_budget: (config.terminal.picture_memory_mb as usize) << 20,
             },
             {
                 let woke = woke.clone();

@@ -145,6 +145,9 @@ pub struct TerminalConfig {
     /// Let programs copy to the clipboard with OSC 52. Reading the clipboard
     /// is never allowed.
     pub osc52_copy: bool,
+    /// Megabytes of decoded pictures (kitty graphics, sixel, iTerm2) each
+    /// terminal keeps; the oldest are evicted past it.
+    pub picture_memory_mb: u32,
 }
 
 /// When the tab bar takes a row of the window.
@@ -263,7 +266,10 @@ impl Default for WindowConfig {
 
 impl Default for TerminalConfig {
     fn default() -> Self {
-        Self { osc52_copy: true }
+        Self {
+            osc52_copy: true,
+            picture_memory_mb: (crate::graphics::DEFAULT_BUDGET_BYTES >> 20) as u32,
+        }
     }
 }
 

@@ -94,6 +94,41 @@ pub(crate) fn respond<T: EventListener>(
             *tracked = Tracked::default();
             Response::default()
         }
+        // The reader hands pictures to the graphics module before this.
+        Action::Picture(_) => Response::default(),
+        Action::PrimaryAttributes => Response {
+            reply: Some(PRIMARY_ATTRIBUTES.into()),
+            replaces: Some(CORE_PRIMARY_ATTRIBUTES.into()),
+        },
+        Action::GraphicsAttribute { item, action } => {
+            Response::reply(graphics_attribute(item, action, size))
+        }
+    }
+}
+
+/// DA1: a VT220-class terminal (62) with sixel graphics (4) and ANSI
+/// colour (22), as xterm answers when built with sixel support.
+const PRIMARY_ATTRIBUTES: &str = "\x1b[?62;4;22c";
+
+/// What alacritty_terminal answers to DA1 on its own.
+const CORE_PRIMARY_ATTRIBUTES: &str = "\x1b[?6c";
+
+/// XTSMGRAPHICS: item 1 is the number of colour registers, 2 the sixel
+/// geometry, 3 ReGIS (absent). Actions: 1 read, 2 reset, 3 set (koi keeps
+/// its fixed values and reports them), 4 read the maximum.
+fn graphics_attribute(item: u16, action: u16, size: GridSize) -> String {
+    let registers = crate::graphics::SIXEL_REGISTERS;
+    let max = crate::graphics::SIXEL_MAX_SIDE;
+    match (item, action) {
+        (1, 1..=4) => format!("\x1b[?1;0;{registers}S"),
+        (2, 1..=3) => {
+            let w = u32::from(size.cols) * u32::from(size.cell_width);
+            let h = u32::from(size.rows) * u32::from(size.cell_height);
+            format!("\x1b[?2;0;{};{}S", w.min(max), h.min(max))
+        }
+        (2, 4) => format!("\x1b[?2;0;{max};{max}S"),
+        (1 | 2, _) => format!("\x1b[?{item};2;0S"),
+        _ => format!("\x1b[?{item};1;0S"),
     }
 }
 

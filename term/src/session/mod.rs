@@ -41,6 +41,9 @@ use crate::palette::Palette;
 use events::Wakeup;
 use writer::WriterMsg;
 
+/// A terminal's pictures, shared by the reader thread and the owner.
+pub type SharedGraphics = Arc<Mutex<crate::graphics::Graphics>>;
+
 /// The terminal state a session drives.
 pub type Terminal = Term<EventProxy>;
 
@@ -126,6 +129,9 @@ pub struct SessionOptions {
     /// when it runs the shell rather than a command
     /// ([`crate::shell_integration`]).
     pub shell_integration: bool,
+    /// Bytes of decoded pictures (kitty graphics, sixel, iTerm2) the
+    /// terminal keeps before evicting the oldest.
+    pub picture_budget: usize,
 }
 
 impl Default for SessionOptions {
@@ -141,6 +147,7 @@ impl Default for SessionOptions {
             osc52_store: true,
             overlay_token: None,
             shell_integration: true,
+            picture_budget: crate::graphics::DEFAULT_BUDGET_BYTES,
         }
     }
 }
@@ -185,6 +192,7 @@ pub struct Session {
     exit: Arc<ExitCell>,
     reaped: Arc<AtomicBool>,
     shell: Arc<Mutex<shell_state::ShellState>>,
+    graphics: SharedGraphics,
     killer: Box<dyn ChildKiller + Send + Sync>,
     pid: Option<u32>,
     threads: Vec<JoinHandle<()>>,
@@ -323,6 +331,9 @@ impl Session {
         let exit_proxy = proxy.clone();
         let (pump, pipes) = pump::Pump::new(reader_pty, poll, exit_rx);
         threads.push(spawn_named("koi-pty-pump", move || pump.run())?);
+        let graphics: SharedGraphics = Arc::new(Mutex::new(crate::graphics::Graphics::new(
+            options.picture_budget,
+        )));
         let reader = reader::Reader {
             terminal: terminal.clone(),
             proxy,
@@ -332,6 +343,7 @@ impl Session {
             bytes_read: bytes_read.clone(),
             shell: shell.clone(),
             overlay_token: options.overlay_token.clone(),
+            graphics: graphics.clone(),
         };
         threads.push(spawn_named("koi-pty-reader", {
             let exit = exit.clone();
@@ -359,10 +371,17 @@ impl Session {
             exit,
             reaped,
             shell,
+            graphics,
             killer,
             pid,
             threads,
         })
+    }
+
+    /// The terminal's pictures. Lock it after the terminal, never before:
+    /// the reader thread takes them in that order.
+    pub fn graphics(&self) -> &SharedGraphics {
+        &self.graphics
     }
 
     /// The terminal state. Lock it briefly: the reader thread needs it too.

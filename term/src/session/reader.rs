@@ -15,7 +15,7 @@ use parking_lot::RwLock;
 use super::events::EventProxy;
 use super::osc_scan::Marker;
 use super::pump::{Fill, Pipes};
-use super::requests::{self, Action, Tracked};
+use super::requests::{self, Action, PictureRequest, Tracked};
 use super::seq_scan::SeqScanner;
 use super::shell_state::ShellState;
 use super::writer::WriterMsg;
@@ -33,6 +33,7 @@ pub(crate) struct Reader {
     pub(crate) shell: Arc<parking_lot::Mutex<ShellState>>,
     /// The secret an OSC 7717 request must carry to open the overlay.
     pub(crate) overlay_token: Option<String>,
+    pub(crate) graphics: super::SharedGraphics,
 }
 
 /// Where the parser is between buffers.
@@ -59,6 +60,10 @@ impl Reader {
                 let quiet = Instant::now() + bursts::QUIET;
                 deadline = Some(deadline.map_or(quiet, |d| d.min(quiet)));
             }
+            let sweep = self.graphics.lock().sweep_due();
+            if let Some(at) = sweep {
+                deadline = Some(deadline.map_or(at, |d| d.min(at)));
+            }
             let fill = match deadline {
                 Some(at) => pipes.fills.recv_deadline(at),
                 None => pipes
@@ -78,10 +83,16 @@ impl Reader {
                     let mut term = self.terminal.lock();
                     state.parser.stop_sync(&mut *term);
                     self.flush_replies(&term);
+                    // The last output may have scrolled pictures away.
+                    self.graphics.lock().collect(&term);
                     return Some(status);
                 }
                 Err(RecvTimeoutError::Disconnected) => return None,
                 Err(RecvTimeoutError::Timeout) => {
+                    if sweep.is_some_and(|at| at <= Instant::now()) {
+                        let term = self.terminal.lock();
+                        self.graphics.lock().sweep(&term);
+                    }
                     bursts::quiet();
                     if state
                         .parser
@@ -109,6 +120,7 @@ impl Reader {
         let locked = Instant::now();
         self.parse(&mut term, state, bytes);
         self.flush_replies(&term);
+        self.graphics.lock().sweep(&term);
         drop(term);
         bursts::parsed(locked - asked, locked.elapsed());
         self.bytes_read
@@ -154,6 +166,12 @@ impl Reader {
             return self.on_marker(term, marker);
         }
         let size = *self.size.read();
+        if let Action::Picture(request) = action {
+            return self.on_picture(term, size, request);
+        }
+        if action == Action::FullReset {
+            self.graphics.lock().reset();
+        }
         let response = super::answers::respond(term, tracked, size, action);
         if let Some(core_reply) = response.replaces {
             self.proxy.withdraw_reply(&core_reply);
@@ -193,6 +211,20 @@ impl Reader {
                     log::warn!("ignored a request for the last command without the session token");
                 }
             }
+        }
+    }
+
+    fn on_picture(&self, term: &mut Term<EventProxy>, size: GridSize, request: PictureRequest) {
+        let cell = (size.cell_width, size.cell_height);
+        let mut graphics = self.graphics.lock();
+        match request {
+            PictureRequest::Kitty(body) => {
+                if let Some(reply) = graphics.kitty(term, cell, &body) {
+                    self.proxy.queue_reply(reply);
+                }
+            }
+            PictureRequest::Sixel { params, data } => graphics.sixel(term, cell, &params, &data),
+            PictureRequest::Iterm(body) => graphics.iterm(term, cell, &body),
         }
     }
 

@@ -132,6 +132,26 @@ pub(crate) enum Action {
     SetLevel(u16),
     /// RIS.
     FullReset,
+    /// A picture for [`crate::graphics`].
+    Picture(PictureRequest),
+    /// DA1 (`CSI c`): koi announces sixel (attribute 4) in its answer.
+    PrimaryAttributes,
+    /// XTSMGRAPHICS (`CSI ? Pi ; Pa ; Pv S`).
+    GraphicsAttribute {
+        item: u16,
+        action: u16,
+    },
+}
+
+/// A picture sequence, as sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum PictureRequest {
+    /// A kitty graphics APC body after its `G`.
+    Kitty(Vec<u8>),
+    /// A sixel string: the DCS parameters and everything after the `q`.
+    Sixel { params: Vec<u16>, data: Vec<u8> },
+    /// An iTerm2 inline image: the OSC payload after `1337;File=`.
+    Iterm(Vec<u8>),
 }
 
 impl Action {
@@ -148,7 +168,16 @@ impl Action {
 /// The action a sequence calls for, if koi acts on it.
 pub(crate) fn classify(seq: Seq<'_>) -> Option<Action> {
     match seq {
+        Seq::Osc(Some(payload)) if payload.starts_with(crate::graphics::ITERM_PREFIX) => {
+            Some(Action::Picture(PictureRequest::Iterm(
+                payload[crate::graphics::ITERM_PREFIX.len()..].to_vec(),
+            )))
+        }
         Seq::Osc(payload) => payload.and_then(osc_scan::parse).map(Action::Marker),
+        Seq::Apc(Some([b'G', body @ ..])) => {
+            Some(Action::Picture(PictureRequest::Kitty(body.to_vec())))
+        }
+        Seq::Apc(_) => None,
         Seq::Csi(h) if !h.ignored => csi(h),
         Seq::Csi(_) => None,
         Seq::Esc {
@@ -163,6 +192,16 @@ pub(crate) fn classify(seq: Seq<'_>) -> Option<Action> {
         } if !header.ignored && header.action == b'q' && header.intermediates() == b"$" => {
             Some(Action::StatusString(setting(payload)))
         }
+        Seq::Dcs {
+            header,
+            payload: Some(payload),
+            end: DcsEnd::Terminated,
+        } if !header.ignored && header.action == b'q' && header.intermediates().is_empty() => {
+            Some(Action::Picture(PictureRequest::Sixel {
+                params: header.params.groups().map(|g| g[0]).collect(),
+                data: payload.to_vec(),
+            }))
+        }
         Seq::Dcs { .. } => None,
     }
 }
@@ -170,7 +209,7 @@ pub(crate) fn classify(seq: Seq<'_>) -> Option<Action> {
 /// The final bytes of the plain CSIs (parameters only, no private marker
 /// or intermediate) that [`classify`] may act on: the reader's scanner
 /// skips every other plain CSI without reporting it.
-pub(crate) const PLAIN_CSI_FINALS: &[u8] = b"nrt";
+pub(crate) const PLAIN_CSI_FINALS: &[u8] = b"cnrt";
 
 fn csi(h: &Header) -> Option<Action> {
     let p = &h.params;
@@ -185,6 +224,11 @@ fn csi(h: &Header) -> Option<Action> {
             },
         }),
         (b'p', b"!") => Some(Action::SoftReset),
+        (b'c', b"") if p.or(0, 0) == 0 => Some(Action::PrimaryAttributes),
+        (b'S', b"?") => Some(Action::GraphicsAttribute {
+            item: p.or(0, 0),
+            action: p.or(1, 0),
+        }),
         (b'n', b"") if p.or(0, 0) == 6 => Some(Action::CursorPosition),
         (b'n', b"?") => {
             let status = match p.or(0, 0) {

@@ -21,6 +21,14 @@ const MAX_INTERMEDIATES: usize = 2;
 /// longer string is reported as overflowed so no one acts on a cut one.
 pub(crate) const MAX_STRING: usize = 4096;
 
+/// Longest sixel (DCS `q`) or iTerm2 inline image (OSC `1337;File=`)
+/// kept: a picture arrives as one string, and past this it is dropped.
+pub(crate) const MAX_PICTURE_STRING: usize = 64 * 1024 * 1024;
+
+/// Longest kitty graphics APC kept. The protocol sends data in chunks of
+/// 4096 bytes, but some clients send a whole picture in one command.
+pub(crate) const MAX_APC_STRING: usize = 16 * 1024 * 1024;
+
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
 const CAN: u8 = 0x18;
@@ -45,7 +53,8 @@ enum State {
     DcsIgnore,
     DcsPassthrough,
     OscString,
-    SosPmApcString,
+    SosPmString,
+    ApcString,
 }
 
 /// A control sequence's numeric parameters, grouped as vte groups them:
@@ -152,6 +161,9 @@ pub(crate) enum Seq<'a> {
     },
     /// An OSC string's raw payload (`;` separators kept); `None` when too long.
     Osc(Option<&'a [u8]>),
+    /// An APC string ended by ESC (kitty graphics start with `G`); `None`
+    /// when too long. vte ignores APC, so nothing else sees it.
+    Apc(Option<&'a [u8]>),
 }
 
 pub(crate) struct SeqScanner {
@@ -265,6 +277,16 @@ impl SeqScanner {
                 i += 1;
                 continue;
             }
+            if matches!(
+                self.state,
+                State::DcsPassthrough | State::ApcString | State::OscString
+            ) {
+                let run = self.string_run(&bytes[i..]);
+                if run > 0 {
+                    i += run;
+                    continue;
+                }
+            }
             let byte = bytes[i];
             i += 1;
             self.step(byte, |seq| found(i, seq));
@@ -334,16 +356,83 @@ impl SeqScanner {
     }
 
     fn start_string(&mut self) {
+        if self.string.capacity() > 4 * MAX_STRING {
+            // A picture was here: give its memory back.
+            self.string = Vec::new();
+        }
         self.string.clear();
         self.overflow = false;
     }
 
     fn put(&mut self, byte: u8) {
-        if self.string.len() < MAX_STRING {
+        if self.string.len() < MAX_STRING || self.string.len() < self.string_cap(&self.string) {
             self.string.push(byte);
         } else {
             self.overflow = true;
         }
+    }
+
+    /// Appends a run of bytes that all go into the string.
+    fn put_run(&mut self, run: &[u8]) {
+        if self.overflow {
+            return;
+        }
+        let cap = if self.string.len() + run.len() <= MAX_STRING {
+            MAX_STRING
+        } else {
+            // Long enough to tell what it is: the start is in the string
+            // or in this run.
+            let mut head = [0u8; 16];
+            let have = self.string.len().min(head.len());
+            head[..have].copy_from_slice(&self.string[..have]);
+            let more = (head.len() - have).min(run.len());
+            head[have..have + more].copy_from_slice(&run[..more]);
+            self.string_cap(&head[..have + more])
+        };
+        if self.string.len() + run.len() <= cap {
+            self.string.extend_from_slice(run);
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    /// How long the string being read, which starts with `head`, may
+    /// grow: pictures may be long.
+    fn string_cap(&self, head: &[u8]) -> usize {
+        match self.state {
+            State::DcsPassthrough
+                if self.header.action == b'q' && self.header.intermediates_len == 0 =>
+            {
+                MAX_PICTURE_STRING
+            }
+            State::ApcString if head.first() == Some(&b'G') => MAX_APC_STRING,
+            State::OscString if head.starts_with(crate::graphics::ITERM_PREFIX) => {
+                MAX_PICTURE_STRING
+            }
+            _ => MAX_STRING,
+        }
+    }
+
+    /// Inside a DCS, APC or OSC string: takes the run of plain payload
+    /// bytes at the start of `bytes` in one step; returns its length.
+    #[inline]
+    fn string_run(&mut self, bytes: &[u8]) -> usize {
+        let len = match self.state {
+            State::DcsPassthrough => bytes
+                .iter()
+                .position(|&b| matches!(b, CAN | SUB | ESC) || b > 0x7e)
+                .unwrap_or(bytes.len()),
+            State::ApcString => bytes
+                .iter()
+                .position(|&b| !(0x20..=0x7e).contains(&b))
+                .unwrap_or(bytes.len()),
+            State::OscString => bytes.iter().position(|&b| b < 0x20).unwrap_or(bytes.len()),
+            _ => 0,
+        };
+        if len > 0 {
+            self.put_run(&bytes[..len]);
+        }
+        len
     }
 
     fn string(&self) -> Option<&[u8]> {
@@ -391,7 +480,11 @@ impl SeqScanner {
                     self.start_string();
                     self.state = State::OscString;
                 }
-                b'X' | b'^' | b'_' => self.state = State::SosPmApcString,
+                b'X' | b'^' => self.state = State::SosPmString,
+                b'_' => {
+                    self.start_string();
+                    self.state = State::ApcString;
+                }
                 0x30..=0x7e => {
                     self.state = State::Ground;
                     found(Seq::Esc {
@@ -461,7 +554,17 @@ impl SeqScanner {
                 DEL => {}
                 _ => self.anywhere(byte),
             },
-            State::DcsIgnore | State::SosPmApcString => self.anywhere(byte),
+            State::DcsIgnore | State::SosPmString => self.anywhere(byte),
+            State::ApcString => match byte {
+                ESC => {
+                    self.state = State::Escape;
+                    found(Seq::Apc(self.string()));
+                    self.enter_escape();
+                }
+                CAN | SUB => self.state = State::Ground,
+                0x20..=0x7e => self.put(byte),
+                _ => {}
+            },
             State::DcsPassthrough => match byte {
                 CAN | SUB | ESC | ST8 => {
                     let end = if matches!(byte, CAN | SUB) {

@@ -106,6 +106,10 @@ fn scanner_events_with(mut scanner: SeqScanner, stream: &[u8], cuts: &[usize]) -
         let base = start;
         scanner.scan(&stream[start..end], |at, seq| {
             let at = base + at;
+            // vte ignores APC strings: only the scanner reports them.
+            if matches!(seq, Seq::Apc(_)) {
+                return;
+            }
             events.push(match seq {
                 Seq::Csi(h) => {
                     let head = header_text(
@@ -140,6 +144,7 @@ fn scanner_events_with(mut scanner: SeqScanner, stream: &[u8], cuts: &[usize]) -
                 Seq::Osc(payload) => {
                     format!("{at} OSC {}", osc_text(payload.unwrap_or(b"<overflow>")))
                 }
+                Seq::Apc(_) => String::new(),
             });
         });
         start = end;
@@ -375,4 +380,48 @@ fn params_group_subparameters() {
         }
     });
     assert_eq!(seen, vec![vec![4, 3], vec![0], vec![58, 5, 200]]);
+}
+
+/// What the scanner reports for `bytes` fed in pieces of `piece` bytes:
+/// (kind, payload length or None when cut).
+fn long_strings(bytes: &[u8], piece: usize) -> Vec<(&'static str, Option<usize>)> {
+    let mut scanner = SeqScanner::default();
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(piece) {
+        scanner.scan(chunk, |_, seq| match seq {
+            Seq::Osc(p) => out.push(("osc", p.map(<[u8]>::len))),
+            Seq::Apc(p) => out.push(("apc", p.map(<[u8]>::len))),
+            Seq::Dcs { payload, .. } => out.push(("dcs", payload.map(<[u8]>::len))),
+            _ => {}
+        });
+    }
+    out
+}
+
+#[test]
+fn pictures_may_be_longer_than_other_strings() {
+    let big = "A".repeat(3 * MAX_STRING);
+    let iterm = format!("\x1b]1337;File=inline=1:{big}\x07");
+    let kitty = format!("\x1b_Ga=T;{big}\x1b\\");
+    let sixel = format!("\x1bP0;1;0q{big}\x1b\\");
+    let other_osc = format!("\x1b]2;{big}\x07");
+    let other_apc = format!("\x1b_X{big}\x1b\\");
+    let decrqss = format!("\x1bP$q{big}\x1b\\");
+    for piece in [1, 7, 4096, usize::MAX] {
+        let bytes = [&iterm, &kitty, &sixel, &other_osc, &other_apc, &decrqss]
+            .map(String::as_str)
+            .concat();
+        assert_eq!(
+            long_strings(bytes.as_bytes(), piece.min(bytes.len())),
+            [
+                ("osc", Some(big.len() + 19)),
+                ("apc", Some(big.len() + 5)),
+                ("dcs", Some(big.len())),
+                ("osc", None),
+                ("apc", None),
+                ("dcs", None),
+            ],
+            "pieces of {piece}"
+        );
+    }
 }
