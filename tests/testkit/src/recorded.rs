@@ -18,6 +18,10 @@ pub struct RecordedRequest {
     pub body: Vec<u8>,
     /// What the request asks for (a turn when the body is unreadable).
     pub kind: RequestKind,
+    /// How long the fake provider spent checking the request (its wire
+    /// format, the provider's schema, the history) before answering: time
+    /// a benchmark of the engine takes off what it measures.
+    pub checked_in: std::time::Duration,
 }
 
 impl RecordedRequest {

@@ -296,6 +296,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
     let index = {
         let mut state = lock(&shared.state);
         let index = state.requests.len();
+        let started = Instant::now();
         let (kind, found) = state.checker.check(&Incoming {
             index,
             method: &request.method,
@@ -304,6 +305,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
             body: &request.body,
         });
         request.kind = kind;
+        request.checked_in = started.elapsed();
         state.violations.extend(found);
         state.requests.push(request.clone());
         shared.arrived.notify_all();
@@ -356,6 +358,7 @@ fn read_request<R: BufRead>(reader: &mut R) -> Option<RecordedRequest> {
         headers,
         body,
         kind: RequestKind::Turn,
+        checked_in: Duration::ZERO,
     })
 }
 
