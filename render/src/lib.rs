@@ -61,6 +61,7 @@ mod overlay;
 mod overlay_draw;
 mod picture;
 mod procedural;
+mod quads;
 mod rects;
 mod renderer;
 mod shaping;

@@ -7,9 +7,9 @@
 //! backgrounds.
 
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt as _;
 
 use crate::color::{Rgb, RgbGpu};
+use crate::quads::{self, QuadPipeline};
 
 /// The WGSL source of the rectangle shader.
 pub(crate) const RECT_SHADER: &str = include_str!("shaders/rect.wgsl");
@@ -64,16 +64,7 @@ impl RectPipeline {
             label: Some("koi rect shader"),
             source: wgpu::ShaderSource::Wgsl(RECT_SHADER.into()),
         });
-        let layout_entry = wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::VERTEX,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
+        let layout_entry = quads::viewport_entry();
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("koi rect bind layout"),
             entries: &[layout_entry],
@@ -84,43 +75,17 @@ impl RectPipeline {
             immediate_size: 0,
         });
         let attributes = wgpu::vertex_attr_array![0 => Float32x2, 1 => Float32x2, 2 => Float32x4];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("koi rect pipeline"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<RectInstance>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &attributes,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
-            },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("koi rect viewport"),
-            contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
+        let pipeline = QuadPipeline {
+            label: "koi rect pipeline",
+            layout: &pipeline_layout,
+            module: &module,
+            stride: std::mem::size_of::<RectInstance>() as u64,
+            attributes: &attributes,
+            format,
+            blend: None,
+        }
+        .build(device);
+        let uniform = quads::viewport_buffer(device, "koi rect viewport");
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("koi rect bind group"),
             layout: &bind_layout,

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt as _;
 
 use crate::frame::Frame;
 use crate::picture::{PictureLayer, PicturePixels};
+use crate::quads::{self, QuadPipeline};
 
 /// The WGSL source of the picture shader.
 pub(crate) const PICTURE_SHADER: &str = include_str!("../shaders/picture.wgsl");
@@ -67,16 +67,7 @@ impl PicturePipeline {
         });
         let viewport_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("koi picture viewport layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
+            entries: &[quads::viewport_entry()],
         });
         let texture_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("koi picture texture layout"),
@@ -107,43 +98,17 @@ impl PicturePipeline {
         let attributes = wgpu::vertex_attr_array![
             0 => Float32x2, 1 => Float32x2, 2 => Float32x2, 3 => Float32x2
         ];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("koi picture pipeline"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<TileInstance>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &attributes,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
-            },
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
-        let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("koi picture viewport"),
-            contents: bytemuck::cast_slice(&[1.0f32, 1.0, 0.0, 0.0]),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
+        let pipeline = QuadPipeline {
+            label: "koi picture pipeline",
+            layout: &layout,
+            module: &module,
+            stride: std::mem::size_of::<TileInstance>() as u64,
+            attributes: &attributes,
+            format,
+            blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+        }
+        .build(device);
+        let uniform = quads::viewport_buffer(device, "koi picture viewport");
         let viewport_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("koi picture viewport group"),
             layout: &viewport_layout,
