@@ -280,6 +280,22 @@ fn clearance(judged: &Judged) -> Option<Approved> {
     judged.allowed().or_else(|| judged.approve())
 }
 
+/// The durable start of `call`, written before it runs: after a crash, a
+/// start without a result marks the call uncertain (unless proven
+/// read-only), and `tag` finds what it left running.
+fn start_entry(call: &ToolCall, approved: &Approved, tag: &RunTag) -> Entry {
+    Entry::ToolStart {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        proof: match approved.proof() {
+            Proof::ReadOnly => StartProof::ReadOnly,
+            Proof::Unproven => StartProof::Unproven,
+        },
+        run_tag: Some(tag.value().to_string()),
+    }
+}
+
 /// A call cleared to run: its index in the step, its arguments and its
 /// clearance.
 type Cleared = (usize, serde_json::Value, Approved);
@@ -403,16 +419,7 @@ impl Step<'_> {
             let tag = RunTag::new();
             // Persist before effect: after a crash, a start without a
             // result marks this call as uncertain (unless proven read-only).
-            let start = Entry::ToolStart {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-                proof: match approved.proof() {
-                    Proof::ReadOnly => StartProof::ReadOnly,
-                    Proof::Unproven => StartProof::Unproven,
-                },
-                run_tag: Some(tag.value().to_string()),
-            };
+            let start = start_entry(call, &approved, &tag);
             if let Err(e) = self.conv.record_durable(start) {
                 self.refuse(i, format!("not run: {e}"));
                 failure = Some(e);

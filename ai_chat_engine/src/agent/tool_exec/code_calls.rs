@@ -3,13 +3,13 @@
 
 use ai_tools::run_tag::RunTag;
 use ai_tools::tools::run_code::RUN_CODE;
-use ai_tools::{BridgeAnswer, ProgressSink, Proof};
+use ai_tools::{BridgeAnswer, ProgressSink};
 
-use super::{clearance, Gate, Step, CANCELLED_RESULT};
+use super::{clearance, start_entry, Gate, Step, CANCELLED_RESULT};
 use crate::code_bridge::CodeCall;
 use crate::message::ToolCall;
 use crate::store::recovery::PendingCall;
-use crate::store::session_log::{Entry, StartProof};
+use crate::store::session_log::Entry;
 use crate::stream::preview::{call_summary, preview};
 use crate::stream::StreamMsg;
 
@@ -82,16 +82,7 @@ impl Step<'_> {
             }
         }
         let tag = RunTag::new();
-        let start = Entry::ToolStart {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            arguments: call.arguments.clone(),
-            proof: match approved.proof() {
-                Proof::ReadOnly => StartProof::ReadOnly,
-                Proof::Unproven => StartProof::Unproven,
-            },
-            run_tag: Some(tag.value().to_string()),
-        };
+        let start = start_entry(call, &approved, &tag);
         if let Err(e) = self.conv.record_durable(start) {
             return BridgeAnswer::refused(format!("not run: {e}"));
         }
