@@ -132,18 +132,21 @@ fn read_png(display: Option<&str>) -> Result<Option<Vec<u8>>, PasteError> {
             Some(_) => {}
         }
     }
-    let first = take(&conn, window, &atoms)?;
-    if first.type_ == atoms.png {
-        return Ok(Some(first.value));
-    }
+    // Read without deleting: deleting an INCR property is what asks the
+    // owner for its first chunk, and a transfer too large is refused
+    // before anything is asked for.
+    let first = property(&conn, window, &atoms, false)?;
     if first.type_ != atoms.incr {
-        return Ok(None);
+        conn.delete_property(window, atoms.property)?;
+        return Ok((first.type_ == atoms.png).then_some(first.value));
     }
     // INCR's value is a lower bound on the size: too much is known now.
     let announced = first.value32().and_then(|mut v| v.next()).unwrap_or(0);
     if usize::try_from(announced).map_or(true, |n| n > MAX_IMAGE_BYTES) {
         return Err(PasteError::TooLarge);
     }
+    conn.delete_property(window, atoms.property)?;
+    conn.flush()?;
     read_chunks(&conn, window, &atoms)
 }
 
@@ -194,9 +197,19 @@ fn take(
     window: Window,
     atoms: &Atoms,
 ) -> Result<GetPropertyReply, PasteError> {
+    property(conn, window, atoms, true)
+}
+
+/// Our property's value, and whether reading it deletes it.
+fn property(
+    conn: &RustConnection,
+    window: Window,
+    atoms: &Atoms,
+    delete: bool,
+) -> Result<GetPropertyReply, PasteError> {
     let length = u32::MAX / 4;
     Ok(conn
-        .get_property(true, window, atoms.property, AtomEnum::ANY, 0, length)?
+        .get_property(delete, window, atoms.property, AtomEnum::ANY, 0, length)?
         .reply()?)
 }
 
