@@ -35,6 +35,7 @@ pub mod mcp_cmd;
 pub mod memory_cmd;
 pub mod oneshot;
 pub mod overlay;
+pub mod pictures;
 pub mod piped;
 pub mod policy_cmd;
 pub mod render;

@@ -13,6 +13,7 @@ use crate::conversation::{self, Start};
 use crate::exit::Exit;
 use crate::goal_cmd;
 use crate::interrupt::Interrupts;
+use crate::pictures;
 use crate::piped::{self, Piped};
 use crate::render::{JsonOutput, Output, Style, TextOutput};
 use crate::setup::{self, Settings};
@@ -81,7 +82,8 @@ pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
         Box::new(
             TextOutput::new(stdout.lock(), io::stderr(), Style::for_stderr())
                 .raw_answer(raw)
-                .rendered(answer_view::for_stdout(cli.common.raw)),
+                .rendered(answer_view::for_stdout(cli.common.raw))
+                .pictures(pictures::for_stdout(cli.common.raw)),
         )
     };
     let mut tty_approver = can_ask.then(TtyApprover::open);

@@ -7,6 +7,7 @@ use std::io::{self, IsTerminal, Write};
 use ai_tools::terminal_text::escape_controls;
 
 use crate::answer_view::AnswerView;
+use crate::pictures::Pictures;
 use koi_protocol::{CompactionOutcome, DecidedBy, Event, GoalStatus, SubagentStep};
 
 /// Longest tool error shown on one stderr line; the model sees all of it.
@@ -113,6 +114,10 @@ pub struct TextOutput<O: Write, E: Write> {
     /// A subagent's latest step stands on `err` as a live line (a
     /// terminal), erased before anything else is written.
     err_live: bool,
+    /// Draws the pictures an answer names, on a terminal that can.
+    pictures: Option<Pictures>,
+    /// This turn's answer so far, when there are pictures to look for.
+    answer: String,
 }
 
 impl<O: Write, E: Write> TextOutput<O, E> {
@@ -128,7 +133,15 @@ impl<O: Write, E: Write> TextOutput<O, E> {
             err_mid_line: false,
             view: None,
             err_live: false,
+            pictures: None,
+            answer: String::new(),
         }
+    }
+
+    /// Draws the pictures each answer names below it, with `pictures`.
+    pub fn pictures(mut self, pictures: Option<Pictures>) -> Self {
+        self.pictures = pictures;
+        self
     }
 
     /// Renders answers as markdown with `view` instead of writing their text.
@@ -240,6 +253,9 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
             }
             Event::Token { text } => {
                 self.end_reasoning_line();
+                if self.pictures.is_some() {
+                    self.answer.push_str(text);
+                }
                 if let Some(view) = &mut self.view {
                     view.push(text, &mut self.out)?;
                     self.wrote_answer |= !text.is_empty();
@@ -326,7 +342,14 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 };
                 self.note(&line)
             }
-            Event::Done => self.end_answer_line(),
+            Event::Done => {
+                self.end_answer_line()?;
+                let answer = std::mem::take(&mut self.answer);
+                match &self.pictures {
+                    Some(pictures) => pictures.show(&answer, &mut self.out),
+                    None => Ok(()),
+                }
+            }
             Event::Error { message, .. } => {
                 let line = self.style.red(&format!("k: {}", one_line(message)));
                 self.note(&line)

@@ -24,6 +24,7 @@ use crate::exit::Exit;
 use crate::goal_cmd;
 use crate::interrupt::Interrupts;
 use crate::memory_cmd;
+use crate::pictures;
 use crate::render::{Style, TextOutput};
 use crate::sessions_cmd;
 use crate::setup::{self, Settings};
@@ -235,7 +236,8 @@ impl Repl {
     fn follow(&mut self, (rx, cancel): (Receiver<StreamMsg>, CancelHandle)) {
         self.interrupts.clear();
         let mut output = TextOutput::new(io::stdout(), io::stderr(), self.style)
-            .rendered(answer_view::for_stdout(self.raw));
+            .rendered(answer_view::for_stdout(self.raw))
+            .pictures(pictures::for_stdout(self.raw));
         let result = Driver {
             output: &mut output,
             approver: &mut self.approver,

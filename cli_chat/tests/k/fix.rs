@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
 
-use crate::common::{message_texts, Home, PtyRun, K};
+use crate::common::{koi_session, message_texts, screen, wait_until, Home, PtyRun};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -74,49 +74,11 @@ fn piped_output_is_what_k_fix_asks_about() {
     );
 }
 
-fn screen(s: &term::Session) -> String {
-    term::snapshot::Snapshot::capture(&*s.terminal().lock()).text()
-}
-
-fn wait_until(s: &term::Session, what: &str, f: impl Fn(&str) -> bool) -> String {
-    koi_testkit::poll::until(what, WAIT, || {
-        let text = screen(s);
-        if f(&text) {
-            Ok(text)
-        } else {
-            Err(format!("screen:\n{text}"))
-        }
-    })
-}
-
 #[test]
 fn inside_koi_k_fix_gets_the_last_block_through_the_token_channel() {
     let server = FakeProvider::start([fix_answer()]);
     let home = Home::new(Some(&server));
-    // A plain bash as the shell: koi injects its integration as it does
-    // for users, and the user's ~/.bashrc only sets a plain prompt.
-    std::fs::write(home.root().join(".bashrc"), "PS1='$ '\n").unwrap();
-    let k_dir = std::path::Path::new(K)
-        .parent()
-        .unwrap()
-        .display()
-        .to_string();
-    let mut env = home.env();
-    for (key, value) in env.iter_mut() {
-        if key == "PATH" {
-            *value = format!("{k_dir}:{value}");
-        }
-    }
-    let options = term::SessionOptions {
-        shell: Some(vec!["bash".into()]),
-        env,
-        working_directory: Some(home.ws()),
-        size: term::GridSize::new(120, 40),
-        overlay_token: Some(term::overlay_token::new_token()),
-        ..Default::default()
-    };
-    let s = term::Session::spawn(options, || {}).unwrap();
-    wait_until(&s, "prompt", |t| t.starts_with('$'));
+    let s = koi_session(&home);
     s.write("ls /nonexistent\n");
     let deadline = Instant::now() + WAIT;
     while s

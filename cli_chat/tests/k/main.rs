@@ -18,6 +18,7 @@ mod mcp;
 mod mcp_first;
 mod memory;
 mod oneshot;
+mod pictures;
 mod policy;
 mod repl;
 mod secrets;
