@@ -25,6 +25,19 @@ fn is_unquoted(p: &Piece<'_>, c: char) -> bool {
     matches!(p, Piece::Ch(x, false) if *x == c)
 }
 
+/// Whether the `{` at `open` is one bash never opens a list with: at the
+/// start of the word (or after whitespace) and followed by `}` or
+/// whitespace, as `find -exec … {} \;` writes it. `{}a,b}` stays literal,
+/// while `x{}y,z}` expands.
+fn find_placeholder(word: &[Piece<'_>], open: usize) -> bool {
+    let blank = |p: Option<&Piece<'_>>| {
+        p.is_some_and(|p| [' ', '\t', '\n'].iter().any(|&c| is_unquoted(p, c)))
+    };
+    let starts = open == 0 || blank(word.get(open - 1));
+    let next = word.get(open + 1);
+    starts && (next.is_some_and(|p| is_unquoted(p, '}')) || blank(next))
+}
+
 /// Index of the `}` closing the `{` at `open`, with the top-level commas.
 /// As in bash, a `}` at the top level closes only once a comma or a `..`
 /// has been seen; before that it is an ordinary character.
@@ -63,7 +76,7 @@ fn expand_into<'w>(word: &[Piece<'w>], out: &mut Vec<Vec<Piece<'w>>>) -> Result<
         return Err(TooMany);
     }
     for open in 0..word.len() {
-        if !is_unquoted(&word[open], '{') {
+        if !is_unquoted(&word[open], '{') || find_placeholder(word, open) {
             continue;
         }
         let Some((close, commas)) = closing(word, open) else {
@@ -72,9 +85,16 @@ fn expand_into<'w>(word: &[Piece<'w>], out: &mut Vec<Vec<Piece<'w>>>) -> Result<
         let (prefix, suffix) = (&word[..open], &word[close + 1..]);
         let alternatives: Vec<Vec<Piece<'w>>> = if commas.is_empty() {
             match sequence(&word[open + 1..close]) {
+                // Plain text, as bash makes it (a tilde before it still
+                // expands: `~+:{1..3}`); any other character a letter
+                // range passes (`{Z..a}`) stays literal.
                 Some(seq) => seq
                     .into_iter()
-                    .map(|s| s.chars().map(|c| Piece::Ch(c, true)).collect())
+                    .map(|s| {
+                        s.chars()
+                            .map(|c| Piece::Ch(c, !(c.is_ascii_alphanumeric() || c == '-')))
+                            .collect()
+                    })
                     .collect(),
                 None => continue,
             }

@@ -171,12 +171,29 @@ fn tilde<'w>(
     let mut i = 0;
     while i < w.len() {
         if starts.contains(&i) && matches!(w[i], Piece::Ch('~', false)) {
+            // As bash: a quote before the first `/` (before the first `/`
+            // or `:` after an assignment's `=` or `:`) makes it no tilde
+            // word at all (`~:'a'` stays); the name ends at a `/` or a
+            // `:` either way (`~:x` is `$HOME:x`).
+            let scan_end = w[i..]
+                .iter()
+                .position(|p| match p {
+                    Piece::Ch('/', false) => true,
+                    Piece::Ch(':', false) => i > 0,
+                    _ => false,
+                })
+                .map_or(w.len(), |e| i + e);
+            if w[i + 1..scan_end]
+                .iter()
+                .any(|p| !matches!(p, Piece::Ch(_, false)))
+            {
+                result.push(w[i].clone());
+                i += 1;
+                continue;
+            }
             let end = w[i..]
                 .iter()
-                .position(|p| {
-                    matches!(p, Piece::Ch('/', false))
-                        || (i > 0 && matches!(p, Piece::Ch(':', false)))
-                })
+                .position(|p| matches!(p, Piece::Ch('/' | ':', false)))
                 .map_or(w.len(), |e| i + e);
             let prefix: Option<String> = w[i + 1..end]
                 .iter()

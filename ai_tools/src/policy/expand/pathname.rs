@@ -44,14 +44,25 @@ pub fn expand(pat: &[PatChar], cwd: &Path) -> Result<Option<Vec<String>>, GlobEr
     }];
     let mut entries = 0usize;
     let last = comps.len().saturating_sub(1);
+    // Once a component had wildcards, bash joins what follows with one
+    // slash however many were typed (`*//x` is `d/x`); before that the
+    // typed prefix stays as it is (`d//*` is `d//x`).
+    let mut globbed = false;
     for (i, comp) in comps.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "/" };
+        let sep_after = |text: &str| {
+            if i == 0 || (globbed && text.ends_with('/')) {
+                ""
+            } else {
+                "/"
+            }
+        };
         if i == 0 && absolute {
             continue;
         }
         if comp.is_empty() {
             // `a//b` or a trailing `/`: keeps the slash, needs a directory.
             for (text, _) in &mut current {
+                let sep = sep_after(text);
                 text.push_str(sep);
             }
             current.retain(|(_, p)| i != last || p.is_dir());
@@ -63,7 +74,7 @@ pub fn expand(pat: &[PatChar], cwd: &Path) -> Result<Option<Vec<String>>, GlobEr
             for (text, path) in &current {
                 let p = path.join(&name);
                 if p.symlink_metadata().is_ok() {
-                    next.push((format!("{text}{sep}{name}"), p));
+                    next.push((format!("{text}{}{name}", sep_after(text)), p));
                 }
             }
         } else {
@@ -88,9 +99,10 @@ pub fn expand(pat: &[PatChar], cwd: &Path) -> Result<Option<Vec<String>>, GlobEr
                 }
                 names.sort();
                 for name in names {
-                    next.push((format!("{text}{sep}{name}"), path.join(&name)));
+                    next.push((format!("{text}{}{name}", sep_after(text)), path.join(&name)));
                 }
             }
+            globbed = true;
         }
         if next.len() > MAX_MATCHES {
             return Err(GlobError::TooBig);

@@ -44,6 +44,13 @@ fn braces() {
     assert_eq!(words("x \\${a,b}"), ["x", "$a", "$b"]);
     assert!(argv("x ${HOME,b}", Path::new("/")).unknown.is_some());
     assert!(argv("x {1..100000}", Path::new("/")).unknown.is_some());
+    // A `{}` starting a word never opens a list (find's placeholder);
+    // elsewhere its `}` is an ordinary character (bash 5.2).
+    assert_eq!(words("x {}\\{a,b}"), ["x", "{}{a,b}"]);
+    assert_eq!(words("x {}a,b}"), ["x", "{}a,b}"]);
+    assert_eq!(words("x {}{a,b}"), ["x", "{}a", "{}b"]);
+    assert_eq!(words("x x{}y,z}"), ["x", "x}y", "xz"]);
+    assert_eq!(words("x {\\}a,b}"), ["x", "}a", "b"]);
 }
 
 #[test]
@@ -56,6 +63,21 @@ fn tilde() {
     assert_eq!(words("x a=~/b:~/c"), ["x", "a=/home/u/b:/home/u/c"]);
     assert_eq!(words("x --o=~/b"), ["x", "--o=~/b"]);
     assert_eq!(words("x {~,a}"), ["x", "/home/u", "a"]);
+    // A `:` ends the prefix at the word's start too (bash 5.2).
+    assert_eq!(
+        words("x ~:x a:~ ~:~"),
+        ["x", "/home/u:x", "a:~", "/home/u:~"]
+    );
+    // A quote before the first `/` leaves the word alone.
+    assert_eq!(
+        words("x ~:'a' ~/'a' ~:a/'b'"),
+        ["x", "~:a", "/home/u/a", "/home/u:a/b"]
+    );
+    assert_eq!(words("x x=~:'a'"), ["x", "x=/home/u:a"]);
+    assert_eq!(
+        words("x ~+:{1..3..2}"),
+        ["x", "/nonexistent-dir:1", "/nonexistent-dir:3"]
+    );
     assert!(argv("x ~root/a", Path::new("/")).unknown.is_some());
 }
 
@@ -96,4 +118,19 @@ fn globs_see_dash_files() {
     assert_eq!(e.words, ["find", ".", "-delete", "a.rs"]);
     let e = argv("ls '*' *.none .h*", dir.path());
     assert_eq!(e.words, ["ls", "*", "*.none", ".hidden"]);
+}
+
+#[test]
+fn slashes_after_a_glob_collapse_as_bash_joins_them() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(dir.path().join("d/sub")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("d/x"), "").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("f"), "").unwrap_or_else(|e| panic!("{e}"));
+    let words = |cmd: &str| argv(cmd, dir.path()).words;
+    // What bash 5.2 prints for each.
+    assert_eq!(words("echo *//"), ["echo", "d/"]);
+    assert_eq!(words("echo *//x"), ["echo", "d/x"]);
+    assert_eq!(words("echo */sub//"), ["echo", "d/sub/"]);
+    assert_eq!(words("echo d//*"), ["echo", "d//sub", "d//x"]);
+    assert_eq!(words("echo d/*//"), ["echo", "d/sub/"]);
 }
