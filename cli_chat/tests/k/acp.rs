@@ -15,7 +15,7 @@ use koi_testkit::openai_chat::{self, ChatStream};
 use koi_testkit::{FakeProvider, Reply, RequestKind};
 use serde_json::{json, Value};
 
-use crate::common::{Home, K};
+use crate::common::{goal_turns, Home, K};
 
 /// tests/acp_client, where the client and the SDK live.
 fn client_dir() -> PathBuf {
@@ -658,21 +658,7 @@ fn a_goal_streams_its_plan() {
     if !have_node("a_goal_streams_its_plan") {
         return;
     }
-    let server = provider(vec![
-        ChatStream::new()
-            .text("Nothing to do, surely.")
-            .stop()
-            .reply(),
-        ChatStream::new()
-            .tool_call(
-                "c1",
-                "fs_write",
-                r#"{"path":"done.txt","content":"yes\n","expected_revision":"absent"}"#,
-            )
-            .tool_calls()
-            .reply(),
-        ChatStream::new().text("Wrote done.txt.").stop().reply(),
-    ]);
+    let server = provider(goal_turns());
     let home = Home::new(Some(&server));
     let seen = drive(
         &home,

@@ -349,3 +349,23 @@ pub fn wait_until(s: &term::Session, what: &str, f: impl Fn(&str) -> bool) -> St
         }
     })
 }
+
+/// A goal's turns: the model first claims there is nothing to do (the
+/// check fails), then writes `done.txt` (the check passes) and says so.
+pub fn goal_turns() -> Vec<Reply> {
+    vec![
+        ChatStream::new()
+            .text("Nothing to do, surely.")
+            .stop()
+            .reply(),
+        ChatStream::new()
+            .tool_call(
+                "c1",
+                "fs_write",
+                r#"{"path":"done.txt","content":"yes\n","expected_revision":"absent"}"#,
+            )
+            .tool_calls()
+            .reply(),
+        ChatStream::new().text("Wrote done.txt.").stop().reply(),
+    ]
+}

@@ -3,25 +3,11 @@
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 
-use crate::common::{message_texts, Home};
+use crate::common::{goal_turns, message_texts, Home};
 
 #[test]
 fn a_goal_runs_until_its_check_passes_and_exits_zero() {
-    let server = FakeProvider::start([
-        ChatStream::new()
-            .text("Nothing to do, surely.")
-            .stop()
-            .reply(),
-        ChatStream::new()
-            .tool_call(
-                "c1",
-                "fs_write",
-                r#"{"path":"done.txt","content":"yes\n","expected_revision":"absent"}"#,
-            )
-            .tool_calls()
-            .reply(),
-        ChatStream::new().text("Wrote done.txt.").stop().reply(),
-    ]);
+    let server = FakeProvider::start(goal_turns());
     let home = Home::new(Some(&server));
     let run = home.run(
         &[

@@ -33,18 +33,14 @@ pub(super) fn run<T: EventListener>(store: &mut Store, term: &Term<T>, cmd: &Com
             let keys = at(&|_, _| true);
             store.remove_placements(|key, _| keys.contains(&key))
         }
-        b'i' => {
-            let Some(image) = store.by_client_id(cmd.id) else {
-                return;
+        which @ (b'i' | b'n') => {
+            // By the client's image id, or by the image number it chose.
+            let found = if which == b'i' {
+                store.by_client_id(cmd.id)
+            } else {
+                store.by_number(cmd.number)
             };
-            let pid = cmd.placement_id;
-            let mut touched = store
-                .remove_placements(|_, p| p.image == image && (pid == 0 || p.client_id == pid));
-            touched.insert(image);
-            touched
-        }
-        b'n' => {
-            let Some(image) = store.by_number(cmd.number) else {
+            let Some(image) = found else {
                 return;
             };
             let pid = cmd.placement_id;
