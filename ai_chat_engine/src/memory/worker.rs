@@ -117,11 +117,14 @@ impl State {
             };
             match event {
                 Ok(Event::TurnStarted(id)) => {
+                    // Seen from the start: the front end may close the
+                    // conversation as soon as it has the turn's last
+                    // message, before `TurnEnded` arrives here.
                     self.pending.remove(&id);
+                    self.seen.insert(id);
                 }
                 Ok(Event::TurnEnded(snap)) => {
                     let id = snap.id.clone();
-                    self.seen.insert(id.clone());
                     let due = Instant::now() + self.delay;
                     self.pending.insert(id, Pending { snap, due });
                 }

@@ -154,6 +154,40 @@ fn an_answer_that_is_not_a_patch_changes_nothing_and_says_why() {
     assert!(again.changes.is_empty());
 }
 
+/// The turn thread lives on after the front end has its Done (here: a
+/// slow title request); closing in that window still curates the turn.
+#[test]
+fn closing_right_after_done_curates_while_the_title_is_still_out() {
+    let server = FakeProvider::start([
+        ChatStream::new().text("Sure.").stop().reply(),
+        ChatStream::new()
+            .text("Tea time")
+            .stop()
+            .reply()
+            .for_title()
+            .delay(Duration::from_millis(800)),
+        ChatStream::new()
+            .text("ADD global: likes tea")
+            .stop()
+            .reply()
+            .for_memory(),
+    ]);
+    let h = harness_with(&server, ProviderKind::OpenAi, |o| {
+        o.generate_titles = true;
+    });
+    let conv = h.engine.new_conversation();
+    assert!(is_done(&run(&h.engine, &conv, "I like tea")));
+    let report = outcome(&h.engine.close_conversation(&conv).unwrap()).unwrap();
+    assert_eq!(report.changes.len(), 1, "{:?}", report.changes);
+    let paths = h.engine.memory_paths().unwrap();
+    let global = std::fs::read_to_string(&paths.global).unwrap();
+    assert!(global.contains("likes tea"), "{global}");
+    assert!(
+        server.wait_for_requests(3, TURN_TIMEOUT),
+        "the title request never came"
+    );
+}
+
 #[test]
 fn an_idle_conversation_is_curated_without_being_closed() {
     let server = FakeProvider::start([
