@@ -247,7 +247,7 @@ impl Suggester {
     /// The answers of finished suggestions, by pane, to write to their shells.
     pub fn finished(&mut self) -> Vec<(PaneId, Vec<u8>)> {
         let mut out = Vec::new();
-        for done in self.done_rx.try_iter().collect::<Vec<_>>() {
+        for done in self.done_rx.try_iter() {
             let current = self
                 .pending
                 .get(&done.pane)

@@ -154,7 +154,7 @@ fn replies_follow_the_specification_table() {
             ),
         ),
         // An image number without an id gets the first free id.
-        ("a=t,f=24,s=1,v=1,I=13", one_px.clone(), ok("i=1,I=13")),
+        ("a=t,f=24,s=1,v=1,I=13", one_px, ok("i=1,I=13")),
         // Deletes are never answered.
         ("a=d,d=A", vec![], None),
     ];
