@@ -59,7 +59,6 @@ mod offscreen;
 mod output;
 mod overlay;
 mod overlay_draw;
-mod picture;
 mod procedural;
 mod quads;
 mod rects;
@@ -69,6 +68,9 @@ mod surface;
 mod tab_bar;
 mod target;
 mod theme;
+
+// The picture types live in `render_types`: the terminal core makes them.
+use render_types::picture;
 
 pub use chrome::{ChromeColors, TabLabel};
 pub use color::{Color, NamedColor, Rgb};
@@ -85,11 +87,11 @@ pub use frame::{
 pub use gpu::{Gpu, ADAPTER_NAME_ENV};
 pub use image::RgbaImage;
 pub use overlay::{Border, Break, OverlayLayer, OverlayRect, Span, StyledLine};
-pub use picture::{FracRect, PicturePixels, PictureTile, BELOW_BACKGROUND_Z};
+pub use render_types::picture::{FracRect, PicturePixels, PictureTile, BELOW_BACKGROUND_Z};
+pub use render_types::FrameTimings;
 pub use renderer::{PrepareStats, Renderer, OFFSCREEN_FORMAT};
 pub use surface::WindowSurface;
 pub use tab_bar::tab_at;
-pub use target::FrameTimings;
 pub use theme::{xterm_palette, ResolvedColors, Theme, DIM_FACTOR};
 
 /// Re-exported so callers can name surfaces, formats and views without
