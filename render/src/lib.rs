@@ -87,11 +87,11 @@ pub use frame::{
 pub use gpu::{Gpu, ADAPTER_NAME_ENV};
 pub use image::RgbaImage;
 pub use overlay::{Border, Break, OverlayLayer, OverlayRect, Span, StyledLine};
-pub use render_types::picture::{FracRect, PicturePixels, PictureTile, BELOW_BACKGROUND_Z};
-pub use render_types::FrameTimings;
+pub use picture::{FracRect, PicturePixels, PictureTile, BELOW_BACKGROUND_Z};
 pub use renderer::{PrepareStats, Renderer, OFFSCREEN_FORMAT};
 pub use surface::WindowSurface;
 pub use tab_bar::tab_at;
+pub use target::FrameTimings;
 pub use theme::{xterm_palette, ResolvedColors, Theme, DIM_FACTOR};
 
 /// Re-exported so callers can name surfaces, formats and views without

@@ -1,7 +1,7 @@
 //! What every render target shares: the texture a frame is drawn into,
 //! how much of it a pass redraws, and when each step of a frame finished.
 
-pub(crate) use render_types::FrameTimings;
+pub use render_types::FrameTimings;
 
 /// A 2D colour texture of `format` to draw into, with `usage` (render
 /// attachment at least).
