@@ -27,6 +27,8 @@
 //! }
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod budgets;
 mod code_bridge;
 pub mod compaction;

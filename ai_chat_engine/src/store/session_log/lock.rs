@@ -8,9 +8,8 @@
 //! lock behind. The file is never deleted: unlinking it while someone else
 //! waits on the old inode would let two writers hold "the" lock at once.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// Who holds a conversation's lock, as written in its lock file.
@@ -90,16 +89,15 @@ impl ConversationLock {
             .create(true)
             .truncate(false)
             .open(&path)?;
-        // SAFETY: flock only takes a lock on a descriptor this File owns.
-        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if r != 0 {
-            let err = io::Error::last_os_error();
-            if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        // An flock(2) on Unix: released by the kernel when the process dies.
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
                 let mut text = String::new();
                 let _ = file.read_to_string(&mut text);
                 return Err(LockError::Held(Holder::parse(&text)));
             }
-            return Err(LockError::Io(err));
+            Err(TryLockError::Error(err)) => return Err(LockError::Io(err)),
         }
         let me = Holder::me();
         file.set_len(0)?;

@@ -304,9 +304,15 @@ impl Koi {
                 return (status.code(), stderr, self.dump.clone());
             }
             if Instant::now() > deadline {
+                // What koi showed when it should have gone: the screen
+                // (where the keys went) and the panel.
+                let screen = self.screen();
+                let panel = super::scene::read_overlay(&self.dump);
                 let _ = self.child.kill();
                 let stderr = std::fs::read_to_string(&self.stderr_path).unwrap_or_default();
-                panic!("koi did not exit in {timeout:?}; stderr:\n{stderr}");
+                panic!(
+                    "koi did not exit in {timeout:?}; stderr:\n{stderr}\nscreen:\n{screen}\npanel:\n{panel}"
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -167,6 +167,8 @@ impl Scene {
     /// requests).
     pub fn close_and_exit(self) -> (String, FakeProvider) {
         self.koi.keys(&self.x, "Escape");
+        // The shell gets the keys once the panel is gone.
+        self.wait_for_panel("the panel to close", |o| o.starts_with("overlay: closed"));
         self.koi.type_line(&self.x, "exit 0");
         let (code, stderr, dump) = self.koi.wait(EXIT_WAIT);
         assert_eq!(code, Some(0), "{stderr}");
