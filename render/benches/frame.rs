@@ -48,6 +48,7 @@ fn setup() -> (Gpu, Renderer, u32, u32) {
         family: None,
         size_pt: 11.0,
         scale_factor: 1.0,
+        ..FontConfig::default()
     };
     let mut renderer =
         Renderer::new(&gpu, font, Theme::default(), OFFSCREEN_FORMAT).expect("renderer");

@@ -2,6 +2,7 @@
 //! metrics derived from the primary face.
 
 use glyphon::cosmic_text::skrifa::{self, MetadataProvider as _};
+use glyphon::cosmic_text::{FeatureTag, FontFeatures};
 use glyphon::{fontdb, Attrs, Buffer, Family, FontSystem, Metrics, Shaping, Wrap};
 
 /// The family of the embedded fallback font.
@@ -39,6 +40,10 @@ pub struct FontConfig {
     pub size_pt: f32,
     /// The window's scale factor (HiDPI); 1.0 offscreen.
     pub scale_factor: f64,
+    /// Whether runs of punctuation are shaped together so the font's
+    /// programming ligatures (`liga`, `calt`) join them; a font without
+    /// ligatures draws the same either way.
+    pub ligatures: bool,
 }
 
 impl Default for FontConfig {
@@ -47,6 +52,7 @@ impl Default for FontConfig {
             family: None,
             size_pt: 11.0,
             scale_factor: 1.0,
+            ligatures: true,
         }
     }
 }
@@ -112,6 +118,9 @@ pub struct Fonts {
     pub(crate) emoji_family: Option<String>,
     pub(crate) size_px: f32,
     pub(crate) metrics: CellMetrics,
+    /// The primary face's own advance (unrounded), which the cell width
+    /// rounds: shaped runs are spaced by the difference.
+    pub(crate) advance_px: f32,
     /// The configuration measured, so a renderer can tell whether its
     /// window wants another (a scale factor guessed before the window).
     pub(crate) config: FontConfig,
@@ -142,6 +151,7 @@ impl Fonts {
             family: FALLBACK_FAMILY.to_owned(),
             emoji_family,
             size_px: config.size_px(),
+            advance_px: 1.0,
             metrics: CellMetrics {
                 width: 1,
                 height: 1,
@@ -178,7 +188,9 @@ impl Fonts {
             None => FALLBACK_FAMILY.to_owned(),
         };
         self.size_px = config.size_px();
-        self.metrics = self.measure();
+        let (metrics, advance) = self.measure();
+        self.metrics = metrics;
+        self.advance_px = advance;
     }
 
     fn has_family(&self, name: &str) -> bool {
@@ -189,22 +201,6 @@ impl Fonts {
         self.system.db().query(&query).is_some()
     }
 
-    /// Attributes for the primary (or emoji) family in the given face.
-    pub(crate) fn attrs(&self, bold: bool, italic: bool, emoji: bool) -> Attrs<'_> {
-        let family = match (&self.emoji_family, emoji) {
-            (Some(name), true) => name,
-            _ => &self.family,
-        };
-        let mut attrs = Attrs::new().family(Family::Name(family));
-        if bold {
-            attrs = attrs.weight(fontdb::Weight::BOLD);
-        }
-        if italic {
-            attrs = attrs.style(fontdb::Style::Italic);
-        }
-        attrs
-    }
-
     /// A buffer holding `text` shaped at the configured size, one cell high.
     pub(crate) fn shape(
         &mut self,
@@ -212,16 +208,37 @@ impl Fonts {
         (bold, italic, emoji): (bool, bool, bool),
         line_height: f32,
     ) -> Buffer {
-        let metrics = Metrics::new(self.size_px, line_height.max(1.0));
-        let mut buffer = Buffer::new(&mut self.system, metrics);
-        buffer.set_wrap(Wrap::None);
-        let attrs = self.attrs(bold, italic, emoji).clone();
-        buffer.set_text(text, &attrs, Shaping::Advanced, None);
-        buffer.shape_until_scroll(&mut self.system, false);
-        buffer
+        let family = match (&self.emoji_family, emoji) {
+            (Some(name), true) => name,
+            _ => &self.family,
+        };
+        let attrs = face_attrs(family, bold, italic);
+        shape_text(&mut self.system, self.size_px, text, &attrs, line_height)
     }
 
-    fn measure(&mut self) -> CellMetrics {
+    /// A buffer holding a run of cells' `text` shaped together with the
+    /// font's ligature features, each glyph advancing exactly one cell:
+    /// the letter spacing makes up the difference between the face's own
+    /// advance and the rounded cell width, so the glyphs stay on the grid.
+    pub(crate) fn shape_ligated(
+        &mut self,
+        text: &str,
+        (bold, italic): (bool, bool),
+        line_height: f32,
+    ) -> Buffer {
+        let mut features = FontFeatures::new();
+        features
+            .enable(FeatureTag::STANDARD_LIGATURES)
+            .enable(FeatureTag::CONTEXTUAL_ALTERNATES);
+        let spacing_em = (self.metrics.width as f32 - self.advance_px) / self.size_px;
+        let attrs = face_attrs(&self.family, bold, italic)
+            .font_features(features)
+            .letter_spacing(spacing_em);
+        shape_text(&mut self.system, self.size_px, text, &attrs, line_height)
+    }
+
+    /// The cell metrics, and the primary face's unrounded advance.
+    fn measure(&mut self) -> (CellMetrics, f32) {
         let px = self.size_px;
         // The advance of '0' in the primary face is the cell width.
         let advance = {
@@ -260,14 +277,15 @@ impl Fonts {
         let strikeout_top = (baseline as f32 - strike.0 - stroke as f32 / 2.0)
             .round()
             .clamp(0.0, (height - stroke) as f32) as u32;
-        CellMetrics {
+        let metrics = CellMetrics {
             width,
             height,
             baseline,
             underline_top,
             stroke,
             strikeout_top,
-        }
+        };
+        (metrics, advance)
     }
 
     /// The primary face's vertical metrics at the configured size.
@@ -312,6 +330,35 @@ impl Fonts {
             strikeout: strike,
         })
     }
+}
+
+/// Attributes for `family` in the given face.
+fn face_attrs(family: &str, bold: bool, italic: bool) -> Attrs<'_> {
+    let mut attrs = Attrs::new().family(Family::Name(family));
+    if bold {
+        attrs = attrs.weight(fontdb::Weight::BOLD);
+    }
+    if italic {
+        attrs = attrs.style(fontdb::Style::Italic);
+    }
+    attrs
+}
+
+/// A buffer holding `text` shaped with `attrs` at `size_px`, one line of
+/// `line_height`, never wrapped.
+fn shape_text(
+    system: &mut FontSystem,
+    size_px: f32,
+    text: &str,
+    attrs: &Attrs<'_>,
+    line_height: f32,
+) -> Buffer {
+    let metrics = Metrics::new(size_px, line_height.max(1.0));
+    let mut buffer = Buffer::new(system, metrics);
+    buffer.set_wrap(Wrap::None);
+    buffer.set_text(text, attrs, Shaping::Advanced, None);
+    buffer.shape_until_scroll(system, false);
+    buffer
 }
 
 /// The first colour emoji family installed, if any ("Noto Color Emoji",
