@@ -171,6 +171,12 @@ impl Fonts {
         (self.metrics.width, self.metrics.height)
     }
 
+    /// The font family in use: the configured one, or the embedded
+    /// fallback when that is not installed.
+    pub fn family(&self) -> &str {
+        &self.family
+    }
+
     /// The settings these fonts were measured with.
     pub fn config(&self) -> &FontConfig {
         &self.config

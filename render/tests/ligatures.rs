@@ -96,7 +96,8 @@ fn assert_same(a: &RgbaImage, b: &RgbaImage, what: &str) {
 #[test]
 fn arrow_is_one_glyph_over_its_two_cells_with_fira_code() {
     let gpu = gpu();
-    let Some((mut on, mut off)) = fira(&gpu, "arrow_is_one_glyph_over_its_two_cells_with_fira_code")
+    let Some((mut on, mut off)) =
+        fira(&gpu, "arrow_is_one_glyph_over_its_two_cells_with_fira_code")
     else {
         return;
     };
@@ -134,7 +135,10 @@ fn arrow_is_one_glyph_over_its_two_cells_with_fira_code() {
     frame.write_str(0, 0, "x ->)]}) y", &Cell::new(' '));
     let joined = render(&mut on, &frame);
     let apart = render(&mut off, &frame);
-    assert!(differing(&joined, &apart, arrow) > 0, "the arrow before brackets has no ligature");
+    assert!(
+        differing(&joined, &apart, arrow) > 0,
+        "the arrow before brackets has no ligature"
+    );
     assert_same_outside(&joined, &apart, arrow);
 }
 
@@ -167,7 +171,11 @@ fn cursor_on_either_half_of_the_arrow_draws_it_as_two_glyphs() {
             });
             let joined = render(&mut on, &frame);
             let apart = render(&mut off, &frame);
-            assert_same(&joined, &apart, &format!("{shape:?} cursor at column {col}"));
+            assert_same(
+                &joined,
+                &apart,
+                &format!("{shape:?} cursor at column {col}"),
+            );
         }
     }
     // The cursor moving off the arrow joins it again (the row is rebuilt).
@@ -255,10 +263,18 @@ fn turning_ligatures_off_live_draws_exactly_what_a_renderer_without_them_draws()
     let mut config = on.font_config().clone();
     config.ligatures = false;
     on.set_font(&config);
-    assert_same(&render(&mut on, &frame), &apart, "after set_font(ligatures = false)");
+    assert_same(
+        &render(&mut on, &frame),
+        &apart,
+        "after set_font(ligatures = false)",
+    );
     config.ligatures = true;
     on.set_font(&config);
-    assert_same(&render(&mut on, &frame), &joined, "after set_font(ligatures = true)");
+    assert_same(
+        &render(&mut on, &frame),
+        &joined,
+        "after set_font(ligatures = true)",
+    );
 }
 
 #[test]
