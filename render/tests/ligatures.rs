@@ -3,6 +3,8 @@
 //! cells, and exactly as two glyphs when the cursor sits on it, when a
 //! style changes inside it, or when ligatures are off.
 
+#![allow(clippy::expect_used)] // A broken expectation in a test is a failed test.
+
 mod common;
 
 use common::*;
