@@ -121,6 +121,9 @@ pub struct Fonts {
     /// The primary face's own advance (unrounded), which the cell width
     /// rounds: shaped runs are spaced by the difference.
     pub(crate) advance_px: f32,
+    /// Whether the primary face has features that join characters; a
+    /// face without them is drawn one cell at a time, ligatures on or off.
+    pub(crate) has_ligatures: bool,
     /// The configuration measured, so a renderer can tell whether its
     /// window wants another (a scale factor guessed before the window).
     pub(crate) config: FontConfig,
@@ -152,6 +155,7 @@ impl Fonts {
             emoji_family,
             size_px: config.size_px(),
             advance_px: 1.0,
+            has_ligatures: false,
             metrics: CellMetrics {
                 width: 1,
                 height: 1,
@@ -197,6 +201,7 @@ impl Fonts {
         let (metrics, advance) = self.measure();
         self.metrics = metrics;
         self.advance_px = advance;
+        self.has_ligatures = self.has_ligature_features();
     }
 
     fn has_family(&self, name: &str) -> bool {
@@ -296,6 +301,21 @@ impl Fonts {
 
     /// The primary face's vertical metrics at the configured size.
     fn face_metrics(&mut self) -> Option<FaceMetrics> {
+        let size_px = self.size_px;
+        self.with_primary_face(|face| face_metrics(face, size_px))?
+    }
+
+    /// Whether the primary face has substitution features that can join
+    /// characters (`liga`, `calt`, `clig`) for the scripts punctuation is
+    /// shaped in; `true` when its tables cannot be read, so shaping decides.
+    fn has_ligature_features(&mut self) -> bool {
+        self.with_primary_face(joins_punctuation)
+            .flatten()
+            .unwrap_or(true)
+    }
+
+    /// Runs `read` on the primary family's regular face.
+    fn with_primary_face<T>(&mut self, read: impl FnOnce(&skrifa::FontRef<'_>) -> T) -> Option<T> {
         let query = fontdb::Query {
             families: &[fontdb::Family::Name(&self.family)],
             ..Default::default()
@@ -310,32 +330,78 @@ impl Fonts {
             .map(|info| info.index)
             .unwrap_or(0);
         let face = skrifa::FontRef::from_index(data, face_index).ok()?;
-        let m = face.metrics(
-            skrifa::instance::Size::new(self.size_px),
-            skrifa::instance::LocationRef::default(),
-        );
-        let ascent = m.ascent;
-        let descent = -m.descent;
-        if !(ascent.is_finite() && descent.is_finite()) || ascent + descent <= 0.0 {
-            return None;
-        }
-        let default_stroke = (self.size_px / 14.0).max(1.0);
-        let underline = m
-            .underline
-            .map(|d| (d.offset, d.thickness))
-            .unwrap_or((-self.size_px * 0.1, default_stroke));
-        let strike = m
-            .strikeout
-            .map(|d| (d.offset, d.thickness))
-            .unwrap_or((self.size_px * 0.3, default_stroke));
-        Some(FaceMetrics {
-            ascent,
-            descent,
-            leading: m.leading.max(0.0),
-            underline,
-            strikeout: strike,
-        })
+        Some(read(&face))
     }
+}
+
+/// Whether `face` has a joining feature (`liga`, `calt`, `clig`) for the
+/// default or the Latin script, in any of their language systems; `None`
+/// when its substitution tables cannot be read. DejaVu Sans Mono, say, has
+/// `liga` only for Arabic.
+fn joins_punctuation(face: &skrifa::FontRef<'_>) -> Option<bool> {
+    use skrifa::raw::types::Tag;
+    use skrifa::raw::TableProvider as _;
+    const SCRIPTS: [Tag; 2] = [Tag::new(b"DFLT"), Tag::new(b"latn")];
+    const JOINING: [Tag; 3] = [Tag::new(b"liga"), Tag::new(b"calt"), Tag::new(b"clig")];
+    let Ok(gsub) = face.gsub() else {
+        // No substitution table: nothing can be joined.
+        return Some(false);
+    };
+    let features = gsub.feature_list().ok()?;
+    let scripts = gsub.script_list().ok()?;
+    let joining = |index: u16| {
+        features
+            .feature_records()
+            .get(usize::from(index))
+            .is_some_and(|record| JOINING.contains(&record.feature_tag()))
+    };
+    let wanted = scripts
+        .script_records()
+        .iter()
+        .filter(|record| SCRIPTS.contains(&record.script_tag()));
+    for record in wanted {
+        let script = record.script(scripts.offset_data()).ok()?;
+        let default = script.default_lang_sys().transpose().ok()?;
+        let languages = script
+            .lang_sys_records()
+            .iter()
+            .map(|lang| lang.lang_sys(script.offset_data()).ok());
+        for lang in default.map(Some).into_iter().chain(languages) {
+            if lang?.feature_indices().iter().any(|i| joining(i.get())) {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
+/// A face's vertical metrics at `size_px`.
+fn face_metrics(face: &skrifa::FontRef<'_>, size_px: f32) -> Option<FaceMetrics> {
+    let m = face.metrics(
+        skrifa::instance::Size::new(size_px),
+        skrifa::instance::LocationRef::default(),
+    );
+    let ascent = m.ascent;
+    let descent = -m.descent;
+    if !(ascent.is_finite() && descent.is_finite()) || ascent + descent <= 0.0 {
+        return None;
+    }
+    let default_stroke = (size_px / 14.0).max(1.0);
+    let underline = m
+        .underline
+        .map(|d| (d.offset, d.thickness))
+        .unwrap_or((-size_px * 0.1, default_stroke));
+    let strike = m
+        .strikeout
+        .map(|d| (d.offset, d.thickness))
+        .unwrap_or((size_px * 0.3, default_stroke));
+    Some(FaceMetrics {
+        ascent,
+        descent,
+        leading: m.leading.max(0.0),
+        underline,
+        strikeout: strike,
+    })
 }
 
 /// Attributes for `family` in the given face.
@@ -380,4 +446,28 @@ fn find_emoji_family(db: &fontdb::Database) -> Option<String> {
         .find(|name| name.contains("Color"))
         .or_else(|| families.first())
         .map(|name| (*name).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fonts(family: Option<&str>) -> Fonts {
+        Fonts::new(&FontConfig {
+            family: family.map(str::to_owned),
+            ..FontConfig::default()
+        })
+    }
+
+    #[test]
+    fn only_a_face_with_joining_features_is_shaped_in_runs() {
+        // DejaVu Sans Mono substitutes nothing between neighbours.
+        let embedded = fonts(None);
+        assert_eq!(embedded.family, FALLBACK_FAMILY);
+        assert!(!embedded.has_ligatures);
+        let fira = fonts(Some("Fira Code"));
+        if fira.family == "Fira Code" {
+            assert!(fira.has_ligatures);
+        }
+    }
 }

@@ -293,3 +293,23 @@ fn a_font_without_ligatures_draws_code_exactly_as_with_them_off() {
     let ref_img = render(&mut off, &frame);
     assert_same(&render(&mut on, &frame), &ref_img, "DejaVu Sans Mono");
 }
+
+#[test]
+fn punctuation_fira_code_does_not_join_is_drawn_as_without_ligatures() {
+    let gpu = gpu();
+    let Some((mut on, mut off)) = fira(
+        &gpu,
+        "punctuation_fira_code_does_not_join_is_drawn_as_without_ligatures",
+    ) else {
+        return;
+    };
+    let mut frame = Frame::blank(30, 2);
+    let template = Cell::new(' ');
+    frame.write_str(0, 0, "f(a, b); g[c] = {d}; 'e' \"f\"", &template);
+    frame.write_str(0, 1, "x), y], z}, (@) $% ^` ?'", &template);
+    assert_same(
+        &render(&mut on, &frame),
+        &render(&mut off, &frame),
+        "code without ligatures",
+    );
+}

@@ -50,9 +50,9 @@ impl Renderer {
             }
         }
         let block = block_cursor(frame);
-        // With ligatures off no cell is ever joined, so a moving cursor
-        // rebuilds no more rows than before.
-        let ligatures = self.fonts.config.ligatures;
+        // With ligatures off, or a font that has none, no cell is ever
+        // joined: a moving cursor rebuilds no more rows than before.
+        let ligatures = self.fonts.config.ligatures && self.fonts.has_ligatures;
         let mut unjoined = if ligatures {
             unjoined_columns(frame, rows)
         } else {
