@@ -1,6 +1,8 @@
 //! Frame cost on a 240×67 grid of dense coloured text: CPU `prepare` for a
 //! frame where every row changed vs one where one row changed, and the
-//! same two cases end to end offscreen (prepare, draw, read back).
+//! same two cases end to end offscreen (prepare, draw, read back); and a
+//! screen of source code in one colour with Fira Code, ligatures on and
+//! off, where runs of operators are shaped together.
 //!
 //! `cargo bench -p render --bench frame`
 
@@ -42,12 +44,72 @@ fn one_row_changed(base: &Frame, row: usize, text: &str) -> Frame {
     frame
 }
 
+/// Source code in one colour: operators the font may join, in runs that
+/// shift with `seed` so frames with different seeds differ on every row.
+fn code(seed: usize) -> Frame {
+    const LINES: [&str; 4] = [
+        "    if (a->b != c && d >= e) { return f => g; } ",
+        "    let x = y <= z || w === v; // done /* x */ ",
+        "    <!-- x --> |> <| ++ -- ** ... ?? :: www ",
+        "    fn main() -> Result<(), Error> { Ok(()) } ",
+    ];
+    let mut frame = Frame::blank(COLS, ROWS);
+    for row in 0..ROWS {
+        let line = LINES[(row + seed) % LINES.len()];
+        let text: String = line.chars().cycle().skip(seed).take(COLS).collect();
+        frame.write_str(0, row, &text, &Cell::new(' '));
+    }
+    frame
+}
+
+/// CPU `prepare` of a full screen of code with Fira Code, ligatures on
+/// and off; skipped where the font is not installed.
+fn bench_ligatures(c: &mut Criterion, gpu: &Gpu) {
+    let frames = [code(0), code(1)];
+    let mut group = c.benchmark_group("prepare_code_240x67");
+    group.measurement_time(Duration::from_secs(8));
+    for ligatures in [true, false] {
+        let font = FontConfig {
+            family: Some("Fira Code".into()),
+            size_pt: 11.0,
+            scale_factor: 1.0,
+            ligatures,
+        };
+        let mut renderer =
+            Renderer::new(gpu, font, Theme::default(), OFFSCREEN_FORMAT).expect("renderer");
+        if renderer.font_family() != "Fira Code" {
+            eprintln!("Fira Code is not installed: prepare_code_240x67 skipped");
+            return;
+        }
+        renderer.set_padding(PAD);
+        let (w, h) = renderer.size_for_grid(COLS, ROWS);
+        for f in &frames {
+            renderer.render_to_image(f, w, h).expect("warm-up");
+        }
+        let mut i = 0usize;
+        let name = if ligatures {
+            "ligatures_on"
+        } else {
+            "ligatures_off"
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                i += 1;
+                renderer.prepare(&frames[i % 2], w, h).expect("prepare");
+                gpu.queue.submit([]);
+            })
+        });
+    }
+    group.finish();
+}
+
 fn setup() -> (Gpu, Renderer, u32, u32) {
     let gpu = Gpu::new_headless().unwrap_or_else(|e| panic!("bench needs an adapter: {e}"));
     let font = FontConfig {
         family: None,
         size_pt: 11.0,
         scale_factor: 1.0,
+        ..FontConfig::default()
     };
     let mut renderer =
         Renderer::new(&gpu, font, Theme::default(), OFFSCREEN_FORMAT).expect("renderer");
@@ -63,6 +125,7 @@ fn setup() -> (Gpu, Renderer, u32, u32) {
 
 fn bench(c: &mut Criterion) {
     let (gpu, mut renderer, w, h) = setup();
+    bench_ligatures(c, &gpu);
     let frames = [dense(0), dense(1)];
     let edits = [
         one_row_changed(&frames[0], 33, "$ cargo build --release"),

@@ -70,6 +70,7 @@ fn bench(c: &mut Criterion) {
         family: None,
         size_pt: 11.0,
         scale_factor: 1.0,
+        ..FontConfig::default()
     };
     let mut renderer =
         Renderer::new(&gpu, font, Theme::default(), OFFSCREEN_FORMAT).expect("renderer");

@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         family: None,
         size_pt,
         scale_factor: 1.0,
+        ..FontConfig::default()
     };
     let mut renderer = Renderer::new(&gpu, font, Theme::default(), OFFSCREEN_FORMAT)?;
     renderer.set_padding(6);

@@ -2,6 +2,7 @@
 //! metrics derived from the primary face.
 
 use glyphon::cosmic_text::skrifa::{self, MetadataProvider as _};
+use glyphon::cosmic_text::{FeatureTag, FontFeatures};
 use glyphon::{fontdb, Attrs, Buffer, Family, FontSystem, Metrics, Shaping, Wrap};
 
 /// The family of the embedded fallback font.
@@ -39,6 +40,10 @@ pub struct FontConfig {
     pub size_pt: f32,
     /// The window's scale factor (HiDPI); 1.0 offscreen.
     pub scale_factor: f64,
+    /// Whether runs of punctuation are shaped together so the font's
+    /// programming ligatures (`liga`, `calt`) join them; a font without
+    /// ligatures draws the same either way.
+    pub ligatures: bool,
 }
 
 impl Default for FontConfig {
@@ -47,6 +52,7 @@ impl Default for FontConfig {
             family: None,
             size_pt: 11.0,
             scale_factor: 1.0,
+            ligatures: true,
         }
     }
 }
@@ -112,6 +118,12 @@ pub struct Fonts {
     pub(crate) emoji_family: Option<String>,
     pub(crate) size_px: f32,
     pub(crate) metrics: CellMetrics,
+    /// The primary face's own advance (unrounded), which the cell width
+    /// rounds: shaped runs are spaced by the difference.
+    pub(crate) advance_px: f32,
+    /// Whether the primary face has features that join characters; a
+    /// face without them is drawn one cell at a time, ligatures on or off.
+    pub(crate) has_ligatures: bool,
     /// The configuration measured, so a renderer can tell whether its
     /// window wants another (a scale factor guessed before the window).
     pub(crate) config: FontConfig,
@@ -142,6 +154,8 @@ impl Fonts {
             family: FALLBACK_FAMILY.to_owned(),
             emoji_family,
             size_px: config.size_px(),
+            advance_px: 1.0,
+            has_ligatures: false,
             metrics: CellMetrics {
                 width: 1,
                 height: 1,
@@ -161,6 +175,12 @@ impl Fonts {
         (self.metrics.width, self.metrics.height)
     }
 
+    /// The font family in use: the configured one, or the embedded
+    /// fallback when that is not installed.
+    pub fn family(&self) -> &str {
+        &self.family
+    }
+
     /// The settings these fonts were measured with.
     pub fn config(&self) -> &FontConfig {
         &self.config
@@ -178,7 +198,10 @@ impl Fonts {
             None => FALLBACK_FAMILY.to_owned(),
         };
         self.size_px = config.size_px();
-        self.metrics = self.measure();
+        let (metrics, advance) = self.measure();
+        self.metrics = metrics;
+        self.advance_px = advance;
+        self.has_ligatures = self.has_ligature_features();
     }
 
     fn has_family(&self, name: &str) -> bool {
@@ -189,22 +212,6 @@ impl Fonts {
         self.system.db().query(&query).is_some()
     }
 
-    /// Attributes for the primary (or emoji) family in the given face.
-    pub(crate) fn attrs(&self, bold: bool, italic: bool, emoji: bool) -> Attrs<'_> {
-        let family = match (&self.emoji_family, emoji) {
-            (Some(name), true) => name,
-            _ => &self.family,
-        };
-        let mut attrs = Attrs::new().family(Family::Name(family));
-        if bold {
-            attrs = attrs.weight(fontdb::Weight::BOLD);
-        }
-        if italic {
-            attrs = attrs.style(fontdb::Style::Italic);
-        }
-        attrs
-    }
-
     /// A buffer holding `text` shaped at the configured size, one cell high.
     pub(crate) fn shape(
         &mut self,
@@ -212,16 +219,37 @@ impl Fonts {
         (bold, italic, emoji): (bool, bool, bool),
         line_height: f32,
     ) -> Buffer {
-        let metrics = Metrics::new(self.size_px, line_height.max(1.0));
-        let mut buffer = Buffer::new(&mut self.system, metrics);
-        buffer.set_wrap(Wrap::None);
-        let attrs = self.attrs(bold, italic, emoji).clone();
-        buffer.set_text(text, &attrs, Shaping::Advanced, None);
-        buffer.shape_until_scroll(&mut self.system, false);
-        buffer
+        let family = match (&self.emoji_family, emoji) {
+            (Some(name), true) => name,
+            _ => &self.family,
+        };
+        let attrs = face_attrs(family, bold, italic);
+        shape_text(&mut self.system, self.size_px, text, &attrs, line_height)
     }
 
-    fn measure(&mut self) -> CellMetrics {
+    /// A buffer holding a run of cells' `text` shaped together with the
+    /// font's ligature features, each glyph advancing exactly one cell:
+    /// the letter spacing makes up the difference between the face's own
+    /// advance and the rounded cell width, so the glyphs stay on the grid.
+    pub(crate) fn shape_ligated(
+        &mut self,
+        text: &str,
+        (bold, italic): (bool, bool),
+        line_height: f32,
+    ) -> Buffer {
+        let mut features = FontFeatures::new();
+        features
+            .enable(FeatureTag::STANDARD_LIGATURES)
+            .enable(FeatureTag::CONTEXTUAL_ALTERNATES);
+        let spacing_em = (self.metrics.width as f32 - self.advance_px) / self.size_px;
+        let attrs = face_attrs(&self.family, bold, italic)
+            .font_features(features)
+            .letter_spacing(spacing_em);
+        shape_text(&mut self.system, self.size_px, text, &attrs, line_height)
+    }
+
+    /// The cell metrics, and the primary face's unrounded advance.
+    fn measure(&mut self) -> (CellMetrics, f32) {
         let px = self.size_px;
         // The advance of '0' in the primary face is the cell width.
         let advance = {
@@ -260,18 +288,34 @@ impl Fonts {
         let strikeout_top = (baseline as f32 - strike.0 - stroke as f32 / 2.0)
             .round()
             .clamp(0.0, (height - stroke) as f32) as u32;
-        CellMetrics {
+        let metrics = CellMetrics {
             width,
             height,
             baseline,
             underline_top,
             stroke,
             strikeout_top,
-        }
+        };
+        (metrics, advance)
     }
 
     /// The primary face's vertical metrics at the configured size.
     fn face_metrics(&mut self) -> Option<FaceMetrics> {
+        let size_px = self.size_px;
+        self.with_primary_face(|face| face_metrics(face, size_px))?
+    }
+
+    /// Whether the primary face has substitution features that can join
+    /// characters (`liga`, `calt`, `clig`) for the scripts punctuation is
+    /// shaped in; `true` when its tables cannot be read, so shaping decides.
+    fn has_ligature_features(&mut self) -> bool {
+        self.with_primary_face(joins_punctuation)
+            .flatten()
+            .unwrap_or(true)
+    }
+
+    /// Runs `read` on the primary family's regular face.
+    fn with_primary_face<T>(&mut self, read: impl FnOnce(&skrifa::FontRef<'_>) -> T) -> Option<T> {
         let query = fontdb::Query {
             families: &[fontdb::Family::Name(&self.family)],
             ..Default::default()
@@ -286,32 +330,107 @@ impl Fonts {
             .map(|info| info.index)
             .unwrap_or(0);
         let face = skrifa::FontRef::from_index(data, face_index).ok()?;
-        let m = face.metrics(
-            skrifa::instance::Size::new(self.size_px),
-            skrifa::instance::LocationRef::default(),
-        );
-        let ascent = m.ascent;
-        let descent = -m.descent;
-        if !(ascent.is_finite() && descent.is_finite()) || ascent + descent <= 0.0 {
-            return None;
-        }
-        let default_stroke = (self.size_px / 14.0).max(1.0);
-        let underline = m
-            .underline
-            .map(|d| (d.offset, d.thickness))
-            .unwrap_or((-self.size_px * 0.1, default_stroke));
-        let strike = m
-            .strikeout
-            .map(|d| (d.offset, d.thickness))
-            .unwrap_or((self.size_px * 0.3, default_stroke));
-        Some(FaceMetrics {
-            ascent,
-            descent,
-            leading: m.leading.max(0.0),
-            underline,
-            strikeout: strike,
-        })
+        Some(read(&face))
     }
+}
+
+/// Whether `face` has a joining feature (`liga`, `calt`, `clig`) for the
+/// default or the Latin script, in any of their language systems; `None`
+/// when its substitution tables cannot be read. DejaVu Sans Mono, say, has
+/// `liga` only for Arabic.
+fn joins_punctuation(face: &skrifa::FontRef<'_>) -> Option<bool> {
+    use skrifa::raw::types::Tag;
+    use skrifa::raw::TableProvider as _;
+    const SCRIPTS: [Tag; 2] = [Tag::new(b"DFLT"), Tag::new(b"latn")];
+    const JOINING: [Tag; 3] = [Tag::new(b"liga"), Tag::new(b"calt"), Tag::new(b"clig")];
+    let Ok(gsub) = face.gsub() else {
+        // No substitution table: nothing can be joined.
+        return Some(false);
+    };
+    let features = gsub.feature_list().ok()?;
+    let scripts = gsub.script_list().ok()?;
+    let joining = |index: u16| {
+        features
+            .feature_records()
+            .get(usize::from(index))
+            .is_some_and(|record| JOINING.contains(&record.feature_tag()))
+    };
+    let wanted = scripts
+        .script_records()
+        .iter()
+        .filter(|record| SCRIPTS.contains(&record.script_tag()));
+    for record in wanted {
+        let script = record.script(scripts.offset_data()).ok()?;
+        let default = script.default_lang_sys().transpose().ok()?;
+        let languages = script
+            .lang_sys_records()
+            .iter()
+            .map(|lang| lang.lang_sys(script.offset_data()).ok());
+        for lang in default.map(Some).into_iter().chain(languages) {
+            if lang?.feature_indices().iter().any(|i| joining(i.get())) {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
+/// A face's vertical metrics at `size_px`.
+fn face_metrics(face: &skrifa::FontRef<'_>, size_px: f32) -> Option<FaceMetrics> {
+    let m = face.metrics(
+        skrifa::instance::Size::new(size_px),
+        skrifa::instance::LocationRef::default(),
+    );
+    let ascent = m.ascent;
+    let descent = -m.descent;
+    if !(ascent.is_finite() && descent.is_finite()) || ascent + descent <= 0.0 {
+        return None;
+    }
+    let default_stroke = (size_px / 14.0).max(1.0);
+    let underline = m
+        .underline
+        .map(|d| (d.offset, d.thickness))
+        .unwrap_or((-size_px * 0.1, default_stroke));
+    let strike = m
+        .strikeout
+        .map(|d| (d.offset, d.thickness))
+        .unwrap_or((size_px * 0.3, default_stroke));
+    Some(FaceMetrics {
+        ascent,
+        descent,
+        leading: m.leading.max(0.0),
+        underline,
+        strikeout: strike,
+    })
+}
+
+/// Attributes for `family` in the given face.
+fn face_attrs(family: &str, bold: bool, italic: bool) -> Attrs<'_> {
+    let mut attrs = Attrs::new().family(Family::Name(family));
+    if bold {
+        attrs = attrs.weight(fontdb::Weight::BOLD);
+    }
+    if italic {
+        attrs = attrs.style(fontdb::Style::Italic);
+    }
+    attrs
+}
+
+/// A buffer holding `text` shaped with `attrs` at `size_px`, one line of
+/// `line_height`, never wrapped.
+fn shape_text(
+    system: &mut FontSystem,
+    size_px: f32,
+    text: &str,
+    attrs: &Attrs<'_>,
+    line_height: f32,
+) -> Buffer {
+    let metrics = Metrics::new(size_px, line_height.max(1.0));
+    let mut buffer = Buffer::new(system, metrics);
+    buffer.set_wrap(Wrap::None);
+    buffer.set_text(text, attrs, Shaping::Advanced, None);
+    buffer.shape_until_scroll(system, false);
+    buffer
 }
 
 /// The first colour emoji family installed, if any ("Noto Color Emoji",
@@ -327,4 +446,28 @@ fn find_emoji_family(db: &fontdb::Database) -> Option<String> {
         .find(|name| name.contains("Color"))
         .or_else(|| families.first())
         .map(|name| (*name).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fonts(family: Option<&str>) -> Fonts {
+        Fonts::new(&FontConfig {
+            family: family.map(str::to_owned),
+            ..FontConfig::default()
+        })
+    }
+
+    #[test]
+    fn only_a_face_with_joining_features_is_shaped_in_runs() {
+        // DejaVu Sans Mono substitutes nothing between neighbours.
+        let embedded = fonts(None);
+        assert_eq!(embedded.family, FALLBACK_FAMILY);
+        assert!(!embedded.has_ligatures);
+        let fira = fonts(Some("Fira Code"));
+        if fira.family == "Fira Code" {
+            assert!(fira.has_ligatures);
+        }
+    }
 }

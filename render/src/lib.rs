@@ -30,7 +30,7 @@
 //!     instance.create_surface(window.clone())
 //! })?;
 //! let mut target = WindowSurface::new(&gpu, surface, 1280, 800)?;
-//! let font = FontConfig { family: None, size_pt: 12.0, scale_factor: 2.0 };
+//! let font = FontConfig { family: None, size_pt: 12.0, scale_factor: 2.0, ligatures: true };
 //! let mut renderer = Renderer::new(&gpu, font, Theme::default(), target.format())?;
 //! renderer.set_padding(8);
 //! let (cols, rows) = renderer.grid_size_for(1280, 800);
@@ -54,6 +54,7 @@ mod font;
 mod frame;
 mod gpu;
 mod image;
+mod ligature;
 mod line;
 mod offscreen;
 mod output;

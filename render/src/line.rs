@@ -1,12 +1,14 @@
 //! Turning one line of cells into what the GPU draws: background
-//! rectangles, one text area per glyph (positioned by its column), and
-//! custom glyphs for procedural characters and decorations.
+//! rectangles, one text area per glyph (positioned by its column) or per
+//! run of cells the font joins with ligatures, and custom glyphs for
+//! procedural characters and decorations.
 
 use glyphon::{CustomGlyph, TextArea, TextBounds};
 
 use crate::color::{Rgb, RgbGpu};
 use crate::font::{CellMetrics, Fonts};
 use crate::frame::{Cell, CellFlags, UnderlineStyle};
+use crate::ligature::{self, Ligatures};
 use crate::procedural::{self, Decoration};
 use crate::rects::RectInstance;
 use crate::shaping::ShapeCache;
@@ -90,6 +92,8 @@ pub(crate) struct LineLayout<'a> {
     /// Whether to skip backgrounds equal to the theme background (the
     /// grid, over a cleared target) or paint every cell (overlays).
     pub skip_default_bg: bool,
+    /// Whether neighbouring cells are shaped together for ligatures.
+    pub ligatures: Ligatures<'a>,
 }
 
 /// Builds `out` for `cells`.
@@ -116,12 +120,25 @@ pub(crate) fn build_line(
     out.bounds = Some(row_bounds);
     // The run of equal backgrounds being merged: (first col, end col, colour).
     let mut run: Option<(usize, usize, Rgb)> = None;
-
-    for (col, cell) in cells.iter().enumerate() {
-        let selected = layout
+    // Columns before this one are drawn by a joined run's glyphs.
+    let mut joined_until = 0;
+    // Columns before this one were already looked at as part of a run.
+    let mut scanned_until = 0;
+    let selected_at = |col: usize| {
+        layout
             .selection
             .iter()
-            .any(|&(start, end)| (start..end).contains(&col));
+            .any(|&(start, end)| (start..end).contains(&col))
+    };
+    let bounds_at = |x: i32, cells: i32| TextBounds {
+        left: x.max(clip_l),
+        top: row_bounds.top,
+        right: (x + cells * cw).min(clip_r),
+        bottom: row_bounds.bottom,
+    };
+
+    for (col, cell) in cells.iter().enumerate() {
+        let selected = selected_at(col);
         let block = layout
             .block_cursor
             .is_some_and(|(start, end)| (start..end).contains(&col));
@@ -143,7 +160,24 @@ pub(crate) fn build_line(
             continue;
         }
         let fg = colors.fg;
-        if cell.has_text() {
+        let joined = match layout.ligatures {
+            Ligatures::On { unjoined }
+                if col >= scanned_until && cell.has_text() && ligature::is_candidate(cell) =>
+            {
+                let end = ligature::run_end(cells, col, unjoined, selected_at);
+                scanned_until = end;
+                let id = (end - col >= 2)
+                    .then(|| shapes.run_id(fonts, &cells[col..end]))
+                    .flatten();
+                id.map(|id| (id, end))
+            }
+            _ => None,
+        };
+        if let Some((id, end)) = joined {
+            joined_until = end;
+            let span = (end - col) as i32;
+            place_glyph(out, shapes, id, x, top, fg, bounds_at(x, span));
+        } else if cell.has_text() && col >= joined_until {
             let span = if cell.flags.contains(CellFlags::WIDE) {
                 2
             } else {
@@ -153,21 +187,7 @@ pub(crate) fn build_line(
                 Some(id) => out.custom.push(custom_glyph(id, x, top, cw, ch, fg)),
                 None => {
                     let id = shapes.id_for(fonts, cell);
-                    if let Some(shaped) = shapes.get(id) {
-                        out.glyphs.push(GlyphPlacement {
-                            shaped: id,
-                            left: (x as f32) + shaped.x_offset,
-                            top: (top as f32) + shaped.y_offset,
-                            scale: shaped.scale,
-                            color: fg.to_glyphon(),
-                            bounds: TextBounds {
-                                left: x.max(clip_l),
-                                top: row_bounds.top,
-                                right: (x + span * cw).min(clip_r),
-                                bottom: row_bounds.bottom,
-                            },
-                        });
-                    }
+                    place_glyph(out, shapes, id, x, top, fg, bounds_at(x, span));
                 }
             }
         }
@@ -183,6 +203,29 @@ pub(crate) fn build_line(
         }
     }
     flush_run(out, run, layout, cw, ch, srgb);
+}
+
+/// Places shaped buffer `id` at the cell whose top-left corner is
+/// (`x`, `top`), clipped to `bounds`.
+fn place_glyph(
+    out: &mut LineContent,
+    shapes: &ShapeCache,
+    id: u32,
+    x: i32,
+    top: i32,
+    fg: Rgb,
+    bounds: TextBounds,
+) {
+    if let Some(shaped) = shapes.get(id) {
+        out.glyphs.push(GlyphPlacement {
+            shaped: id,
+            left: (x as f32) + shaped.x_offset,
+            top: (top as f32) + shaped.y_offset,
+            scale: shaped.scale,
+            color: fg.to_glyphon(),
+            bounds,
+        });
+    }
 }
 
 fn flush_run(

@@ -1,6 +1,7 @@
 //! Turning an [`OverlayLayer`] into rectangles and glyph lines.
 
 use crate::font::Fonts;
+use crate::ligature::Ligatures;
 use crate::line::{build_line, LineContent, LineLayout};
 use crate::overlay::{layout_cells, OverlayLayer, OverlayRect};
 use crate::rects::RectInstance;
@@ -133,6 +134,7 @@ pub(crate) fn build(
             selection: &[],
             block_cursor: None,
             skip_default_bg: true,
+            ligatures: Ligatures::Off,
         };
         build_line(line, row, &layout, line_theme, ctx.srgb, fonts, shapes);
         rects.append(&mut line.backgrounds);

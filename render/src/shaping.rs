@@ -1,6 +1,7 @@
 //! One shaped `Buffer` per distinct character + face + width, shared by
 //! every cell that shows it, with the offsets that put its glyph on the
-//! cell grid whatever font it came from.
+//! cell grid whatever font it came from; and one per distinct run of cells
+//! the font joins with ligatures.
 
 use std::collections::HashMap;
 
@@ -66,6 +67,9 @@ pub(crate) struct Shaped {
     pub scale: f32,
 }
 
+/// A glyph: the face it comes from and its index there.
+type Glyph = (glyphon::fontdb::ID, u16);
+
 /// Marks an empty slot of the ASCII table.
 const NO_ID: u32 = u32::MAX;
 
@@ -79,6 +83,12 @@ pub(crate) struct ShapeCache {
     ascii: Box<[[u32; 128]; STYLES]>,
     singles: HashMap<(char, Style), u32>,
     clusters: HashMap<(Box<str>, Style), u32>,
+    /// Runs shaped with ligatures, keyed by the style's digit followed by
+    /// the run's text: the joined buffer's id, or `None` where the font
+    /// joins nothing and each cell is drawn alone.
+    runs: HashMap<Box<str>, Option<u32>>,
+    /// Reused to build `runs` keys without allocating on a hit.
+    run_key: String,
     shaped: Vec<Shaped>,
 }
 
@@ -88,15 +98,17 @@ impl Default for ShapeCache {
             ascii: Box::new([[NO_ID; 128]; STYLES]),
             singles: HashMap::new(),
             clusters: HashMap::new(),
+            runs: HashMap::new(),
+            run_key: String::new(),
             shaped: Vec::new(),
         }
     }
 }
 
 impl ShapeCache {
-    /// Number of shaped glyphs held.
+    /// Number of shaped glyphs and runs held.
     pub fn len(&self) -> usize {
-        self.shaped.len()
+        self.shaped.len() + self.runs.len()
     }
 
     /// Drops everything (after a font change, or when the cache is full).
@@ -106,6 +118,7 @@ impl ShapeCache {
         }
         self.singles.clear();
         self.clusters.clear();
+        self.runs.clear();
         self.shaped.clear();
     }
 
@@ -152,6 +165,76 @@ impl ShapeCache {
                 id
             }
         }
+    }
+
+    /// The id of a buffer that draws `cells` (neighbouring cells of one
+    /// style, see [`crate::ligature::run_end`]) shaped together with the
+    /// font's ligatures, each glyph on its own cell; `None` when the font
+    /// joins or changes nothing among them, so each cell is drawn alone
+    /// exactly as without ligatures.
+    pub fn run_id(&mut self, fonts: &mut Fonts, cells: &[Cell]) -> Option<u32> {
+        let style = Style::of(cells.first()?);
+        let mut key = std::mem::take(&mut self.run_key);
+        key.clear();
+        key.push(char::from(b'0' + style.0));
+        key.extend(cells.iter().map(|cell| cell.ch));
+        let found = match self.runs.get(key.as_str()) {
+            Some(&found) => found,
+            None => {
+                let found = self.shape_run(fonts, cells, &key[1..], style);
+                self.runs.insert(key.as_str().into(), found);
+                found
+            }
+        };
+        self.run_key = key;
+        found
+    }
+
+    fn shape_run(
+        &mut self,
+        fonts: &mut Fonts,
+        cells: &[Cell],
+        text: &str,
+        style: Style,
+    ) -> Option<u32> {
+        let m = fonts.metrics;
+        let buffer = fonts.shape_ligated(text, (style.bold(), style.italic()), m.height as f32);
+        let glyphs: Vec<(usize, Glyph)> = buffer
+            .layout_runs()
+            .flat_map(|run| run.glyphs.iter())
+            .map(|g| (g.start, (g.font_id, g.glyph_id)))
+            .collect();
+        // Every cell is one byte of `text` (ligature candidates are ASCII),
+        // so an unchanged run has glyph `i` starting at byte `i`.
+        let unchanged = glyphs.len() == cells.len()
+            && glyphs
+                .iter()
+                .zip(cells)
+                .enumerate()
+                .all(|(i, (&(start, glyph), cell))| {
+                    start == i && self.glyph_alone(fonts, cell) == Some(glyph)
+                });
+        if unchanged {
+            return None;
+        }
+        let line_y = buffer
+            .layout_runs()
+            .next()
+            .map_or(m.baseline as f32, |run| run.line_y);
+        self.shaped.push(Shaped {
+            buffer,
+            x_offset: 0.0,
+            y_offset: m.baseline as f32 - line_y.round(),
+            scale: 1.0,
+        });
+        Some((self.shaped.len() - 1) as u32)
+    }
+
+    /// The glyph `cell` is drawn with when shaped alone.
+    fn glyph_alone(&mut self, fonts: &mut Fonts, cell: &Cell) -> Option<Glyph> {
+        let id = self.id_for(fonts, cell);
+        let run = self.get(id)?.buffer.layout_runs().next()?;
+        run.glyphs.first().map(|g| (g.font_id, g.glyph_id))
     }
 
     fn shape(&mut self, fonts: &mut Fonts, text: &str, style: Style) -> u32 {

@@ -143,6 +143,7 @@ fn zoom_changes_the_cell_size_and_still_renders() {
         family: None,
         size_pt: 24.0,
         scale_factor: 1.0,
+        ..FontConfig::default()
     });
     assert!(w1 > w0 && h1 > h0, "zoom did not grow the cell");
     let img = render(&mut r, &frame);
@@ -155,6 +156,7 @@ fn zoom_changes_the_cell_size_and_still_renders() {
         family: None,
         size_pt: 12.0,
         scale_factor: 2.0,
+        ..FontConfig::default()
     });
     assert!(w2.abs_diff(2 * w0) <= 1 && h2.abs_diff(2 * h0) <= 1);
     assert_eq!(
@@ -327,6 +329,7 @@ fn missing_font_family_falls_back_to_the_embedded_font() {
         family: Some("No Such Font Family 12345".into()),
         size_pt: f32::NAN,
         scale_factor: f64::INFINITY,
+        ..FontConfig::default()
     };
     let r = render::Renderer::new(
         &gpu,

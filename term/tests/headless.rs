@@ -145,6 +145,95 @@ fn screenshot_draws_the_final_screen() {
     assert_eq!(px(cell_w / 2, cell_h + cell_h / 2), [0x10, 0x20, 0x30]);
 }
 
+/// An RGB screenshot of what `printf ARGS` leaves on a 10×2 screen
+/// drawn with Fira Code, ligatures on or off.
+fn fira_code_shot(ligatures: bool, printf: &str) -> (Vec<[u8; 3]>, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let png_path = dir.path().join("shot.png");
+    let config = dir.path().join("koi.toml");
+    std::fs::write(
+        &config,
+        format!("[font]\nfamily = \"Fira Code\"\nligatures = {ligatures}\n[window]\npadding = 0\n"),
+    )
+    .unwrap();
+    let out = koi(&[
+        "--headless",
+        "--config",
+        config.to_str().unwrap(),
+        "--cols",
+        "10",
+        "--rows",
+        "2",
+        "--screenshot",
+        png_path.to_str().unwrap(),
+        "-e",
+        "printf",
+        printf,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&png_path).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let samples = info.color_type.samples();
+    let pixels = buf[..info.buffer_size()]
+        .chunks(samples)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (pixels, info.width as usize)
+}
+
+/// `[font] ligatures` reaches the screenshot: with Fira Code, `->` on
+/// columns 2–3 is drawn differently with ligatures on and nothing else
+/// is; with the cursor on the arrow, or ligatures off, it is not joined.
+#[test]
+fn screenshot_joins_the_arrow_only_with_ligatures_on_and_the_cursor_away() {
+    let fonts = render::Fonts::new(&render::FontConfig {
+        family: Some("Fira Code".into()),
+        ..render::FontConfig::default()
+    });
+    if fonts.family() != "Fira Code" {
+        koi_testkit::skip::skip(
+            koi_testkit::skip::PROGRAMS,
+            "screenshot_joins_the_arrow_only_with_ligatures_on_and_the_cursor_away",
+            "the Fira Code font is not installed (apt-get install fonts-firacode)",
+        );
+        return;
+    }
+    let text = "x -> y";
+    let (on, width) = fira_code_shot(true, text);
+    let (off, _) = fira_code_shot(false, text);
+    assert_eq!(on.len(), off.len());
+    let cell_w = width / 10;
+    let column = |i: usize| (i % width) / cell_w;
+    let rows_of_line_0 = on.len() / width / 2;
+    let in_arrow = |i: usize| (2..4).contains(&column(i)) && i / width < rows_of_line_0;
+    let differ: Vec<usize> = (0..on.len()).filter(|&i| on[i] != off[i]).collect();
+    assert!(
+        !differ.is_empty(),
+        "ligatures on and off drew the same arrow"
+    );
+    assert!(
+        differ.iter().all(|&i| in_arrow(i)),
+        "pixels outside the arrow changed: {:?}",
+        differ
+            .iter()
+            .find(|&&i| !in_arrow(i))
+            .map(|&i| (i % width, i / width))
+    );
+    // The cursor back on the `-` (row 1, column 3 in CUP's terms).
+    let with_cursor = format!("{text}\\033[1;3H");
+    let (on, _) = fira_code_shot(true, &with_cursor);
+    let (off, _) = fira_code_shot(false, &with_cursor);
+    assert!(on == off, "the arrow under the cursor was joined");
+}
+
 /// `KOI_TRACE_BURSTS=1` accounts for every byte of a burst, with the time
 /// each stage took.
 #[test]

@@ -4,6 +4,7 @@ use super::{PixelDamage, PrepareStats, Renderer, RowState, FULL_REBUILD_INTERVAL
 use crate::cursor::block_cursor;
 use crate::error::RenderError;
 use crate::frame::{Damage, Frame};
+use crate::ligature::{unjoined_columns, Ligatures};
 use crate::line::{build_line, LineContent, LineLayout};
 
 impl Renderer {
@@ -49,6 +50,14 @@ impl Renderer {
             }
         }
         let block = block_cursor(frame);
+        // With ligatures off, or a font that has none, no cell is ever
+        // joined: a moving cursor rebuilds no more rows than before.
+        let ligatures = self.fonts.config.ligatures && self.fonts.has_ligatures;
+        let mut unjoined = if ligatures {
+            unjoined_columns(frame, rows)
+        } else {
+            vec![Vec::new(); rows]
+        };
         let damaged: Option<Vec<bool>> = match &frame.damage {
             Damage::Rows(list) if trust_hint => {
                 let mut marks = vec![false; rows];
@@ -72,6 +81,7 @@ impl Renderer {
                 && !full
                 && row.selection == selection[r]
                 && row.block_cursor == row_block
+                && row.unjoined == unjoined[r]
                 && (!may_differ || row.cells.as_slice() == cells);
             if same {
                 continue;
@@ -81,6 +91,7 @@ impl Renderer {
             row.cells.extend_from_slice(cells);
             row.selection = std::mem::take(&mut selection[r]);
             row.block_cursor = row_block;
+            row.unjoined = std::mem::take(&mut unjoined[r]);
             let y = pad + r as i32 * m.height as i32;
             let layout = LineLayout {
                 x: pad,
@@ -89,6 +100,13 @@ impl Renderer {
                 selection: &row.selection,
                 block_cursor: row.block_cursor,
                 skip_default_bg: true,
+                ligatures: if ligatures {
+                    Ligatures::On {
+                        unjoined: &row.unjoined,
+                    }
+                } else {
+                    Ligatures::Off
+                },
             };
             build_line(
                 &mut row.content,
@@ -140,6 +158,7 @@ impl Renderer {
                 cells: Vec::new(),
                 selection: Vec::new(),
                 block_cursor: None,
+                unjoined: Vec::new(),
                 valid: false,
             });
         }

@@ -52,6 +52,8 @@ struct RowState {
     cells: Vec<Cell>,
     selection: Vec<(usize, usize)>,
     block_cursor: Option<(usize, usize)>,
+    /// Columns under a cursor, shaped alone (empty with ligatures off).
+    unjoined: Vec<usize>,
     valid: bool,
 }
 

@@ -32,6 +32,7 @@ pub fn renderer_with(gpu: &Gpu, theme: Theme, format: TextureFormat) -> Renderer
         family: None,
         size_pt: 12.0,
         scale_factor: 1.0,
+        ..FontConfig::default()
     };
     let mut r = Renderer::new(gpu, font, theme, format).expect("renderer");
     r.set_padding(PAD);

@@ -73,6 +73,9 @@ pub struct FontConfig {
     pub family: Option<String>,
     /// Size in points.
     pub size: f32,
+    /// Draw the font's programming ligatures (`->`, `=>`, `!=` in Fira
+    /// Code) over the cells they join; off draws one glyph per cell.
+    pub ligatures: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
@@ -230,6 +233,7 @@ impl Default for FontConfig {
         Self {
             family: None,
             size: 12.0,
+            ligatures: true,
         }
     }
 }
@@ -426,6 +430,7 @@ impl Config {
             family: self.font.family.clone(),
             size_pt: self.font.size,
             scale_factor,
+            ligatures: self.font.ligatures,
         }
     }
 

@@ -50,6 +50,18 @@ fn unknown_keys_are_warnings_not_errors() {
 }
 
 #[test]
+fn ligatures_are_on_unless_turned_off_and_reach_the_renderer() {
+    let default = parse("").unwrap().config;
+    assert!(default.font.ligatures);
+    assert!(default.font_config(1.0).ligatures);
+    let off = parse("[font]\nligatures = false\n").unwrap();
+    assert!(off.warnings.is_empty(), "{:?}", off.warnings);
+    assert!(!off.config.font.ligatures);
+    assert!(!off.config.font_config(2.0).ligatures);
+    assert_eq!(off.config.font_config(2.0).scale_factor, 2.0);
+}
+
+#[test]
 fn shell_integration_and_the_prefix_can_be_set_without_a_program() {
     let default = parse("").unwrap().config;
     assert!(default.shell.integration);
@@ -94,6 +106,7 @@ fn bad_input_is_a_clear_error() {
         ("[keybindings]\n\"Hyper+Q\" = \"copy\"", "Hyper"),
         ("[keybindings]\n\"Ctrl+F99\" = \"copy\"", "F99"),
         ("font = 3", "font"),
+        ("[font]\nligatures = \"yes\"", "ligatures"),
         ("\u{0}", "koi.toml"),
     ];
     for (text, needle) in cases {
