@@ -26,10 +26,10 @@ fn dense(seed: usize) -> Frame {
         let v = i * 7 + seed;
         c.ch = char::from(b'!' + (v % 94) as u8);
         c.fg = Color::Indexed(16 + (v % 216) as u8);
-        if v % 11 == 0 {
+        if v.is_multiple_of(11) {
             c.bg = Color::Indexed((v % 8) as u8);
         }
-        c.flags.set(CellFlags::BOLD, v % 5 == 0);
+        c.flags.set(CellFlags::BOLD, v.is_multiple_of(5));
     }
     frame
 }

@@ -16,10 +16,10 @@ fn dense_frame(cols: usize, rows: usize, seed: usize) -> Frame {
         let v = i + seed;
         c.ch = char::from(b'!' + (v % 90) as u8);
         c.fg = Color::Indexed((v % 200) as u8 + 16);
-        if v % 7 == 0 {
+        if v.is_multiple_of(7) {
             c.bg = Color::Indexed((v % 13) as u8);
         }
-        c.flags.set(CellFlags::BOLD, v % 5 == 0);
+        c.flags.set(CellFlags::BOLD, v.is_multiple_of(5));
     }
     frame
 }

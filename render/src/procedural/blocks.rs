@@ -93,7 +93,7 @@ pub(super) fn draw_braille(mask: &mut Mask, bits: u8) {
 /// segments beside them exactly.
 pub(super) fn draw_powerline(mask: &mut Mask, index: u16, stroke: u32) {
     let (w, h) = (mask.width as f32, mask.height as f32);
-    let solid = index % 2 == 0;
+    let solid = index.is_multiple_of(2);
     let pointing_right = index < 2;
     let half_t = stroke.max(1) as f32 / 2.0;
     // Distance from the cell's left edge (right edge when mirrored) to

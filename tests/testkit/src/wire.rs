@@ -561,7 +561,7 @@ fn data_url_error(url: &str) -> Option<String> {
 
 fn base64_error(data: &str) -> Option<String> {
     let alphabet = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=');
-    if data.is_empty() || data.len() % 4 != 0 || !data.chars().all(alphabet) {
+    if data.is_empty() || !data.len().is_multiple_of(4) || !data.chars().all(alphabet) {
         return Some("data is not standard base64".to_string());
     }
     None
