@@ -105,7 +105,7 @@ impl std::fmt::Debug for EngineOptions {
 
 /// One running turn's handle: where its front end sends
 /// [`Op`]s. [`CancelHandle::cancel`] stops it (streaming stops, running
-/// tools are told to stop, and the turn ends with `Err(Cancelled)` within
+/// tools are told to stop, and the turn ends with an `Error` of kind `Cancelled` within
 /// ~100 ms); [`CancelHandle::approve`] answers its approval requests.
 /// When every clone is dropped, a pending approval is denied.
 #[derive(Debug, Clone)]
@@ -365,7 +365,7 @@ impl Engine {
     }
 
     /// Starts a turn on its own thread. Returns the stream of messages
-    /// (ending with exactly one `Done` or `Err`) and a cancel handle.
+    /// (ending with exactly one `Done` or `Error`) and a cancel handle.
     /// Whatever an interrupted turn left (calls committed but not run, an
     /// approval never answered) is settled first; calls whose effect is
     /// uncertain must be decided first
@@ -392,7 +392,7 @@ impl Engine {
     /// turns (goal mode): each turn ends with the check; a failing check
     /// brings a continue prompt, within the budget. The stream carries
     /// every turn's messages and [`Event::Goal`] reports, and ends
-    /// once: `Done` when the goal is complete or blocked, `Err` with the
+    /// once: `Done` when the goal is complete or blocked, `Error` with the
     /// failure that paused it.
     pub fn start_goal(
         &self,

@@ -405,7 +405,7 @@ impl Assistant {
         }
     }
 
-    /// Cancel the running turn; its stream still ends with `Err(cancelled)`.
+    /// Cancel the running turn; its stream still ends with an `Error` of kind `Cancelled`.
     pub fn cancel(&mut self) {
         if let Some(turn) = &self.turn {
             turn.cancel.cancel();
@@ -417,7 +417,7 @@ impl Assistant {
     }
 
     /// Messages that arrived since the last call. Keeps the reply channel of
-    /// an approval request; the turn is over after `Done` or `Err`.
+    /// an approval request; the turn is over after `Done` or `Error`.
     pub fn drain(&mut self) -> Vec<Event> {
         let Some(turn) = &self.turn else {
             return Vec::new();

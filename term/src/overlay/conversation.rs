@@ -148,7 +148,7 @@ impl Conversation {
     }
 
     /// Updates the view from one engine event; true when something visible
-    /// changed. `ApprovalRequired` is the panel's business and is ignored.
+    /// changed. `ApprovalAsked` is the panel's business and is ignored.
     pub fn apply(&mut self, msg: &Event) -> bool {
         match msg {
             Event::AssistantStart => {
@@ -285,7 +285,7 @@ impl Conversation {
     }
 
     /// Ends the view of a turn the user interrupted by sending a new
-    /// message (its own `Err` never reaches the view): running tools are
+    /// message (its own `Error` never reaches the view): running tools are
     /// marked interrupted and a notice says so.
     pub fn mark_interrupted(&mut self) {
         self.drop_empty_answer();

@@ -250,8 +250,8 @@ impl Overlay {
     }
 
     /// Feeds an engine event; true when the panel needs a redraw.
-    /// `ApprovalRequired` opens the dialog (the caller answers it through
-    /// the turn's handle); `Done`/`Err` clear the busy flag and any
+    /// `ApprovalAsked` opens the dialog (the caller answers it through
+    /// the turn's handle); `Done`/`Error` clear the busy flag and any
     /// dialog.
     pub fn apply(&mut self, msg: &Event) -> bool {
         match msg {
