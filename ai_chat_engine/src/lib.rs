@@ -1,8 +1,8 @@
 //! The GUI-free chat engine shared by the Cmd+L overlay and `k`: an agent
-//! loop on its own thread streaming [`Event`]s (plain `koi_protocol` data, the
-//! same type `k --json` writes), providers,
-//! cache-stable prompt assembly, budgets and the session log. Every front
-//! end gets its engine from [`EngineBuilder`].
+//! loop on its own thread streaming [`Event`]s (plain `koi_protocol` data,
+//! the same type `k --json` writes), providers, cache-stable prompt
+//! assembly, budgets and the session log. Every front end gets its engine
+//! from [`EngineBuilder`].
 //!
 //! ```no_run
 //! use ai_chat_engine::{ApprovalReply, EngineBuilder, Front, Event, UserInput};

@@ -1,6 +1,7 @@
 //! What koi's chat engine says to a front end ([`Event`]) and what a front
 //! end tells the engine ([`Op`]), as plain data: no channels, no handles,
-//! nothing that cannot be written down. `k --json` writes [`Event`]s one
+//! nothing that cannot be written down. The engine streams [`Event`]s to
+//! every front end (the overlay, `k`, `k acp`); `k --json` writes them one
 //! per line ([`Event::to_line`]); its JSON Schema is generated from these
 //! types ([`event_schema`]), so the shape is written once, here.
 //!

@@ -105,8 +105,9 @@ impl std::fmt::Debug for EngineOptions {
 
 /// One running turn's handle: where its front end sends
 /// [`Op`]s. [`CancelHandle::cancel`] stops it (streaming stops, running
-/// tools are told to stop, and the turn ends with an `Error` of kind `Cancelled` within
-/// ~100 ms); [`CancelHandle::approve`] answers its approval requests.
+/// tools are told to stop, and the turn ends with an `Error` of kind
+/// `Cancelled` within ~100 ms); [`CancelHandle::approve`] answers its
+/// approval requests.
 /// When every clone is dropped, a pending approval is denied.
 #[derive(Debug, Clone)]
 pub struct CancelHandle {

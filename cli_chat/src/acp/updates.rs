@@ -94,11 +94,8 @@ impl Translator {
                     ..ToolCallFields::default()
                 })]
             }
-            Event::ToolDone {
-                id,
-                preview: result_preview,
-            } => {
-                vec![SessionUpdate::ToolCallUpdate(self.done(id, result_preview))]
+            Event::ToolDone { id, preview } => {
+                vec![SessionUpdate::ToolCallUpdate(self.done(id, preview))]
             }
             Event::ToolFailed { id, error } => {
                 vec![SessionUpdate::ToolCallUpdate(ToolCallFields {

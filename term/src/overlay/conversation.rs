@@ -202,13 +202,10 @@ impl Conversation {
             }
             // A finished call collapses to its line: the subagent's
             // steps go, its summary is the result.
-            Event::ToolDone {
-                id,
-                preview: result_preview,
-            } => {
+            Event::ToolDone { id, preview } => {
                 self.progress.remove(id);
                 self.children.remove(id);
-                self.finish_tool(id, ToolState::Done(result_preview.clone()));
+                self.finish_tool(id, ToolState::Done(preview.clone()));
             }
             Event::ToolFailed { id, error } => {
                 self.children.remove(id);
