@@ -364,7 +364,7 @@ fn memory_read_reads_both_memory_files() {
     std::fs::write(&global, "- prefers tabs\n").unwrap();
     let mut cfg = RegistryConfig::new(Workspace::new(dir.path()).unwrap());
     cfg.memory = Some(ai_tools::MemoryFiles {
-        global: global.clone(),
+        global,
         project: project.clone(),
     });
     let reg = Registry::standard(cfg);

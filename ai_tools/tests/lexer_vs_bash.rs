@@ -105,7 +105,7 @@ fn known_tricky_words_match_bash() {
         r#"a\
 b "multi
 line" 'x''y'"#,
-        r#"-- -n -e '-E'"#,
+        r"-- -n -e '-E'",
     ] {
         assert_eq!(our_words(cmd), bash_words(cmd), "{cmd}");
     }

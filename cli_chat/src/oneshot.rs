@@ -68,7 +68,7 @@ pub fn run_input(cli: &Cli, mut input: Option<UserInput>) -> Result<Exit> {
     let resolved = settings.resolve();
     let can_ask = tty::has_tty();
     let mode = setup::effective_mode(cli.common.mode, can_ask, resolved.approval_mode);
-    let (provider, model) = (resolved.provider.to_string(), resolved.model.clone());
+    let (provider, model) = (resolved.provider.to_string(), resolved.model);
     let engine = settings.build_engine(mode)?;
     let start = Start::from_flags(cli.new, cli.resume.as_deref(), cli.fork.as_deref());
     let picked = conversation::pick(&engine, &start)?;

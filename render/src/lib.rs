@@ -59,7 +59,6 @@ mod offscreen;
 mod output;
 mod overlay;
 mod overlay_draw;
-mod picture;
 mod procedural;
 mod quads;
 mod rects;
@@ -69,6 +68,9 @@ mod surface;
 mod tab_bar;
 mod target;
 mod theme;
+
+// The picture types live in `render_types`: the terminal core makes them.
+use render_types::picture;
 
 pub use chrome::{ChromeColors, TabLabel};
 pub use color::{Color, NamedColor, Rgb};

@@ -10,7 +10,7 @@ use crate::frame::{Cell, CellFlags, UnderlineStyle};
 use crate::procedural::{self, Decoration};
 use crate::rects::RectInstance;
 use crate::shaping::ShapeCache;
-use crate::theme::Theme;
+use crate::theme::{ResolveCell, Theme};
 
 /// One glyph to draw: a shaped buffer placed at its cell.
 #[derive(Debug, Clone, Copy)]

@@ -1,7 +1,7 @@
 //! What every render target shares: the texture a frame is drawn into,
 //! how much of it a pass redraws, and when each step of a frame finished.
 
-use std::time::Instant;
+pub use render_types::FrameTimings;
 
 /// A 2D colour texture of `format` to draw into, with `usage` (render
 /// attachment at least).
@@ -26,35 +26,6 @@ pub(crate) fn render_target(
         usage,
         view_formats: &[],
     })
-}
-
-/// When each step of the last [`Renderer::render_to_surface`] finished, for
-/// latency traces: four clock reads a frame, nothing more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameTimings {
-    /// The call began.
-    pub started: Instant,
-    /// The surface gave a texture to draw into.
-    pub acquired: Instant,
-    /// The CPU side of the frame (shaping, instance uploads) was done.
-    pub prepared: Instant,
-    /// The GPU commands were submitted.
-    pub submitted: Instant,
-    /// The texture was handed back to the window system.
-    pub presented: Instant,
-}
-
-impl FrameTimings {
-    pub(crate) fn starting_now() -> Self {
-        let now = Instant::now();
-        Self {
-            started: now,
-            acquired: now,
-            prepared: now,
-            submitted: now,
-            presented: now,
-        }
-    }
 }
 
 /// How much of the target a pass redraws.

@@ -67,7 +67,7 @@ fn a_picture_fills_its_cells_and_nothing_else() {
     let img = render(&mut r, &frame);
     let (x0, y0, x1, _) = cell_rect(&r, 2, 1, 4);
     let (_, _, _, y2) = cell_rect(&r, 2, 2, 4);
-    let mid = (x0 + x1) / 2;
+    let mid = u32::midpoint(x0, x1);
     let bg = r.theme().background;
     for (x, y, px) in pixels(&img) {
         let inside_picture = (x0..x1).contains(&x) && (y0..y2).contains(&y);

@@ -204,7 +204,7 @@ fn cursor_block_is_drawn_at_the_cursor_cell() {
     let img = render(&mut r, &frame);
     assert_eq!(img.rgb(rect.0, rect.1), Some(theme.cursor));
     assert_eq!(img.rgb(rect.2 - 1, rect.3 - 1), Some(theme.cursor));
-    let centre = ((rect.0 + rect.2) / 2, (rect.1 + rect.3) / 2);
+    let centre = (u32::midpoint(rect.0, rect.2), u32::midpoint(rect.1, rect.3));
     assert_eq!(img.rgb(centre.0, centre.1), Some(theme.background));
     assert_eq!(img.rgb(rect.2, rect.1), Some(theme.background));
 }
@@ -231,7 +231,8 @@ fn inactive_cursors_are_hollow_next_to_the_focused_block() {
     let img = render(&mut r, &frame);
     let block = cell_rect(&r, 1, 1, 1);
     let hollow = cell_rect(&r, 5, 1, 1);
-    let centre = |rect: (u32, u32, u32, u32)| ((rect.0 + rect.2) / 2, (rect.1 + rect.3) / 2);
+    let centre =
+        |rect: (u32, u32, u32, u32)| (u32::midpoint(rect.0, rect.2), u32::midpoint(rect.1, rect.3));
     let (bx, by) = centre(block);
     assert_eq!(
         img.rgb(bx, by),
@@ -294,7 +295,11 @@ fn truecolor_backgrounds_are_exact_srgb() {
         let img = render(&mut r, &frame);
         for i in 0..256 {
             let (x0, y0, x1, y1) = cell_rect(&r, i % 16, i / 16, 1);
-            for (x, y) in [(x0, y0), (x1 - 1, y1 - 1), ((x0 + x1) / 2, (y0 + y1) / 2)] {
+            for (x, y) in [
+                (x0, y0),
+                (x1 - 1, y1 - 1),
+                (u32::midpoint(x0, x1), u32::midpoint(y0, y1)),
+            ] {
                 assert_eq!(
                     img.rgb(x, y),
                     Some(colour(i)),

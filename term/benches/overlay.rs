@@ -10,8 +10,8 @@
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::Event;
+use koi_terminal::input::{Key, KeyEvent, Mods};
 use render::{Cell, Frame, Gpu, Renderer, Theme, OFFSCREEN_FORMAT};
-use term::input::{Key, KeyEvent, Mods};
 use term::overlay::{Overlay, OverlayConfig};
 
 const COLS: usize = 240;

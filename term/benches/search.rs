@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use alacritty_terminal::event::VoidListener;
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::Processor;
+use koi_terminal::GridSize;
 use term::app::search::{QueryKind, Search, SCAN_BUDGET};
-use term::GridSize;
 
 /// Lines of scrollback the issue asks to search without a stall.
 const HISTORY: usize = 100_000;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
-use term::{GridSize, Session, SessionOptions};
+use koi_terminal::{GridSize, Session, SessionOptions};
 
 /// Each payload is this large: big enough that start-up costs vanish.
 const PAYLOAD_BYTES: usize = 32 * 1024 * 1024;

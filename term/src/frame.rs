@@ -166,7 +166,7 @@ const FLAG_MAP: &[(Flags, CellFlags)] = &[
 fn convert_cell(cell: &TermCell, colors: &Colors, out: &mut Cell) {
     out.ch = cell.c;
     out.zerowidth = cell.zerowidth().map(Into::into);
-    if cell.c == crate::graphics::PLACEHOLDER {
+    if cell.c == koi_terminal::graphics::PLACEHOLDER {
         // A kitty image placeholder: the picture is drawn there, not the
         // private-use character and its row/column marks.
         out.ch = ' ';
@@ -197,7 +197,7 @@ fn convert_cell(cell: &TermCell, colors: &Colors, out: &mut Cell) {
     out.underline_color = cell.underline_color().map(|c| convert_color(c, colors));
     out.hyperlink = cell
         .hyperlink()
-        .filter(|h| !crate::graphics::is_picture_mark(h))
+        .filter(|h| !koi_terminal::graphics::is_picture_mark(h))
         .map(|h| h.uri().into());
 }
 
@@ -248,5 +248,40 @@ fn convert_named(named: TermNamed) -> NamedColor {
         T::DimWhite => NamedColor::DimWhite,
         T::BrightForeground => NamedColor::BrightForeground,
         T::DimForeground => NamedColor::DimForeground,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alacritty_terminal::event::VoidListener;
+    use alacritty_terminal::term::Config;
+    use alacritty_terminal::vte::ansi::{Processor, StdSyncHandler};
+    use koi_terminal::GridSize;
+
+    use super::*;
+
+    /// A kitty image placeholder is drawn as a blank cell: the picture
+    /// shows there, not the private-use character and its row/column marks.
+    #[test]
+    fn placeholders_are_blank() {
+        let mut term = Term::new(Config::default(), &GridSize::new(10, 4), VoidListener);
+        let mut parser: Processor<StdSyncHandler> = Processor::new();
+        parser.advance(
+            &mut term,
+            "\x1b[2;3H\x1b[38;5;42m\u{10EEEE}\u{305}\u{305}\u{10EEEE}x\x1b[39m".as_bytes(),
+        );
+        let cursor = CursorOptions {
+            focused: true,
+            blinked_off: false,
+        };
+        let frame = FrameBuilder::default()
+            .build_from(&term, cursor, Damage::Full)
+            .clone();
+        for col in [2, 3] {
+            let cell = frame.cell(col, 1);
+            assert_eq!(cell.map(|c| c.ch), Some(' '), "column {col}");
+            assert!(cell.is_some_and(|c| c.zerowidth.is_none()), "column {col}");
+        }
+        assert_eq!(frame.cell(4, 1).map(|c| c.ch), Some('x'));
     }
 }

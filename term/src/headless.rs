@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::frame::{CursorOptions, FrameBuilder};
-use crate::palette::Palette;
-use crate::session::{ExitStatus, GridSize, Session, SessionError, SessionOptions};
-use crate::snapshot::Snapshot;
+use koi_terminal::palette::Palette;
+use koi_terminal::session::{ExitStatus, GridSize, Session, SessionError, SessionOptions};
+use koi_terminal::snapshot::Snapshot;
 
 /// What `--dump` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]

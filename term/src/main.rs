@@ -7,10 +7,10 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use clap::{CommandFactory as _, Parser};
 
+use koi_terminal::palette::Palette;
+use koi_terminal::GridSize;
 use term::config::{Config, Loaded};
 use term::headless::{self, DumpFormat, Headless};
-use term::palette::Palette;
-use term::GridSize;
 
 /// A GPU-accelerated terminal with an assistant you can trust.
 ///
@@ -73,7 +73,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     // Before any thread starts (see the function).
-    term::raster_threads::reserve_a_core_for_the_parser();
+    koi_terminal::raster_threads::reserve_a_core_for_the_parser();
     // The API key lives in this process: no tool process may read it.
     ai_tools::spawn::keep_memory_private();
     if let Some(dir) = cli_docs::requested(std::env::args_os()) {

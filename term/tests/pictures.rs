@@ -275,7 +275,7 @@ fn rss_mib() -> f64 {
 /// the budget, and frees them once their lines are gone.
 #[test]
 fn a_hundred_pictures_scrolled_away_are_freed() {
-    use term::{GridSize, Session, SessionOptions};
+    use koi_terminal::{GridSize, Session, SessionOptions};
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("big.png");
     let (w, h) = (800u32, 600u32);
@@ -327,7 +327,7 @@ fn a_hundred_pictures_scrolled_away_are_freed() {
     );
     assert_eq!(shown.images, 100);
     assert_eq!(shown.bytes, 100 * 800 * 600 * 4);
-    assert!(shown.bytes <= term::graphics::DEFAULT_BUDGET_BYTES);
+    assert!(shown.bytes <= koi_terminal::graphics::DEFAULT_BUDGET_BYTES);
     assert_eq!(gone.images, 0, "{gone:?}");
     assert_eq!(gone.bytes, 0);
 }

@@ -371,18 +371,8 @@ fn replies_match_a_live_xterm() {
         .collect();
     let mut failures = Vec::new();
     for batch in asked.chunks(XTERMS_AT_ONCE) {
-        let live: Vec<Vec<u8>> = std::thread::scope(|s| {
-            let asking: Vec<_> = batch
-                .iter()
-                .map(|(n, _, printf, _)| {
-                    let (x, dir) = (&x, dir.path());
-                    s.spawn(move || live_xterm_reply(x, dir, *n, printf))
-                })
-                .collect();
-            asking
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
+        let live = koi_testkit::parallel::map(batch, |(n, _, printf, _)| {
+            live_xterm_reply(&x, dir.path(), *n, printf)
         });
         for ((_, name, printf, table), xterm) in batch.iter().zip(live) {
             let xterm = String::from_utf8_lossy(&xterm).into_owned();

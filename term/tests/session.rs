@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use term::snapshot::ColorSnapshot;
-use term::{GridSize, SessionEvent};
+use koi_terminal::snapshot::ColorSnapshot;
+use koi_terminal::{GridSize, SessionEvent};
 
 #[test]
 fn echo_lands_on_the_grid() {
@@ -109,7 +109,7 @@ fn decrqm_reports_modes() {
 
 #[test]
 fn colour_queries_report_the_theme() {
-    let palette = term::palette::Palette::default();
+    let palette = koi_terminal::palette::Palette::default();
     let bg = palette.get(257);
     let reply = query_reply(r"\033]11;?\033\\");
     let want = format!(
@@ -205,7 +205,7 @@ fn osc52_store_reaches_the_owner_but_load_is_refused() {
 fn input_reaches_the_application_in_order() {
     let s = sh("read a; read b; echo \"got:$a:$b\"");
     s.write("first\n");
-    s.write(term::input::encode_paste("second\n", false));
+    s.write(koi_terminal::input::encode_paste("second\n", false));
     let snap = run_to_exit(&s);
     assert!(snap.contains("got:first:second"), "{}", snap.text());
 }
@@ -217,7 +217,7 @@ fn bracketed_paste_cannot_be_ended_by_pasted_text() {
         r"printf '\033[?2004h'; stty raw -echo; dd bs=1 count=40 2>/dev/null | od -An -c | tr -s ' ' ; stty sane",
     );
     std::thread::sleep(Duration::from_millis(300));
-    let mut paste = term::input::encode_paste("ab\x1b[201~cd", true);
+    let mut paste = koi_terminal::input::encode_paste("ab\x1b[201~cd", true);
     // Pad to the byte count dd waits for.
     paste.resize(40, b'z');
     s.write(paste);
@@ -254,7 +254,7 @@ fn synchronized_updates_are_atomic() {
 #[test]
 fn wakeups_are_coalesced_until_rearmed() {
     let calls = Arc::new(AtomicUsize::new(0));
-    let options = term::SessionOptions {
+    let options = koi_terminal::SessionOptions {
         command: Some(vec![
             "sh".into(),
             "-c".into(),
@@ -263,7 +263,7 @@ fn wakeups_are_coalesced_until_rearmed() {
         ..Default::default()
     };
     let counter = calls.clone();
-    let s = term::Session::spawn(options, move || {
+    let s = koi_terminal::Session::spawn(options, move || {
         counter.fetch_add(1, Ordering::SeqCst);
     })
     .unwrap();
@@ -331,8 +331,8 @@ fn twenty_megabytes_arrive_complete_under_concurrent_snapshots() {
 
 #[test]
 fn bad_commands_and_directories_are_clear_errors() {
-    let err = term::Session::spawn(
-        term::SessionOptions {
+    let err = koi_terminal::Session::spawn(
+        koi_terminal::SessionOptions {
             command: Some(vec!["/no/such/program".into()]),
             ..Default::default()
         },
@@ -341,8 +341,8 @@ fn bad_commands_and_directories_are_clear_errors() {
     .err()
     .expect("must fail");
     assert!(err.to_string().contains("/no/such/program"), "{err}");
-    let err = term::Session::spawn(
-        term::SessionOptions {
+    let err = koi_terminal::Session::spawn(
+        koi_terminal::SessionOptions {
             command: Some(vec!["true".into()]),
             working_directory: Some("/no/such/dir".into()),
             ..Default::default()
@@ -352,8 +352,8 @@ fn bad_commands_and_directories_are_clear_errors() {
     .err()
     .expect("must fail");
     assert!(err.to_string().contains("/no/such/dir"), "{err}");
-    let empty = term::Session::spawn(
-        term::SessionOptions {
+    let empty = koi_terminal::Session::spawn(
+        koi_terminal::SessionOptions {
             command: Some(vec![]),
             ..Default::default()
         },
@@ -372,7 +372,7 @@ fn environment_identifies_koi() {
 #[test]
 fn shell_integration_reports_the_last_command_and_cwd() {
     let snippet = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/shell/koi.bash");
-    let options = term::SessionOptions {
+    let options = koi_terminal::SessionOptions {
         command: Some(vec![
             "bash".into(),
             "--norc".into(),
@@ -386,7 +386,7 @@ fn shell_integration_reports_the_last_command_and_cwd() {
         working_directory: Some("/tmp".into()),
         ..Default::default()
     };
-    let s = term::Session::spawn(options, || {}).unwrap();
+    let s = koi_terminal::Session::spawn(options, || {}).unwrap();
     s.write(format!("source {snippet}\n"));
     s.write("echo hello-from-cmd; echo second line; false\n");
     wait_for(&s, "the command's output", |snap| {
@@ -426,9 +426,9 @@ fn koi_rc(dir: &std::path::Path) -> String {
 
 /// bash with koi's integration sourced from its rc file, with a marker
 /// file touched at every prompt.
-fn integrated_bash(dir: &std::path::Path, token: Option<String>) -> term::Session {
+fn integrated_bash(dir: &std::path::Path, token: Option<String>) -> koi_terminal::Session {
     let rc = koi_rc(dir);
-    let options = term::SessionOptions {
+    let options = koi_terminal::SessionOptions {
         command: Some(
             ["bash", "--rcfile", &rc, "--noprofile", "-i"]
                 .map(String::from)
@@ -443,13 +443,13 @@ fn integrated_bash(dir: &std::path::Path, token: Option<String>) -> term::Sessio
         overlay_token: token,
         ..Default::default()
     };
-    term::Session::spawn(options, || {}).unwrap()
+    koi_terminal::Session::spawn(options, || {}).unwrap()
 }
 
 /// Waits for the next prompt: the marker file bash touches, then one
 /// more `$` line on the screen (koi has parsed up to it). `seen` counts
 /// the prompts so far.
-fn wait_prompt(s: &term::Session, dir: &std::path::Path, seen: &mut usize) {
+fn wait_prompt(s: &koi_terminal::Session, dir: &std::path::Path, seen: &mut usize) {
     let ready = dir.join("ready");
     let deadline = std::time::Instant::now() + WAIT;
     while !ready.exists() {
@@ -518,7 +518,7 @@ fn a_failed_command_is_a_fresh_block_until_the_next_line() {
 #[test]
 fn koi_answers_the_last_command_request_only_with_the_token() {
     let dir = tempfile::tempdir().unwrap();
-    let token = term::overlay_token::new_token();
+    let token = koi_terminal::overlay_token::new_token();
     let s = integrated_bash(dir.path(), Some(token));
     let mut seen = 0;
     wait_prompt(&s, dir.path(), &mut seen);
@@ -560,8 +560,8 @@ fn koi_answers_the_last_command_request_only_with_the_token() {
 
 #[test]
 fn overlay_requests_need_the_session_token() {
-    let token = term::overlay_token::new_token();
-    let options = term::SessionOptions {
+    let token = koi_terminal::overlay_token::new_token();
+    let options = koi_terminal::SessionOptions {
         command: Some(vec![
             "sh".into(),
             "-c".into(),
@@ -571,7 +571,7 @@ fn overlay_requests_need_the_session_token() {
         overlay_token: Some(token),
         ..Default::default()
     };
-    let s = term::Session::spawn(options, || {}).unwrap();
+    let s = koi_terminal::Session::spawn(options, || {}).unwrap();
     s.wait_exit(Some(WAIT)).unwrap();
     let opened = s
         .events()

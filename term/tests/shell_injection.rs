@@ -9,9 +9,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
+use koi_terminal::snapshot::Snapshot;
+use koi_terminal::{GridSize, Session, SessionOptions};
 use koi_testkit::pty::PtyRun;
-use term::snapshot::Snapshot;
-use term::{GridSize, Session, SessionOptions};
 
 fn have(program: &str) -> bool {
     std::process::Command::new(program)
@@ -199,8 +199,8 @@ impl RawShell {
         let var = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         let mut launch_env = Vec::new();
         if inject {
-            let launch =
-                term::shell_integration::prepare(&argv, &var).expect("a shell koi integrates");
+            let launch = koi_terminal::shell_integration::prepare(&argv, &var)
+                .expect("a shell koi integrates");
             argv = launch.argv;
             launch_env = launch.env;
         }
@@ -281,12 +281,12 @@ fn shells() -> Vec<&'static str> {
 }
 
 /// The suggest request the shell's Enter widget sends, as koi reads it.
-fn next_request(session: &Session) -> term::prompt_suggest::SuggestRequest {
+fn next_request(session: &Session) -> koi_terminal::prompt_suggest::SuggestRequest {
     let deadline = Instant::now() + WAIT;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match session.events().recv_timeout(left) {
-            Ok(term::SessionEvent::Suggest(request)) => return request,
+            Ok(koi_terminal::SessionEvent::Suggest(request)) => return request,
             Ok(_) => {}
             Err(_) => panic!("no suggest request; screen:\n{}", snapshot(session).text()),
         }
@@ -335,7 +335,7 @@ fn start_with_token(shell: &str, home: &Path) -> Session {
 /// cancel gives the line back.
 #[test]
 fn hash_lines_go_to_koi_and_the_answer_lands_in_the_buffer() {
-    use term::prompt_suggest::{reply, Outcome};
+    use koi_terminal::prompt_suggest::{reply, Outcome};
     for shell in shells() {
         let home = home();
         let session = start_with_token(shell, home.path());
@@ -409,7 +409,7 @@ fn a_request_without_the_token_is_ignored() {
     assert!(session
         .events()
         .try_iter()
-        .all(|e| !matches!(e, term::SessionEvent::Suggest(_))));
+        .all(|e| !matches!(e, koi_terminal::SessionEvent::Suggest(_))));
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

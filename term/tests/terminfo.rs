@@ -13,8 +13,8 @@ use std::process::Command;
 use alacritty_terminal::term::TermMode;
 use alacritty_terminal::vte::ansi::CursorShape;
 use common::*;
-use term::snapshot::{ColorSnapshot, Snapshot};
-use term::{GridSize, Session, SessionOptions};
+use koi_terminal::snapshot::{ColorSnapshot, Snapshot};
+use koi_terminal::{GridSize, Session, SessionOptions};
 
 /// The entry's source in the repository.
 const SOURCE: &str = concat!(
@@ -86,7 +86,7 @@ fn run_in_koi_with(
     session
 }
 
-fn cell(snap: &Snapshot, row: usize, col: usize) -> term::snapshot::CellSnapshot {
+fn cell(snap: &Snapshot, row: usize, col: usize) -> koi_terminal::snapshot::CellSnapshot {
     snap.cell(row, col).unwrap().clone()
 }
 

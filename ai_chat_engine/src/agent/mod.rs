@@ -253,7 +253,7 @@ impl Agent {
                 reasoning: u.reasoning,
             });
             conv.record(Entry::Usage {
-                model: model.clone(),
+                model,
                 input: u.input,
                 cached_input: u.cached_input,
                 output: u.output,

@@ -253,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    fn test_commands_are_recognised() {
+    fn commands_are_recognised() {
         for yes in [
             "cargo test -p foo",
             "cd x && cargo nextest run",

@@ -266,7 +266,7 @@ mod tests {
             check: "cargo test".into(),
             budget: GoalBudget::default(),
         };
-        let g = fold(None, &GoalRecord::Set { spec: spec.clone() }).unwrap();
+        let g = fold(None, &GoalRecord::Set { spec }).unwrap();
         assert_eq!(g.state, GoalState::Active);
         let progress = GoalRecord::Progress {
             state: GoalState::Blocked {

@@ -207,12 +207,12 @@ fn twenty_reads_and_a_grep_take_one_round_and_ask_nothing() {
     assert!(result.contains("21 tool calls"), "{result}");
     // The files' bodies stayed in the program: only its output came back.
     assert!(!result.contains("is about part"), "{result}");
-    let second = server.requests()[1].body_str().to_string();
+    let second = server.requests()[1].body_str();
     assert!(!second.contains("is about part"));
 
     let calls = logged_calls(&conv.log_path().unwrap());
-    let reads: Vec<_> = calls.iter().filter(|c| c.1 == "fs_read").collect();
-    assert_eq!(reads.len(), 20, "{calls:?}");
+    let reads = calls.iter().filter(|c| c.1 == "fs_read").count();
+    assert_eq!(reads, 20, "{calls:?}");
     assert_eq!(calls.iter().filter(|c| c.1 == "grep_search").count(), 1);
     assert!(calls.iter().all(|c| c.2 && !c.3), "{calls:?}");
     let ids: std::collections::HashSet<_> = calls.iter().map(|c| c.0.clone()).collect();

@@ -102,11 +102,8 @@ fn a_200_round_session_is_append_only_except_at_recorded_compactions() {
     // The session's edits ran (the tools took its arguments).
     assert!(h.workspace.path().join("out/t0_4.txt").is_file());
     let reqs = server.requests();
-    let turns: Vec<&RecordedRequest> = reqs
-        .iter()
-        .filter(|r| r.kind == RequestKind::Turn)
-        .collect();
-    assert_eq!(turns.len(), 200);
+    let turns = reqs.iter().filter(|r| r.kind == RequestKind::Turn).count();
+    assert_eq!(turns, 200);
 
     let window_bytes = (TOKENS * BYTES_PER_TOKEN) as usize;
     let (soft, hard, limit) = (

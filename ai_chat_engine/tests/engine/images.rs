@@ -256,11 +256,11 @@ fn images_and_the_media_level_survive_a_resume() {
             _ => None,
         })
         .collect();
-    assert_eq!(users, [vec![a.clone()], vec![b.clone()]]);
+    assert_eq!(users, [vec![a], vec![b.clone()]]);
     assert!(is_done(&ask(&h, &reopened, "three", None)));
     // Still degraded after the resume: only the newest image goes.
     let last = server.requests().last().unwrap().json();
-    assert_eq!(anthropic_user_parts(&last).0, vec![b.data.clone()]);
+    assert_eq!(anthropic_user_parts(&last).0, vec![b.data]);
     server.finish();
 }
 

@@ -118,9 +118,7 @@ fn a_panic_in_the_turn_ends_the_stream_and_frees_the_conversation() {
     let seen = Arc::clone(&calls);
     let h = harness_with(&server, ProviderKind::OpenAi, move |o| {
         o.waker = Some(Arc::new(move || {
-            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
-                panic!("waker bug");
-            }
+            assert!(seen.fetch_add(1, Ordering::SeqCst) != 0, "waker bug");
         }));
     });
     let conv = h.engine.new_conversation();

@@ -332,7 +332,7 @@ fn the_model_repeating_an_undecided_call_is_refused() {
         ChatStream::new().text("I will ask.").stop().reply(),
     ]);
     let h = bypass(&server);
-    let sh = call("c2", "shell_exec", again.clone());
+    let sh = call("c2", "shell_exec", again);
     // A format-1 log went on past the interrupted call.
     write_log(
         &h,

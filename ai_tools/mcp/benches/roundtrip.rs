@@ -44,7 +44,7 @@ fn main() {
     hub.start_all();
     hub.wait_started(Duration::from_secs(30));
     let reg = Registry::standard(RegistryConfig::new(Workspace::new(ws.path()).expect("ws")))
-        .with_source(hub.clone());
+        .with_source(hub);
     let cancel = CancelToken::new();
     let calls: [(&str, &str, serde_json::Value); 3] = [
         ("fs_read (native)", "fs_read", json!({"path": "f.txt"})),

@@ -49,7 +49,7 @@ fn the_gate_by_trust_and_annotation() {
     hub.start_all();
     hub.wait_started(Duration::from_secs(30));
     let reg = Registry::standard(RegistryConfig::new(Workspace::new(ws.path()).unwrap()))
-        .with_source(hub.clone());
+        .with_source(hub);
     let read = json!({"path": root.join("a.txt")});
     // Modes in Mode::ALL order: default, accept-edits, plan, dont-ask, bypass.
     assert_eq!(Mode::ALL.len(), 5);

@@ -198,7 +198,7 @@ pub fn parse(text: &str) -> Result<Vec<Setting>, String> {
                 while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '-') {
                     i += 1;
                 }
-                let key: String = chars[start..i]
+                let key = chars[start..i]
                     .iter()
                     .collect::<String>()
                     .to_ascii_lowercase();
@@ -235,7 +235,7 @@ fn parse_header(chars: &[char], mut i: usize) -> Result<((String, Option<String>
     {
         i += 1;
     }
-    let name: String = chars[start..i]
+    let name = chars[start..i]
         .iter()
         .collect::<String>()
         .to_ascii_lowercase();

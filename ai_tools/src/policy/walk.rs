@@ -381,8 +381,7 @@ mod tests {
         assert_eq!(cwds[3], None, "cd - leaves the directory unknown");
 
         let w = steps("echo $(rm -rf x) | (cat) &", &root);
-        let contexts: Vec<&Context> = w.steps.iter().map(|s| &s.context).collect();
-        assert!(contexts.contains(&&Context::Substitution));
+        assert!(w.steps.iter().any(|s| s.context == Context::Substitution));
         assert_eq!(w.substitutions, ["rm -rf x"]);
         assert!(w.unfollowed.is_some());
         let rm = w

@@ -131,7 +131,7 @@ impl Tool for FsPatch {
         let FileTarget { path, shown, .. } = target;
         if a.expected_revision.trim() == ABSENT && current.is_none() && a.edits.is_empty() {
             // Appending to a file that does not exist yet creates it.
-            let new = a.append.clone().unwrap_or_default();
+            let new = a.append.unwrap_or_default();
             write_new(ctx, &path, &new, &shown)?;
             return Ok(change_output(&shown, "", &new, "created"));
         }

@@ -252,7 +252,7 @@ fn looks_like_html(content_type: &str, body: &[u8]) -> bool {
     if content_type.contains("html") {
         return true;
     }
-    let head: String = String::from_utf8_lossy(&body[..body.len().min(512)])
+    let head = String::from_utf8_lossy(&body[..body.len().min(512)])
         .trim_start()
         .to_ascii_lowercase();
     head.starts_with("<!doctype html") || head.starts_with("<html")

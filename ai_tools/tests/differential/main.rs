@@ -279,26 +279,15 @@ fn differential(test: &str, commands: Vec<String>) {
     // Each worker's fixture has its own paths: a command names the first
     // jail's outside directory, so it is rewritten for the jail it runs in.
     let chunk = allowed.len().div_ceil(jails.len()).max(1);
-    let verdicts: Vec<Verdict> = std::thread::scope(|scope| {
-        let workers: Vec<_> = jails
-            .iter()
-            .zip(allowed.chunks(chunk))
-            .map(|(jail, cmds)| {
-                let outside = &outside;
-                scope.spawn(move || {
-                    cmds.iter()
-                        .map(|cmd| {
-                            verdict(jail, &cmd.replace(outside.as_str(), &jail.fixture.outside))
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect()
-    });
+    let work: Vec<_> = jails.iter().zip(allowed.chunks(chunk)).collect();
+    let verdicts: Vec<Verdict> = koi_testkit::parallel::map(&work, |(jail, cmds)| {
+        cmds.iter()
+            .map(|cmd| verdict(jail, &cmd.replace(outside.as_str(), &jail.fixture.outside)))
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     let mut caught = Vec::new();
     let mut timed_out = Vec::new();
     let mut cut = Vec::new();

@@ -161,7 +161,7 @@ fn a_growing_file_is_read_bounded() {
     std::fs::write(&path, "start\n").unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
-        let (stop, path) = (Arc::clone(&stop), path.clone());
+        let (stop, path) = (Arc::clone(&stop), path);
         std::thread::spawn(move || {
             use std::io::Write;
             let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();

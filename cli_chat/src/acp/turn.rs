@@ -190,7 +190,7 @@ impl Turn {
             match rx.recv_timeout(POLL) {
                 Ok(answer) => break answer,
                 Err(RecvTimeoutError::Timeout) if self.cancel.is_cancelled() => return false,
-                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return false,
             }
         };

@@ -305,11 +305,11 @@ pub fn cut_stream() -> Reply {
 /// How long a test waits on a koi session's screen.
 const SESSION_WAIT: Duration = Duration::from_secs(60);
 
-/// A real koi session (koi's `term::Session`: a PTY, its reader thread,
+/// A real koi session (koi's `koi_terminal::Session`: a PTY, its reader thread,
 /// the shell integration, the per-session token) running a plain bash in
 /// the home's workspace, with `k` first on its PATH; returned at the
 /// first prompt.
-pub fn koi_session(home: &Home) -> term::Session {
+pub fn koi_session(home: &Home) -> koi_terminal::Session {
     // koi injects its integration as it does for users; the user's own
     // ~/.bashrc only sets a plain prompt.
     std::fs::write(home.root().join(".bashrc"), "PS1='$ '\n").unwrap();
@@ -320,26 +320,26 @@ pub fn koi_session(home: &Home) -> term::Session {
             *value = format!("{k_dir}:{value}");
         }
     }
-    let options = term::SessionOptions {
+    let options = koi_terminal::SessionOptions {
         shell: Some(vec!["bash".into()]),
         env,
         working_directory: Some(home.ws()),
-        size: term::GridSize::new(120, 40),
-        overlay_token: Some(term::overlay_token::new_token()),
+        size: koi_terminal::GridSize::new(120, 40),
+        overlay_token: Some(koi_terminal::overlay_token::new_token()),
         ..Default::default()
     };
-    let s = term::Session::spawn(options, || {}).unwrap();
+    let s = koi_terminal::Session::spawn(options, || {}).unwrap();
     wait_until(&s, "prompt", |t| t.starts_with('$'));
     s
 }
 
 /// A koi session's screen as text.
-pub fn screen(s: &term::Session) -> String {
-    term::snapshot::Snapshot::capture(&*s.terminal().lock()).text()
+pub fn screen(s: &koi_terminal::Session) -> String {
+    koi_terminal::snapshot::Snapshot::capture(&*s.terminal().lock()).text()
 }
 
 /// Waits until the session's screen satisfies `f`; returns it.
-pub fn wait_until(s: &term::Session, what: &str, f: impl Fn(&str) -> bool) -> String {
+pub fn wait_until(s: &koi_terminal::Session, what: &str, f: impl Fn(&str) -> bool) -> String {
     koi_testkit::poll::until(what, SESSION_WAIT, || {
         let text = screen(s);
         if f(&text) {

@@ -387,17 +387,7 @@ fn kill_9_at_twenty_points_then_resume() {
     // A few at a time: each holds a PTY and, at worst, a 5 s command.
     let mut measured = Vec::new();
     for chunk in CASES.chunks(5) {
-        let results: Vec<Measured> = std::thread::scope(|s| {
-            let handles: Vec<_> = chunk
-                .iter()
-                .map(|c| s.spawn(move || one_point(c)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        measured.extend(results);
+        measured.extend(koi_testkit::parallel::map(chunk, one_point));
     }
     let orphans: usize = measured.iter().map(|m| m.orphan_effects).sum();
     let reruns: usize = measured.iter().map(|m| m.automatic_reruns).sum();

@@ -1,4 +1,4 @@
-//! `k fix`: inside a real koi session (koi's `term::Session`: a PTY, its
+//! `k fix`: inside a real koi session (koi's `koi_terminal::Session`: a PTY, its
 //! reader thread, the shell integration, the per-session token) it gets
 //! the last command block from koi; outside it says there is no record;
 //! piped, it asks about the pipe. Nothing is run again.

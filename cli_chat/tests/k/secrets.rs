@@ -241,10 +241,7 @@ fn attacks(home: &Home) -> Vec<serde_json::Value> {
     ] {
         calls.push(serde_json::json!({"tool": "fs_read", "args": {"path": path}}));
     }
-    for (pattern, path) in [
-        ("password", data.clone()),
-        ("PASS", home.root().to_path_buf()),
-    ] {
+    for (pattern, path) in [("password", data), ("PASS", home.root().to_path_buf())] {
         calls.push(
             serde_json::json!({"tool": "grep_search", "args": {"pattern": pattern, "path": path}}),
         );

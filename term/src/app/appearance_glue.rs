@@ -17,7 +17,7 @@ impl App {
         {
             let proxy = self.proxy.clone();
             let first = crate::theme::portal::watch(move |appearance| {
-                crate::trace::theme::signalled();
+                koi_terminal::trace::theme::signalled();
                 let _ = proxy.send_event(UserEvent::Appearance(appearance));
             });
             self.follows_portal = first.is_some();
@@ -60,12 +60,12 @@ impl App {
     pub(super) fn apply_theme(&mut self) {
         let config = &self.options.loaded.config;
         if let Some(t) = &mut self.terminal {
-            let palette = crate::palette::Palette::from_theme(&config.theme());
+            let palette = koi_terminal::palette::Palette::from_theme(&config.theme());
             for pane in t.workspace.panes.values() {
                 pane.session.set_palette(palette.clone());
             }
             t.display.set_theme(config);
         }
-        crate::trace::theme::applied();
+        koi_terminal::trace::theme::applied();
     }
 }

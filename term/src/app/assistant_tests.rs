@@ -89,7 +89,7 @@ impl Fixture {
             Entry::ToolStart {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
-                arguments: call.arguments.clone(),
+                arguments: call.arguments,
                 proof: StartProof::Unproven,
                 run_tag: None,
             },

@@ -14,7 +14,7 @@ use winit::window::Window;
 use super::mouse::Geometry;
 use crate::config::Config;
 use crate::frame::CursorOptions;
-use crate::GridSize;
+use koi_terminal::GridSize;
 
 /// Zoom steps, in points.
 const ZOOM_STEP: f32 = 1.0;
@@ -293,7 +293,7 @@ impl Display {
         if let Err(e) = drawn {
             log::error!("frame dropped: {e}");
         }
-        crate::trace::theme::presented();
+        koi_terminal::trace::theme::presented();
         self.place_ime();
     }
 

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use super::display::Display;
 use crate::overlay::Overlay;
-use crate::snapshot::Snapshot;
-use crate::Session;
+use koi_terminal::snapshot::Snapshot;
+use koi_terminal::Session;
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name: OsString = path.as_os_str().to_owned();

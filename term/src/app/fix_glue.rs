@@ -16,7 +16,7 @@ use super::keyboard::Translated;
 use super::overlay_glue::Captured;
 use super::App;
 use crate::config::Action;
-use crate::input::{Key, KeyAction};
+use koi_terminal::input::{Key, KeyAction};
 
 /// Blank columns between the line's text and the hint.
 const HINT_GAP: usize = 2;

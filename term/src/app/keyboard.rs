@@ -1,10 +1,10 @@
-//! winit keyboard events → koi's [`crate::input`] keys.
+//! winit keyboard events → koi's [`koi_terminal::input`] keys.
 
 use winit::event::{ElementState, KeyEvent};
 use winit::keyboard::{Key as WKey, KeyCode, KeyLocation, ModifiersState, NamedKey, PhysicalKey};
 
-use crate::input::key_event::KeypadKey;
-use crate::input::{Key, KeyAction, KeyEvent as InputKey, Mods};
+use koi_terminal::input::key_event::KeypadKey;
+use koi_terminal::input::{Key, KeyAction, KeyEvent as InputKey, Mods};
 
 pub fn mods(state: ModifiersState) -> Mods {
     Mods {

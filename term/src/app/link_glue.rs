@@ -16,7 +16,7 @@ use super::clipboard::Kind;
 use super::keyboard::Translated;
 use super::links::{self, Target, TargetKind};
 use super::App;
-use crate::input::{Key, KeyAction, Mods};
+use koi_terminal::input::{Key, KeyAction, Mods};
 
 /// A link under the pointer, in the focused pane's view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +59,7 @@ fn hyperlinks<T>(term: &Term<T>, row: usize) -> Vec<Target> {
     while col < term.columns() {
         let Some(link) = grid_row[Column(col)]
             .hyperlink()
-            .filter(|h| !crate::graphics::is_picture_mark(h))
+            .filter(|h| !koi_terminal::graphics::is_picture_mark(h))
         else {
             col += 1;
             continue;
@@ -305,7 +305,7 @@ mod tests {
     fn term_with(bytes: &str) -> Term<VoidListener> {
         let mut term = Term::new(
             Config::default(),
-            &crate::GridSize::new(100, 3),
+            &koi_terminal::GridSize::new(100, 3),
             VoidListener,
         );
         let mut parser: Processor = Processor::new();

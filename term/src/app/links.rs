@@ -241,7 +241,7 @@ mod tests {
         let many = labels(30);
         assert_eq!(many.len(), 30);
         assert!(many.iter().all(|l| l.len() == 2));
-        let mut sorted = many.clone();
+        let mut sorted = many;
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), 30);

@@ -54,16 +54,16 @@ use winit::keyboard::ModifiersState;
 use winit::window::WindowId;
 
 use crate::config::{Action, Config, ConfigError, Loaded};
-use crate::input::{encode_key, KeyAction, Mods};
 use crate::overlay::{Overlay, OverlayConfig};
-use crate::session::{ExitStatus, Session};
 use crate::theme::Appearance;
-use crate::trace::bursts;
-use crate::trace::latency::{self, Hop};
 use assistant::Assistant;
 use clipboard::{Clipboard, Kind};
 use display::Display;
 use keyboard::Translated;
+use koi_terminal::input::{encode_key, KeyAction, Mods};
+use koi_terminal::session::{ExitStatus, Session};
+use koi_terminal::trace::bursts;
+use koi_terminal::trace::latency::{self, Hop};
 use mouse::Mouse;
 use overlay_glue::Captured;
 
@@ -348,7 +348,7 @@ impl App {
         }
     }
 
-    fn resize_grid(&mut self, grid: crate::GridSize) {
+    fn resize_grid(&mut self, grid: koi_terminal::GridSize) {
         if let Some(t) = &mut self.terminal {
             t.workspace.relayout(grid);
             t.display.window.request_redraw();
@@ -600,7 +600,7 @@ impl App {
 /// changed. Nothing is touched when nothing would change: the terminal
 /// reports every scroll as a wake-up, and a frame drawn for a key press
 /// that changed nothing is one more frame the key's echo waits behind.
-fn show_live_screen(term: &mut crate::session::Terminal, clear_selection: bool) -> bool {
+fn show_live_screen(term: &mut koi_terminal::session::Terminal, clear_selection: bool) -> bool {
     let mut changed = false;
     if term.grid().display_offset() != 0 {
         term.scroll_display(Scroll::Bottom);

@@ -14,10 +14,10 @@ use winit::dpi::PhysicalPosition;
 use winit::event::{ElementState, MouseButton as WButton, MouseScrollDelta};
 
 use super::clipboard::{Clipboard, Kind};
-use crate::input::{
+use koi_terminal::input::{
     encode_mouse, encode_paste, Key, KeyEvent, Mods, MouseAction, MouseButton, MouseReport,
 };
-use crate::Session;
+use koi_terminal::Session;
 
 /// Clicks closer together than this count as a double or triple click.
 const MULTI_CLICK: Duration = Duration::from_millis(400);
@@ -241,7 +241,7 @@ impl Mouse {
             // As xterm: in full-screen programs the wheel moves the cursor.
             drop(term);
             let key = KeyEvent::press(if up { Key::Up } else { Key::Down }, Mods::NONE);
-            let bytes = crate::input::encode_key(&key, mode);
+            let bytes = koi_terminal::input::encode_key(&key, mode);
             ctx.session.write(bytes.repeat(steps));
             return Outcome::default();
         }

@@ -8,10 +8,10 @@ use ai_tools::Mode;
 
 use super::assistant::{Assistant, Job, MemoryAnswer};
 use super::clipboard::{Clipboard, Kind};
-use crate::input::{encode_paste, KeyEvent};
 use crate::overlay::{Attachment as Chip, Overlay, OverlayAction, SlashCommand};
-use crate::snapshot::Snapshot;
-use crate::Session;
+use koi_terminal::input::{encode_paste, KeyEvent};
+use koi_terminal::snapshot::Snapshot;
+use koi_terminal::Session;
 
 /// Context captured when the panel opens; the chips say which go along.
 #[derive(Default)]

@@ -13,8 +13,8 @@ use super::keyboard::Translated;
 use super::layout::{Axis, PaneId};
 use super::{dump, App, UserEvent};
 use crate::config::Action;
-use crate::input::{Key, KeyAction};
-use crate::session::SessionEvent;
+use koi_terminal::input::{Key, KeyAction};
+use koi_terminal::session::SessionEvent;
 
 /// How often panes of hidden tabs may wake the event loop: often enough
 /// that a tab's bell or exit shows within a moment, rarely enough that a
@@ -166,7 +166,7 @@ impl App {
     /// Take pane `id` away (its session hangs up and reaps its child).
     /// When it was the last one the window ends, with `status` when the
     /// pane's shell exited by itself.
-    fn close_pane(&mut self, id: PaneId, status: Option<crate::ExitStatus>) {
+    fn close_pane(&mut self, id: PaneId, status: Option<koi_terminal::ExitStatus>) {
         let Some(t) = &mut self.terminal else { return };
         if let (Some(path), Some(pane)) = (&self.options.dump_on_exit, t.workspace.panes.get(&id)) {
             dump::append_pane(path, id, &pane.session);

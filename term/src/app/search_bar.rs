@@ -7,7 +7,7 @@ use super::fixed_text;
 use super::keyboard::Translated;
 use super::search::{QueryKind, Search, SCAN_BUDGET};
 use super::App;
-use crate::input::{Key, KeyAction};
+use koi_terminal::input::{Key, KeyAction};
 
 impl App {
     /// Open the focused pane's search bar (it keeps its last query).
@@ -69,7 +69,11 @@ impl App {
 /// Scan the focused pane's history a slice further (from the start when
 /// output arrived since, `output` being the pane's count of bytes read);
 /// returns whether the scan goes on (another frame is wanted).
-pub(super) fn scan(search: &mut Search, term: &mut crate::session::Terminal, output: u64) -> bool {
+pub(super) fn scan(
+    search: &mut Search,
+    term: &mut koi_terminal::session::Terminal,
+    output: u64,
+) -> bool {
     if search.seen_output.is_some_and(|seen| seen != output) {
         search.restart(term);
     }

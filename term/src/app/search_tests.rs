@@ -8,7 +8,7 @@ use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::Processor;
 
 fn term_with(text: &str, history: usize) -> Term<VoidListener> {
-    let size = crate::GridSize::new(20, 5);
+    let size = koi_terminal::GridSize::new(20, 5);
     let config = Config {
         scrolling_history: history,
         ..Config::default()

@@ -16,7 +16,7 @@ use winit::window::Window;
 use super::display::Display;
 use super::workspace::{Spawn, Workspace};
 use super::{AppOptions, Terminal, UserEvent};
-use crate::GridSize;
+use koi_terminal::GridSize;
 
 pub(super) fn open(
     event_loop: &ActiveEventLoop,

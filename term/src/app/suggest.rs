@@ -1,5 +1,5 @@
 //! `#` at the prompt, koi's side: a request from a pane's shell
-//! ([`crate::prompt_suggest`]) starts one engine call in the `suggest`
+//! ([`koi_terminal::prompt_suggest`]) starts one engine call in the `suggest`
 //! profile on a thread of its own; the pane's last row says "thinking…",
 //! then the policy's verdict on the command. While the shell waits for
 //! the answer it reads no keys of its own (bash runs a `bind -x` handler,
@@ -20,8 +20,8 @@ use render::{Color, OverlayLayer, OverlayRect, Part, Span, StyledLine};
 
 use super::assistant::{engine_builder, SharedAiTables};
 use super::layout::PaneId;
-use crate::input::{Key, KeyAction};
-use crate::prompt_suggest::{Outcome, SuggestRequest};
+use koi_terminal::input::{Key, KeyAction};
+use koi_terminal::prompt_suggest::{Outcome, SuggestRequest};
 
 /// A suggestion slower than this is not worth waiting for at a prompt;
 /// the shell gets its line back.
@@ -186,7 +186,7 @@ impl Suggester {
         if let Err(e) = spawned {
             let why = format!("cannot start a thread: {e}");
             self.status.insert(pane, Status::Failed(why.clone()));
-            return Some(crate::prompt_suggest::reply(
+            return Some(koi_terminal::prompt_suggest::reply(
                 &request,
                 &Outcome::Failed(why),
             ));
@@ -214,7 +214,7 @@ impl Suggester {
         drop(slot);
         self.status.insert(pane, Status::Cancelled);
         self.trace(&pending, "cancelled", Duration::ZERO);
-        Some(crate::prompt_suggest::reply(
+        Some(koi_terminal::prompt_suggest::reply(
             &pending.request,
             &Outcome::Cancelled,
         ))
@@ -223,7 +223,11 @@ impl Suggester {
     /// A key for `pane`: while it waits on a suggestion, Esc and Ctrl+C
     /// cancel it and every key is held back (`Some`: the answer to write,
     /// if any). Otherwise a key press clears the bar and goes on (`None`).
-    pub fn key(&mut self, pane: PaneId, key: Option<&crate::input::KeyEvent>) -> Option<Vec<u8>> {
+    pub fn key(
+        &mut self,
+        pane: PaneId,
+        key: Option<&koi_terminal::input::KeyEvent>,
+    ) -> Option<Vec<u8>> {
         if !self.pending.contains_key(&pane) {
             if key.is_none_or(|k| k.action != KeyAction::Release) {
                 self.status.remove(&pane);
@@ -247,7 +251,7 @@ impl Suggester {
     /// The answers of finished suggestions, by pane, to write to their shells.
     pub fn finished(&mut self) -> Vec<(PaneId, Vec<u8>)> {
         let mut out = Vec::new();
-        for done in self.done_rx.try_iter().collect::<Vec<_>>() {
+        for done in self.done_rx.try_iter() {
             let current = self
                 .pending
                 .get(&done.pane)
@@ -273,7 +277,7 @@ impl Suggester {
             self.status.insert(done.pane, status);
             out.push((
                 done.pane,
-                crate::prompt_suggest::reply(&pending.request, &outcome),
+                koi_terminal::prompt_suggest::reply(&pending.request, &outcome),
             ));
         }
         out
@@ -393,7 +397,7 @@ impl super::App {
 }
 
 /// What the suggestion may know about where it runs.
-pub fn context(session: &crate::Session, shell: &str) -> SuggestContext {
+pub fn context(session: &koi_terminal::Session, shell: &str) -> SuggestContext {
     let last = session.last_command();
     SuggestContext {
         cwd: session.cwd(),
@@ -405,7 +409,7 @@ pub fn context(session: &crate::Session, shell: &str) -> SuggestContext {
 }
 
 /// The directory the suggestion's read-only tools look in.
-pub fn workspace(session: &crate::Session) -> PathBuf {
+pub fn workspace(session: &koi_terminal::Session) -> PathBuf {
     session
         .current_dir()
         .or_else(|| std::env::current_dir().ok())
@@ -447,7 +451,7 @@ pub fn bar_layer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::{KeyEvent, Mods};
+    use koi_terminal::input::{KeyEvent, Mods};
 
     fn request() -> SuggestRequest {
         SuggestRequest {

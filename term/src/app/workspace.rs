@@ -22,9 +22,9 @@ use super::layout::{Axis, Direction, Layout, PaneId};
 use super::UserEvent;
 use crate::config::{Config, TabsConfig};
 use crate::frame::FrameBuilder;
-use crate::palette::Palette;
-use crate::session::{Session, SessionError, SessionOptions};
-use crate::GridSize;
+use koi_terminal::palette::Palette;
+use koi_terminal::session::{Session, SessionError, SessionOptions};
+use koi_terminal::GridSize;
 
 /// One terminal in the window.
 pub struct Pane {
@@ -148,7 +148,7 @@ impl Workspace {
                 working_directory: spawn.working_directory,
                 // The integration reads the prefix; [env] may still set it.
                 env: std::iter::once((
-                    crate::shell_integration::PREFIX_ENV.to_owned(),
+                    koi_terminal::shell_integration::PREFIX_ENV.to_owned(),
                     config.shell.suggest_prefix.clone(),
                 ))
                 .chain(config.env.clone())
@@ -156,7 +156,7 @@ impl Workspace {
                 scrollback_lines: config.scrolling.history,
                 palette: Palette::from_theme(&config.theme()),
                 osc52_store: config.terminal.osc52_copy,
-                overlay_token: Some(crate::overlay_token::new_token()),
+                overlay_token: Some(koi_terminal::overlay_token::new_token()),
                 shell_integration: config.shell.integration,
                 picture_budget: (config.terminal.picture_memory_mb as usize) << 20,
             },

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::input::{Key, Mods};
+use koi_terminal::input::{Key, Mods};
 
 /// A direction for moving the focus between panes and resizing them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -212,7 +212,7 @@ pub struct FixConfig {
     /// Draw "⏎ fix (Ctrl+Shift+E)" on a failed command's last line.
     pub hint: bool,
     /// Commands never offered a fix: an entry matches a command line that
-    /// starts with its words (see [`crate::session::is_ignored`]).
+    /// starts with its words (see [`koi_terminal::session::is_ignored`]).
     pub ignore: Vec<String>,
 }
 
@@ -268,7 +268,7 @@ impl Default for TerminalConfig {
     fn default() -> Self {
         Self {
             osc52_copy: true,
-            picture_memory_mb: (crate::graphics::DEFAULT_BUDGET_BYTES >> 20) as u32,
+            picture_memory_mb: (koi_terminal::graphics::DEFAULT_BUDGET_BYTES >> 20) as u32,
         }
     }
 }

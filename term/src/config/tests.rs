@@ -2,7 +2,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
-use crate::input::{Key, Mods};
+use koi_terminal::input::{Key, Mods};
 
 fn parse(text: &str) -> Result<Loaded, ConfigError> {
     Config::parse(text, Path::new("koi.toml"))

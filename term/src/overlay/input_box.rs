@@ -5,7 +5,7 @@ use render::{Span, StyledLine};
 
 use super::style::Palette;
 use super::wrap::{char_width, str_width};
-use crate::input::{Key, KeyEvent, Mods};
+use koi_terminal::input::{Key, KeyEvent, Mods};
 
 /// Submitted messages kept for Up/Down; plenty for a chat session while
 /// bounding memory.

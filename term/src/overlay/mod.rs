@@ -38,7 +38,7 @@ pub use conversation::{Block, Conversation, ToolState};
 pub use input_box::{Edit, InputBox};
 pub use selection::SelectionKind;
 
-use crate::input::{Key, KeyAction, KeyEvent};
+use koi_terminal::input::{Key, KeyAction, KeyEvent};
 
 /// Lines a PgUp/PgDn moves the conversation; a few lines of overlap with a
 /// typical panel height keeps the reader's place.

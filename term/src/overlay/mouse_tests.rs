@@ -5,9 +5,9 @@ use ai_chat_engine::Event;
 use alacritty_terminal::index::Side;
 use render::{OverlayRect, Theme};
 
-use crate::input::{Key, KeyEvent, Mods};
 use crate::overlay::tests::{key, open_overlay, type_text};
 use crate::overlay::{style, wrap, Overlay, OverlayAction, SelectionKind};
+use koi_terminal::input::{Key, KeyEvent, Mods};
 
 /// Grid size the selection tests draw at.
 const GRID: (usize, usize) = (100, 30);

@@ -5,8 +5,8 @@ use render::{OverlayRect, Theme};
 
 use super::wrap::line_width;
 use super::*;
-use crate::input::Mods;
 use alacritty_terminal::index::Side;
+use koi_terminal::input::Mods;
 
 pub(super) fn key(k: Key) -> KeyEvent {
     KeyEvent::press(k, Mods::NONE)

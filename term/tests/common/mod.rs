@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use term::snapshot::Snapshot;
-use term::{GridSize, Session, SessionOptions};
+use koi_terminal::snapshot::Snapshot;
+use koi_terminal::{GridSize, Session, SessionOptions};
 
 /// Generous: CI machines are shared and slow, and these waits end early on success.
 pub const WAIT: Duration = Duration::from_secs(20);

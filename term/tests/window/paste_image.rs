@@ -83,9 +83,10 @@ fn paste_and_ask(png_bytes: &[u8]) -> String {
     let (code, stderr, _) = koi.wait(MODEL_WAIT);
     assert_eq!(code, Some(0), "{stderr}");
 
-    let requests: Vec<String> = server.requests().iter().map(|r| r.body_str()).collect();
-    requests
-        .into_iter()
+    server
+        .requests()
+        .iter()
+        .map(|r| r.body_str())
         .find(|b| b.contains("what is this?"))
         .expect("the question's request")
 }

@@ -111,7 +111,7 @@ fn shift_overrides_the_applications_mouse_mode() {
     copy_and_read(&x, &koi, "beta-gamma");
     // A key typed after the clicks arrives after anything they sent.
     koi.keys(&x, "x");
-    let mut want = report.clone();
+    let mut want = report;
     want.push(b'x');
     eventually("the key after the Shift clicks", COPY_WAIT, || {
         app.bytes().ends_with(b"x")

@@ -167,12 +167,11 @@ fn three_tabs_and_two_splits_each_run_their_own_shell_sized_by_the_layout() {
     assert_eq!(panes.len(), 5, "{panes:?}");
     for n in 11..=15 {
         let token = format!("\nP{n}\n");
-        let holders: Vec<&String> = panes
+        let holders = panes
             .iter()
             .filter(|(_, body)| format!("\n{body}").contains(&token))
-            .map(|(header, _)| header)
-            .collect();
-        assert_eq!(holders.len(), 1, "P{n} printed in one pane only: {panes:?}");
+            .count();
+        assert_eq!(holders, 1, "P{n} printed in one pane only: {panes:?}");
     }
     let sizes: Vec<&str> = panes
         .iter()

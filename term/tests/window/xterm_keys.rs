@@ -1,13 +1,13 @@
 //! xterm is the reference for keys: every row of koi's key table
-//! (`term::input::xterm_table`) typed with xdotool into a real xterm and
+//! (`koi_terminal::input::xterm_table`) typed with xdotool into a real xterm and
 //! into koi's window under one X server, each running the recorder with the
 //! row's modes (DECCKM, DECKPAM) and NumLock state. xterm must send what the
 //! table says (so the table is xterm's, not koi's), and koi what the table
 //! says koi sends (xterm's bytes, or a documented deviation).
 
+use koi_terminal::input::xterm_table::{Row, Setup, ROWS, XTERM_RESOURCES};
+use koi_terminal::input::{Key, Mods};
 use term::config::Bindings;
-use term::input::xterm_table::{Row, Setup, ROWS, XTERM_RESOURCES};
-use term::input::{Key, Mods};
 
 use super::harness::{Koi, Xvfb};
 use super::recording::{Recorder, Xterm};

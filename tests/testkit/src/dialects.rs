@@ -218,7 +218,9 @@ pub mod openai_responses {
                 details.entry("cache_write_tokens").or_insert(json!(0));
             }
             if let Some(output) = response.get_mut("output").and_then(Value::as_array_mut) {
-                output.iter_mut().for_each(|i| item_as_sent(i, "completed"));
+                for i in output.iter_mut() {
+                    item_as_sent(i, "completed");
+                }
             }
         }
         let status = if kind.ends_with(".added") {

@@ -58,6 +58,7 @@ pub mod json_schema;
 mod json_span;
 pub mod long_session;
 pub mod mcp_servers;
+pub mod parallel;
 pub mod poll;
 pub mod provider_schema;
 pub mod pty;

@@ -198,7 +198,7 @@ mod tests {
     #[test]
     fn turns_add_up_to_the_rounds_and_each_has_a_test_run() {
         let s = LongSession::new(200);
-        let lens = s.turns.clone();
+        let lens = s.turns;
         assert_eq!(lens.iter().sum::<usize>(), 200);
         for (t, len) in lens.iter().enumerate().filter(|(_, l)| **l >= 7) {
             let steps: Vec<_> = (0..*len).map(|r| LongSession::step(t, r, *len)).collect();

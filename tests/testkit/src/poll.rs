@@ -17,9 +17,10 @@ pub fn until<T>(what: &str, limit: Duration, mut attempt: impl FnMut() -> Result
         match attempt() {
             Ok(value) => return value,
             Err(seen) if Instant::now() >= deadline => {
-                if seen.is_empty() {
-                    panic!("timed out after {limit:?} waiting for {what}");
-                }
+                assert!(
+                    !seen.is_empty(),
+                    "timed out after {limit:?} waiting for {what}"
+                );
                 panic!("timed out after {limit:?} waiting for {what}; seen last:\n{seen}");
             }
             Err(_) => std::thread::sleep(INTERVAL),

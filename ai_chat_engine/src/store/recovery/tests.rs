@@ -332,7 +332,7 @@ fn a_format_one_log_that_went_on_leaves_a_legacy_uncertain_call() {
     let records: Vec<Record> = vec![
         meta(),
         user("delete the cache"),
-        answer(&[rm.clone(), ls.clone()]),
+        answer(&[rm.clone(), ls]),
         start(&rm, StartProof::Unproven),
         user("what happened?"),
         answer(&[]),
@@ -350,7 +350,7 @@ fn a_format_one_log_that_went_on_leaves_a_legacy_uncertain_call() {
     let open = unresolved_uncertain(&records);
     assert_eq!(open.len(), 1);
     assert_eq!(open[0].call, rm);
-    let mut decided = records.clone();
+    let mut decided = records;
     decided.push(rec(6, choose(&rm, UncertainDecision::Abandon)));
     assert!(unresolved_uncertain(&decided).is_empty());
     assert_eq!(plan(&decided), Step::Idle);

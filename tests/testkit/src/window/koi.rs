@@ -268,7 +268,7 @@ impl Koi {
         move_to(from);
         x.xdotool(&["mousedown", "1"]);
         pause();
-        move_to(((from.0 + to.0) / 2, (from.1 + to.1) / 2));
+        move_to((u32::midpoint(from.0, to.0), u32::midpoint(from.1, to.1)));
         move_to(to);
         std::thread::sleep(hold);
         x.xdotool(&["mouseup", "1"]);

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use render::PicturePixels;
+use render_types::PicturePixels;
 
 /// Kitty's default `images_max_size`-like budget: 320 MB of decoded pixels
 /// per terminal.

@@ -9,7 +9,7 @@ mod medium;
 
 use alacritty_terminal::event::EventListener;
 use alacritty_terminal::term::Term;
-use render::PicturePixels;
+use render_types::PicturePixels;
 
 use super::anchor::{self, CursorMove};
 use super::decode::{self, DecodeError, MAX_SIDE};

@@ -112,7 +112,7 @@ pub fn parsed(lock_wait: Duration, parse: Duration) {
 /// A frame drawn during a burst: `snapshot` is how long it held the
 /// terminal; the renderer's timings and the moment the rasteriser was done
 /// give the rest.
-pub fn frame(snapshot: Duration, timings: &render::FrameTimings, raster_done: Instant) {
+pub fn frame(snapshot: Duration, timings: &render_types::FrameTimings, raster_done: Instant) {
     if !in_burst() {
         return;
     }

@@ -2,7 +2,7 @@
 //! `imgcat` sends them. PNG files are shown; other formats are refused.
 
 use base64::Engine as _;
-use render::PicturePixels;
+use render_types::PicturePixels;
 
 use super::decode;
 use super::store::{Geometry, PxRect};

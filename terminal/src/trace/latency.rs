@@ -127,7 +127,7 @@ pub fn hop(hop: Hop) {
 
 /// Stamp the hops a frame passed (from the renderer's own timings) and,
 /// when the echo has been drawn, print the trace and end it.
-pub fn frame_presented(timings: &render::FrameTimings) {
+pub fn frame_presented(timings: &render_types::FrameTimings) {
     if !enabled() || STAMPS[0].load(Ordering::Acquire) == 0 {
         return;
     }

@@ -101,7 +101,7 @@ pub struct PictureTile {
 
 /// Where a tile is drawn relative to the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum PictureLayer {
+pub enum PictureLayer {
     /// Under cell backgrounds.
     UnderBackgrounds,
     /// Over cell backgrounds, under text.
@@ -112,7 +112,7 @@ pub(crate) enum PictureLayer {
 
 impl PictureTile {
     /// The layer this tile's z-index puts it in.
-    pub(crate) fn layer(&self) -> PictureLayer {
+    pub fn layer(&self) -> PictureLayer {
         if self.z < BELOW_BACKGROUND_Z {
             PictureLayer::UnderBackgrounds
         } else if self.z < 0 {

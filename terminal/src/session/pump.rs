@@ -166,7 +166,8 @@ fn read_some(pty: &mut dyn Read, buf: &mut [u8]) -> Option<usize> {
         match pty.read(buf) {
             Ok(0) => return None,
             Ok(n) => return Some(n),
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            // Interrupted: read again.
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
             // EIO is how Linux says the other side of the PTY is gone.
             Err(_) => return None,
         }

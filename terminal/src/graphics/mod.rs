@@ -8,7 +8,7 @@
 //! UI thread:     Term + Graphics ──► PictureTile per marked cell ──► render::Frame
 //! ```
 //!
-//! GUI-free: nothing here draws; the renderer gets [`render::PictureTile`]s.
+//! GUI-free: nothing here draws; the renderer gets [`render_types::PictureTile`]s.
 
 mod anchor;
 mod decode;
@@ -22,7 +22,7 @@ mod view;
 use alacritty_terminal::event::EventListener;
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::term::{Term, TermMode};
-use render::PictureTile;
+use render_types::PictureTile;
 
 pub use anchor::is_picture_mark;
 pub use placeholder::PLACEHOLDER;
@@ -157,7 +157,7 @@ impl Graphics {
     fn show<T: EventListener>(
         &mut self,
         term: &mut Term<T>,
-        pixels: render::PicturePixels,
+        pixels: render_types::PicturePixels,
         geometry: store::Geometry,
         motion: CursorMove,
     ) {
@@ -221,7 +221,7 @@ impl Graphics {
 }
 
 /// A picture drawn at its own size from the cursor's cell.
-fn full_size(pixels: &render::PicturePixels, cell: CellPx) -> store::Geometry {
+fn full_size(pixels: &render_types::PicturePixels, cell: CellPx) -> store::Geometry {
     let (cw, ch) = (f32::from(cell.0.max(1)), f32::from(cell.1.max(1)));
     let (w, h) = (pixels.width() as f32, pixels.height() as f32);
     store::Geometry {

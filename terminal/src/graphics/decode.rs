@@ -1,6 +1,6 @@
 //! Turning transmitted bytes into RGBA pixels: PNG, zlib, 24-bit RGB.
 
-use render::PicturePixels;
+use render_types::PicturePixels;
 
 /// The largest picture side accepted, as kitty's `MAX_IMAGE_DIMENSION`.
 pub(crate) const MAX_SIDE: u32 = 10_000;

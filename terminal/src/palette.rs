@@ -14,11 +14,11 @@ pub struct Palette {
 
 impl Default for Palette {
     fn default() -> Self {
-        Self::from_theme(&render::Theme::default())
+        Self::from_theme(&render_types::Theme::default())
     }
 }
 
-fn rgb(c: render::Rgb) -> Rgb {
+fn rgb(c: render_types::Rgb) -> Rgb {
     Rgb {
         r: c.r,
         g: c.g,
@@ -28,7 +28,7 @@ fn rgb(c: render::Rgb) -> Rgb {
 
 impl Palette {
     /// The slots as `theme` colours them; dim colours as the renderer dims them.
-    pub fn from_theme(theme: &render::Theme) -> Self {
+    pub fn from_theme(theme: &render_types::Theme) -> Self {
         let mut colors = [Rgb::default(); COUNT];
         for (slot, color) in colors.iter_mut().zip(theme.palette.iter()) {
             *slot = rgb(*color);
@@ -38,10 +38,10 @@ impl Palette {
         colors[NamedColor::Cursor as usize] = rgb(theme.cursor);
         colors[NamedColor::BrightForeground as usize] = rgb(theme.palette[15]);
         colors[NamedColor::DimForeground as usize] =
-            rgb(theme.foreground.scaled(render::DIM_FACTOR));
+            rgb(theme.foreground.scaled(render_types::DIM_FACTOR));
         for i in 0..8 {
             colors[NamedColor::DimBlack as usize + i] =
-                rgb(theme.palette[i].scaled(render::DIM_FACTOR));
+                rgb(theme.palette[i].scaled(render_types::DIM_FACTOR));
         }
         Self { colors }
     }
@@ -62,11 +62,11 @@ mod tests {
 
     #[test]
     fn slots_follow_the_theme() {
-        let mut theme = render::Theme {
-            background: render::Rgb::new(1, 2, 3),
+        let mut theme = render_types::Theme {
+            background: render_types::Rgb::new(1, 2, 3),
             ..Default::default()
         };
-        theme.palette[196] = render::Rgb::new(250, 0, 0);
+        theme.palette[196] = render_types::Rgb::new(250, 0, 0);
         let p = Palette::from_theme(&theme);
         assert_eq!(
             p.get(NamedColor::Background as usize),

@@ -1,7 +1,7 @@
 //! Sixel pictures (`ESC P P1;P2;P3 q … ESC \`): raster attributes, colour
 //! registers in HLS and RGB, repeats, graphics carriage return and new line.
 
-use render::PicturePixels;
+use render_types::PicturePixels;
 
 /// Colour registers, as reported to `XTSMGRAPHICS` (xterm's maximum too).
 pub(crate) const REGISTERS: usize = 1024;

@@ -1,6 +1,6 @@
 //! The pictures a frame shows: one tile per marked cell on screen.
 
-use render::PictureTile;
+use render_types::PictureTile;
 
 use super::anchor::ScreenMark;
 use super::placeholder::Placeholder;
@@ -69,7 +69,7 @@ pub(crate) fn placeholder_tiles(store: &Store, cells: &[Placeholder]) -> Vec<Pic
 }
 
 /// A virtual placement's box with the whole picture fitted into it.
-fn fitted(g: &Geometry, pixels: &render::PicturePixels) -> Geometry {
+fn fitted(g: &Geometry, pixels: &render_types::PicturePixels) -> Geometry {
     let (iw, ih) = (pixels.width() as f32, pixels.height() as f32);
     let box_w = g.cols as f32 * g.cell.0;
     let box_h = g.rows as f32 * g.cell.1;
