@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::{AiConfig, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{AiConfig, Engine, EngineOptions, Event, ProviderKind, UserInput};
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
@@ -54,11 +54,11 @@ impl Case {
     }
 
     /// Whether the turn has reached the point where cancel is timed.
-    fn reached(self, msg: &StreamMsg) -> bool {
+    fn reached(self, msg: &Event) -> bool {
         match self {
-            Case::MidStream => matches!(msg, StreamMsg::Token(_)),
-            Case::MidTool => matches!(msg, StreamMsg::ToolStart { .. }),
-            Case::WaitingForApproval => matches!(msg, StreamMsg::ApprovalRequired { .. }),
+            Case::MidStream => matches!(msg, Event::Token { .. }),
+            Case::MidTool => matches!(msg, Event::ToolStart { .. }),
+            Case::WaitingForApproval => matches!(msg, Event::ApprovalAsked { .. }),
             // Nothing is streamed while the engine waits to retry.
             Case::RetryWait => true,
         }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::{
-    AiConfig, ApprovalReply, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput,
+    AiConfig, ApprovalReply, Engine, EngineOptions, Event, ProviderKind, UserInput,
 };
 use ai_tools::tools::run_code::runtime::Runtimes;
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
@@ -123,9 +123,11 @@ fn turn(server: &FakeProvider, ws: &Path, runtimes: &Runtimes) -> Figures {
     let (rx, handle) = engine.submit(&conv, UserInput::text("summarise the 20 files in src/"));
     loop {
         match rx.recv_timeout(GIVE_UP).expect("the turn did not end") {
-            StreamMsg::Done => break,
-            StreamMsg::Err(e) => panic!("the turn failed: {e}"),
-            StreamMsg::ApprovalRequired { id, .. } => handle.approve(&id, ApprovalReply::Approve),
+            Event::Done => break,
+            Event::Error { message: e, .. } => panic!("the turn failed: {e}"),
+            Event::ApprovalAsked { id: Some(id), .. } => {
+                handle.approve(&id, ApprovalReply::Approve)
+            }
             _ => {}
         }
     }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use ai_chat_engine::compaction::{CompactionToml, BYTES_PER_TOKEN};
 use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{
-    AiConfig, CompactionPolicy, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput,
+    AiConfig, CompactionPolicy, Engine, EngineOptions, Event, ProviderKind, UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use koi_testkit::long_session::LongSession;
@@ -80,8 +80,8 @@ fn session(label: &str, window_tokens: u64, policy: CompactionPolicy) -> Run {
         let (rx, _cancel) = engine.submit(&conv, UserInput::text(script.prompt(t)));
         for msg in rx {
             match msg {
-                StreamMsg::Done => break,
-                StreamMsg::Err(e) => panic!("turn {t} failed: {e}"),
+                Event::Done => break,
+                Event::Error { message: e, .. } => panic!("turn {t} failed: {e}"),
                 _ => {}
             }
         }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ai_chat_engine::{AiConfig, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{AiConfig, Engine, EngineOptions, Event, ProviderKind, UserInput};
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RecordedRequest, Reply};
@@ -98,8 +98,8 @@ fn turn(server: &FakeProvider, ws: &Path) -> Vec<RecordedRequest> {
     let (rx, _cancel) = engine.submit(&conv, UserInput::text("what do the modules in src do?"));
     loop {
         match rx.recv_timeout(GIVE_UP).expect("the turn did not end") {
-            StreamMsg::Done => break,
-            StreamMsg::Err(e) => panic!("the turn failed: {e}"),
+            Event::Done => break,
+            Event::Error { message: e, .. } => panic!("the turn failed: {e}"),
             _ => {}
         }
     }

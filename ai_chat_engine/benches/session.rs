@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::budgets::MAX_ROUNDS;
-use ai_chat_engine::{AiConfig, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{AiConfig, Engine, EngineOptions, Event, ProviderKind, UserInput};
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
@@ -91,15 +91,15 @@ fn session() -> Figures {
             .recv_timeout(Duration::from_secs(60))
             .expect("turn ended")
         {
-            StreamMsg::ToolStart { .. } => started = Some(Instant::now()),
-            StreamMsg::ToolDone { .. } | StreamMsg::ToolFailed { .. } => {
+            Event::ToolStart { .. } => started = Some(Instant::now()),
+            Event::ToolDone { .. } | Event::ToolFailed { .. } => {
                 if let Some(s) = started.take() {
                     tool_time += s.elapsed();
                 }
                 tool_done.push(Instant::now());
             }
-            StreamMsg::Done => break,
-            StreamMsg::Err(e) => panic!("session failed: {e}"),
+            Event::Done => break,
+            Event::Error { message: e, .. } => panic!("session failed: {e}"),
             _ => {}
         }
     }

@@ -76,7 +76,7 @@ pub const CANCEL_POLL: Duration = Duration::from_millis(20);
 /// (the session log keeps it whole).
 pub const TOOL_RESULT_MODEL_BYTES: usize = 16 * 1024;
 
-/// Length of `args_preview` / `result_preview` in UI events: one status
+/// Length of `args_preview` / `preview` in UI events: one status
 /// line's worth.
 pub const PREVIEW_CHARS: usize = 160;
 

@@ -1,10 +1,11 @@
 //! The GUI-free chat engine shared by the Cmd+L overlay and `k`: an agent
-//! loop on its own thread streaming typed [`StreamMsg`] events, providers,
-//! cache-stable prompt assembly, budgets and the session log. Every front
-//! end gets its engine from [`EngineBuilder`].
+//! loop on its own thread streaming [`Event`]s (plain `koi_protocol` data,
+//! the same type `k --json` writes), providers, cache-stable prompt
+//! assembly, budgets and the session log. Every front end gets its engine
+//! from [`EngineBuilder`].
 //!
 //! ```no_run
-//! use ai_chat_engine::{ApprovalReply, EngineBuilder, Front, StreamMsg, UserInput};
+//! use ai_chat_engine::{ApprovalReply, EngineBuilder, Front, Event, UserInput};
 //!
 //! let config = ai_chat_engine::config::config_path();
 //! let engine = EngineBuilder::from_config(config.as_deref(), Front::K)
@@ -15,13 +16,13 @@
 //! let (rx, _cancel) = engine.submit(&conversation, UserInput::text("what is in this directory?"));
 //! for msg in rx {
 //!     match msg {
-//!         StreamMsg::Token(t) => print!("{t}"),
-//!         StreamMsg::ApprovalRequired { id, summary, .. } => {
+//!         Event::Token { text: t } => print!("{t}"),
+//!         Event::ApprovalAsked { id: Some(id), summary, .. } => {
 //!             eprintln!("approve? {summary}");
 //!             _cancel.approve(&id, ApprovalReply::Approve);
 //!         }
-//!         StreamMsg::Done => break,
-//!         StreamMsg::Err(e) => { eprintln!("{e}"); break }
+//!         Event::Done => break,
+//!         Event::Error { message, .. } => { eprintln!("{message}"); break }
 //!         _ => {}
 //!     }
 //! }
@@ -69,7 +70,7 @@ pub use engine::builder::{BuildError, EngineBuilder, Front};
 pub use engine::{CancelHandle, Engine, EngineOptions, Waker};
 pub use explore::{SubagentEnd, SubagentReport, SubagentStep};
 pub use failed_command::FailedCommand;
-pub use goal::{BudgetLimits, Goal, GoalBudget, GoalReport, GoalSpec, GoalState};
+pub use goal::{BudgetLimits, Goal, GoalBudget, GoalSpec, GoalState};
 pub use image::{Image, ImageError, ImageFormat, MediaLevel};
 pub use koi_protocol as protocol;
 pub use memory::worker::MemoryOutcome;
@@ -81,5 +82,4 @@ pub use slash::{GoalCommand, MemoryCommand, SlashCommand};
 pub use store::recovery::{Step, UncertainCall};
 pub use store::session_log::{SessionInfo, UncertainDecision};
 pub use store::transcript::TranscriptItem;
-pub use stream::event::error_event;
-pub use stream::{ApprovalReply, EngineError, StreamMsg};
+pub use stream::{ApprovalReply, EngineError, Event};

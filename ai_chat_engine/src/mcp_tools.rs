@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::conversation::Conversation;
 use crate::store::session_log::ConversationContext;
 use crate::stream::emitter::Emitter;
-use crate::stream::StreamMsg;
+use crate::stream::Event;
 
 /// The tools a new engine declares for every conversation: the
 /// registry's, plus `mcp_call` when any MCP server is configured.
@@ -42,15 +42,19 @@ pub(crate) fn wait_for_servers(hub: Option<&Arc<Hub>>, em: &Emitter, cancel: &Ca
         return;
     }
     let bound = hub.startup_wait();
-    em.send(StreamMsg::Notice(format!(
-        "waiting for MCP server{} {} to start (up to {})",
-        plural(waiting.len()),
-        waiting.join(", "),
-        secs(bound)
-    )));
+    em.send(Event::Notice {
+        text: format!(
+            "waiting for MCP server{} {} to start (up to {})",
+            plural(waiting.len()),
+            waiting.join(", "),
+            secs(bound)
+        ),
+    });
     let slow = hub.wait_ready(bound, &|| cancel.is_cancelled());
     if !slow.is_empty() && !cancel.is_cancelled() {
-        em.send(StreamMsg::Notice(slow_note(&slow, bound)));
+        em.send(Event::Notice {
+            text: slow_note(&slow, bound),
+        });
     }
 }
 

@@ -14,7 +14,9 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::engine::{CancelHandle, Engine, EngineOptions};
 use crate::message::UserInput;
-use crate::stream::{EngineError, StreamMsg};
+use koi_protocol::ErrorKind;
+
+use crate::stream::{EngineError, Event};
 use crate::untrusted::untrusted;
 
 /// A suggested command longer than this is not one command a person would
@@ -44,8 +46,9 @@ pub enum SuggestError {
     NoCommand,
     #[error("no answer within {0:?}")]
     Timeout(Duration),
-    #[error(transparent)]
-    Engine(#[from] EngineError),
+    /// The turn ended with an error (its message).
+    #[error("{0}")]
+    Engine(String),
 }
 
 /// The engine options of the suggest profile: plan mode (read-only tools
@@ -113,7 +116,7 @@ pub fn start(
     engine: &Engine,
     words: &str,
     ctx: &SuggestContext,
-) -> (Receiver<StreamMsg>, CancelHandle) {
+) -> (Receiver<Event>, CancelHandle) {
     let conversation = engine.new_conversation();
     engine.submit(&conversation, UserInput::text(request_text(words, ctx)))
 }
@@ -121,7 +124,7 @@ pub fn start(
 /// Reads a started suggestion to its end: the command, or why not. The
 /// answer is the last round's text (earlier rounds led to tool calls).
 pub fn finish(
-    rx: &Receiver<StreamMsg>,
+    rx: &Receiver<Event>,
     cancel: &CancelHandle,
     timeout: Duration,
 ) -> Result<String, SuggestError> {
@@ -130,20 +133,23 @@ pub fn finish(
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok(StreamMsg::AssistantStart) => answer.clear(),
-            Ok(StreamMsg::Token(t)) => answer.push_str(&t),
-            Ok(StreamMsg::Done) => return command_from_answer(&answer),
-            Ok(StreamMsg::Err(EngineError::Cancelled)) => return Err(SuggestError::Cancelled),
-            Ok(StreamMsg::Err(e)) => return Err(e.into()),
+            Ok(Event::AssistantStart) => answer.clear(),
+            Ok(Event::Token { text: t }) => answer.push_str(&t),
+            Ok(Event::Done) => return command_from_answer(&answer),
+            Ok(Event::Error {
+                kind: ErrorKind::Cancelled,
+                ..
+            }) => return Err(SuggestError::Cancelled),
+            Ok(Event::Error { message, .. }) => return Err(SuggestError::Engine(message)),
             Ok(_) => {}
             Err(RecvTimeoutError::Timeout) => {
                 cancel.cancel();
                 return Err(SuggestError::Timeout(timeout));
             }
             Err(RecvTimeoutError::Disconnected) => {
-                return Err(SuggestError::Engine(EngineError::Internal(
-                    "the turn ended without Done".into(),
-                )))
+                return Err(SuggestError::Engine(
+                    EngineError::Internal("the turn ended without Done".into()).to_string(),
+                ))
             }
         }
     }

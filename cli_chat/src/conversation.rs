@@ -1,7 +1,7 @@
 //! Which conversation a run continues: `--new`, `--resume [ID]`,
 //! `--fork ID`, or by default this directory's latest.
 
-use ai_chat_engine::{Conversation, Engine, EngineError, StreamMsg, TranscriptItem};
+use ai_chat_engine::{Conversation, Engine, EngineError, Event, TranscriptItem};
 use anyhow::{anyhow, bail, Result};
 
 /// What the user asked for.
@@ -117,7 +117,7 @@ pub fn recap(conv: &Conversation) -> Vec<String> {
                 question = Some(text);
                 answer.clear();
             }
-            TranscriptItem::Event(StreamMsg::Token(t)) => answer.push_str(&t),
+            TranscriptItem::Event(Event::Token { text: t }) => answer.push_str(&t),
             _ => {}
         }
     }

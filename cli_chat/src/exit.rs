@@ -5,7 +5,7 @@
 pub enum Exit {
     /// The turn ended with `Done` (or a subcommand succeeded).
     Done,
-    /// The turn ended with `Err`: provider error, cancelled, a limit.
+    /// The turn ended with `Error`: provider error, cancelled, a limit.
     TurnFailed,
     /// Bad usage or configuration; nothing was asked.
     Usage,

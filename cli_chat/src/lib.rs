@@ -2,7 +2,7 @@
 //!
 //! A thin front end over [`ai_chat_engine`]: it loads the same `[ai]`
 //! config, builds the same tool registry, submits turns and shows the
-//! engine's [`ai_chat_engine::StreamMsg`]s. It assembles no prompts and
+//! engine's [`ai_chat_engine::Event`]s. It assembles no prompts and
 //! builds no provider requests of its own.
 
 /// `eprintln!` that cannot panic: a closed stderr is not worth dying for.

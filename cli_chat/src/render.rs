@@ -333,7 +333,9 @@ impl<O: Write, E: Write> Output for TextOutput<O, E> {
                 };
                 self.note(&line)
             }
-            Event::Goal { status, message } => {
+            Event::Goal {
+                status, message, ..
+            } => {
                 let line = format!("◎ {}", escape_controls(message));
                 let line = match status {
                     GoalStatus::Complete | GoalStatus::CheckPassed => self.style.green(&line),

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use ai_chat_engine::{
-    CancelHandle, Conversation, Engine, GoalCommand, Image, Message, SlashCommand, Step, StreamMsg,
+    CancelHandle, Conversation, Engine, Event, GoalCommand, Image, Message, SlashCommand, Step,
     UserInput,
 };
 use ai_tools::terminal_text::escape_controls;
@@ -233,7 +233,7 @@ impl Repl {
     }
 
     /// Shows a stream to its end (a turn, a compaction, a goal run).
-    fn follow(&mut self, (rx, cancel): (Receiver<StreamMsg>, CancelHandle)) {
+    fn follow(&mut self, (rx, cancel): (Receiver<Event>, CancelHandle)) {
         self.interrupts.clear();
         let mut output = TextOutput::new(io::stdout(), io::stderr(), self.style)
             .rendered(answer_view::for_stdout(self.raw))

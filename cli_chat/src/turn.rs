@@ -1,16 +1,16 @@
-//! Drives one turn: reads the engine's [`StreamMsg`]s, shows them, answers
+//! Drives one turn: reads the engine's [`Event`]s, shows them, answers
 //! approval requests, and turns Ctrl+C into a prompt cancel.
 
 use std::io;
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::{error_event, ApprovalReply, CancelHandle, EngineError, StreamMsg};
+use ai_chat_engine::{ApprovalReply, CancelHandle};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use crate::approval::Approver;
 use crate::interrupt::Interrupts;
 use crate::render::Output;
-use koi_protocol::{DecidedBy, Event};
+use koi_protocol::{DecidedBy, ErrorKind, Event};
 
 /// How often the loop looks at the Ctrl+C flag while waiting for the
 /// engine: short enough to feel instant, long enough to cost nothing.
@@ -25,8 +25,8 @@ const CANCEL_GRACE: Duration = Duration::from_secs(2);
 pub enum TurnOutcome {
     /// `Done`.
     Done,
-    /// `Err` from the engine.
-    Failed(EngineError),
+    /// The engine ended the turn with an error of this kind.
+    Failed(ErrorKind),
     /// The user pressed Ctrl+C (the turn was cancelled).
     Interrupted,
     /// stdout went away (e.g. `k … | head -1`); the turn was cancelled.
@@ -76,7 +76,7 @@ pub struct Driver<'a> {
 
 impl Driver<'_> {
     /// Runs the turn to its end.
-    pub fn drive(&mut self, rx: &Receiver<StreamMsg>, cancel: &CancelHandle) -> TurnResult {
+    pub fn drive(&mut self, rx: &Receiver<Event>, cancel: &CancelHandle) -> TurnResult {
         let mut tokens = Tokens::default();
         let mut stop: Option<TurnOutcome> = None;
         let mut stop_at: Option<Instant> = None;
@@ -119,13 +119,13 @@ impl Driver<'_> {
                 }
             };
             let event = match msg {
-                StreamMsg::ApprovalRequired {
-                    ref id,
+                Event::ApprovalAsked {
+                    id: Some(ref id),
                     ref summary,
                     ref detail,
                 } => {
                     let (id, summary, detail) = (id.clone(), summary.clone(), detail.clone());
-                    if self.show(&msg.to_event(), cancel, &mut stop).is_err() {
+                    if self.show(&msg, cancel, &mut stop).is_err() {
                         cancel.approve(&id, ApprovalReply::Deny);
                         break;
                     }
@@ -151,25 +151,25 @@ impl Driver<'_> {
                         by,
                     }
                 }
-                StreamMsg::Done => {
+                Event::Done => {
                     let _ = self.show(&Event::Done, cancel, &mut stop);
                     return TurnResult {
                         outcome: stop.unwrap_or(TurnOutcome::Done),
                         tokens,
                     };
                 }
-                StreamMsg::Err(e) => {
+                Event::Error { kind, .. } => {
                     let outcome = match stop {
                         Some(s) => s,
                         None => {
-                            let _ = self.show(&error_event(&e), cancel, &mut stop);
-                            TurnOutcome::Failed(e)
+                            let _ = self.show(&msg, cancel, &mut stop);
+                            TurnOutcome::Failed(kind)
                         }
                     };
                     return TurnResult { outcome, tokens };
                 }
                 other => {
-                    if let StreamMsg::Usage {
+                    if let Event::Usage {
                         input,
                         cached_input,
                         output,
@@ -220,23 +220,23 @@ impl Driver<'_> {
     }
 }
 
-/// The event for a message that needs no answer (None for the ones the
-/// loop handles itself).
-fn plain_event(msg: StreamMsg) -> Option<Event> {
+/// The event as shown, for one that needs no answer (None for the ones
+/// the loop handles itself).
+fn plain_event(msg: Event) -> Option<Event> {
     match msg {
-        StreamMsg::ApprovalRequired { .. } | StreamMsg::Done | StreamMsg::Err(_) => None,
-        other => Some(other.to_event()),
+        Event::ApprovalAsked { id: Some(_), .. } | Event::Done | Event::Error { .. } => None,
+        other => Some(other),
     }
 }
 
 /// Drains the stream until the turn ends or [`CANCEL_GRACE`] passes,
 /// denying any approval still asked for.
-fn wait_for_end(rx: &Receiver<StreamMsg>, turn: &CancelHandle) {
+fn wait_for_end(rx: &Receiver<Event>, turn: &CancelHandle) {
     let deadline = Instant::now() + CANCEL_GRACE;
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {
         match rx.recv_timeout(left) {
             Ok(m) if m.is_terminal() => return,
-            Ok(StreamMsg::ApprovalRequired { id, .. }) => {
+            Ok(Event::ApprovalAsked { id: Some(id), .. }) => {
                 turn.approve(&id, ApprovalReply::Deny);
             }
             Ok(_) => {}

@@ -1,6 +1,7 @@
 //! What koi's chat engine says to a front end ([`Event`]) and what a front
 //! end tells the engine ([`Op`]), as plain data: no channels, no handles,
-//! nothing that cannot be written down. `k --json` writes [`Event`]s one
+//! nothing that cannot be written down. The engine streams [`Event`]s to
+//! every front end (the overlay, `k`, `k acp`); `k --json` writes them one
 //! per line ([`Event::to_line`]); its JSON Schema is generated from these
 //! types ([`event_schema`]), so the shape is written once, here.
 //!
@@ -290,6 +291,13 @@ pub enum Event {
         status: GoalStatus,
         /// One line for people.
         message: String,
+        /// What the goal is to achieve (with a state, not with a check's
+        /// result).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        objective: Option<String>,
+        /// The command that proves it done (with a state).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        check: Option<String>,
     },
     /// Something the user should know that is not the answer (e.g. images
     /// left out after the provider rejected them).
@@ -398,6 +406,12 @@ impl std::fmt::Display for LineError {
 impl std::error::Error for LineError {}
 
 impl Event {
+    /// True for the two events that end a turn ([`Event::Done`] and
+    /// [`Event::Error`]); nothing of the turn follows them.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Event::Done | Event::Error { .. })
+    }
+
     /// The event as one JSON line (no trailing newline).
     pub fn to_line(&self) -> String {
         let line = Line {

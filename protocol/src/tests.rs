@@ -107,6 +107,14 @@ fn every_event() -> Vec<Event> {
         Event::Goal {
             status: GoalStatus::CheckFailed,
             message: s("check failed"),
+            objective: None,
+            check: None,
+        },
+        Event::Goal {
+            status: GoalStatus::Active,
+            message: s("goal: tests pass"),
+            objective: Some(s("tests pass")),
+            check: Some(s("cargo test")),
         },
         Event::Notice { text: s("note") },
         Event::Done,

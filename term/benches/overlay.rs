@@ -9,7 +9,7 @@
 #![allow(clippy::expect_used)] // A benchmark that cannot set up has nothing to measure.
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::StreamMsg;
+use ai_chat_engine::Event;
 use koi_terminal::input::{Key, KeyEvent, Mods};
 use render::{Cell, Frame, Gpu, Renderer, Theme, OFFSCREEN_FORMAT};
 use term::overlay::{Overlay, OverlayConfig};
@@ -74,7 +74,7 @@ fn main() {
 
     overlay.handle_key(&KeyEvent::press(Key::Char('q'), Mods::NONE), Some("q"));
     overlay.handle_key(&KeyEvent::press(Key::Enter, Mods::NONE), None);
-    overlay.apply(&StreamMsg::AssistantStart);
+    overlay.apply(&Event::AssistantStart);
 
     let words = [
         "The ",
@@ -104,9 +104,9 @@ fn main() {
         plain_frame.push(t.elapsed());
 
         for i in 0..TOKENS_PER_FRAME {
-            overlay.apply(&StreamMsg::Token(
-                words[(step * TOKENS_PER_FRAME + i) % words.len()].to_owned(),
-            ));
+            overlay.apply(&Event::Token {
+                text: words[(step * TOKENS_PER_FRAME + i) % words.len()].to_owned(),
+            });
         }
         let mut with_panel = terminal_frame(step + 2);
         let t = Instant::now();

@@ -10,7 +10,7 @@ use crate::conversation::Conversation;
 use crate::message::{project_media, Message, ToolCall};
 use crate::model::providers::Request;
 use crate::stream::emitter::Emitter;
-use crate::stream::{EngineError, StreamMsg};
+use crate::stream::{EngineError, Event};
 
 /// The model as one conversation sees it: its tool list (fixed at its
 /// first request, MCP tools included) and its media level, so a summary
@@ -105,8 +105,8 @@ impl Agent {
         };
         conv.end();
         em.send(match result {
-            Ok(()) => StreamMsg::Done,
-            Err(e) => StreamMsg::Err(e),
+            Ok(()) => Event::Done,
+            Err(e) => Event::from(e),
         });
     }
 }

@@ -19,7 +19,7 @@ use crate::prompt::EnvironmentFacts;
 use crate::store::recovery::{PendingCall, Step};
 use crate::store::session_log::Entry;
 use crate::stream::emitter::Emitter;
-use crate::stream::{EngineError, StreamMsg};
+use crate::stream::{EngineError, Event};
 use crate::test_hook::{pause, Point};
 
 mod compaction_hook;
@@ -114,8 +114,8 @@ impl Agent {
             conv.end();
         }
         em.send(match result {
-            Ok(()) => StreamMsg::Done,
-            Err(e) => StreamMsg::Err(e),
+            Ok(()) => Event::Done,
+            Err(e) => Event::from(e),
         });
         want_title
     }
@@ -217,7 +217,7 @@ impl Agent {
             let mut on_delta = |d: Delta| -> Result<(), EngineError> {
                 if !started {
                     started = true;
-                    em.send(StreamMsg::AssistantStart);
+                    em.send(Event::AssistantStart);
                     pause(Point::Streaming);
                 }
                 let (Delta::Text(s) | Delta::Reasoning(s)) = &d;
@@ -230,11 +230,11 @@ impl Agent {
                 match d {
                     Delta::Text(t) => {
                         text.push_str(&t);
-                        em.send(StreamMsg::Token(t));
+                        em.send(Event::Token { text: t });
                     }
                     Delta::Reasoning(r) => {
                         reasoning.push_str(&r);
-                        em.send(StreamMsg::Reasoning(r));
+                        em.send(Event::Reasoning { text: r });
                     }
                 }
                 Ok(())
@@ -246,7 +246,7 @@ impl Agent {
             self.step_degrading(conv, &req, em, cancel, &mut on_delta)
         };
         if let Some(u) = result.usage {
-            em.send(StreamMsg::Usage {
+            em.send(Event::Usage {
                 input: u.input,
                 cached_input: u.cached_input,
                 output: u.output,
@@ -373,7 +373,9 @@ impl Agent {
             level = next;
             conv.lock().media = level;
             conv.record(Entry::Media { level });
-            em.send(StreamMsg::Notice(level.notice().to_string()));
+            em.send(Event::Notice {
+                text: level.notice().to_string(),
+            });
         }
     }
 

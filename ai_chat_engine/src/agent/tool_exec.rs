@@ -26,7 +26,7 @@ use crate::store::recovery::{CloseReason, PendingCall};
 use crate::store::session_log::{Decider, Entry, StartProof};
 use crate::stream::emitter::Emitter;
 use crate::stream::preview::{call_summary, preview};
-use crate::stream::{ApprovalReply, EngineError, StreamMsg};
+use crate::stream::{ApprovalReply, EngineError, Event};
 use crate::test_hook::{pause, Point};
 
 mod code_calls;
@@ -176,7 +176,7 @@ impl ToolRunner {
             for (i, r) in step.results.iter_mut().enumerate() {
                 if r.is_none() {
                     if step.announced[i] {
-                        em.send(StreamMsg::ToolFailed {
+                        em.send(Event::ToolFailed {
                             id: pending[i].call.id.clone(),
                             error: fill.clone(),
                         });
@@ -196,7 +196,7 @@ impl ToolRunner {
             CloseReason::Abandoned => ABANDONED_RESULT,
             CloseReason::Denied => DECLINED_RESULT,
         };
-        em.send(StreamMsg::ToolFailed {
+        em.send(Event::ToolFailed {
             id: call.id.clone(),
             error: text.to_string(),
         });
@@ -206,14 +206,14 @@ impl ToolRunner {
     /// Gives every call the same refusal without running any.
     pub fn refuse_all(&self, conv: &Conversation, calls: &[ToolCall], why: &str, em: &Emitter) {
         for c in calls {
-            em.send(StreamMsg::ToolStart {
+            em.send(Event::ToolStart {
                 id: c.id.clone(),
                 name: c.name.clone(),
                 args_preview: preview(&c.arguments),
                 summary: call_summary(&c.arguments),
             });
             conv.push_result(c, why.to_string(), String::new(), true);
-            em.send(StreamMsg::ToolFailed {
+            em.send(Event::ToolFailed {
                 id: c.id.clone(),
                 error: why.to_string(),
             });
@@ -362,7 +362,7 @@ impl Step<'_> {
         if !self.announced[i] {
             self.announced[i] = true;
             let call = &self.pending[i].call;
-            self.em.send(StreamMsg::ToolStart {
+            self.em.send(Event::ToolStart {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 args_preview: preview(&call.arguments),
@@ -374,7 +374,7 @@ impl Step<'_> {
     /// Settles call `i` as not run, telling the UI and the model `msg`.
     fn refuse(&mut self, i: usize, msg: String) {
         self.announce(i);
-        self.em.send(StreamMsg::ToolFailed {
+        self.em.send(Event::ToolFailed {
             id: self.pending[i].call.id.clone(),
             error: msg.clone(),
         });
@@ -458,13 +458,13 @@ impl Step<'_> {
         }
         let forward = |em: &Emitter| {
             for (i, text) in prx.try_iter() {
-                em.send(StreamMsg::ToolProgress {
+                em.send(Event::ToolProgress {
                     id: pending[i].call.id.clone(),
                     text: preview(&text),
                 });
             }
             for (i, step) in srx.try_iter() {
-                em.send(StreamMsg::Subagent {
+                em.send(Event::Subagent {
                     parent: pending[i].call.id.clone(),
                     step,
                 });
@@ -506,9 +506,9 @@ impl Step<'_> {
         let call = &self.pending[i].call;
         self.results[i] = Some(match r {
             Ok(out) => {
-                self.em.send(StreamMsg::ToolDone {
+                self.em.send(Event::ToolDone {
                     id: call.id.clone(),
-                    result_preview: preview(&out.preview),
+                    preview: preview(&out.preview),
                 });
                 Settled {
                     content: tool_result_view(&call.name, &out.for_model),
@@ -518,7 +518,7 @@ impl Step<'_> {
             }
             Err(e) => {
                 let msg = e.to_string();
-                self.em.send(StreamMsg::ToolFailed {
+                self.em.send(Event::ToolFailed {
                     id: call.id.clone(),
                     error: msg.clone(),
                 });
@@ -540,8 +540,8 @@ impl Step<'_> {
             summary: summary.clone(),
         });
         pause(Point::Approval);
-        self.em.send(StreamMsg::ApprovalRequired {
-            id: id.to_string(),
+        self.em.send(Event::ApprovalAsked {
+            id: Some(id.to_string()),
             summary,
             detail,
         });

@@ -39,7 +39,7 @@ use crate::conversation::Conversation;
 use crate::message::{Message, ToolCall};
 use crate::store::session_log::{CompactionMethod, Entry};
 use crate::stream::emitter::Emitter;
-use crate::stream::{EngineError, StreamMsg};
+use crate::stream::EngineError;
 
 /// Price of a cached input token over an uncached one that the trim
 /// estimate assumes: hosted providers charge about a tenth.
@@ -121,7 +121,7 @@ impl Compactor<'_> {
             }
         };
         if let Some(r) = &report {
-            em.send(StreamMsg::Compaction(r.clone()));
+            em.send(r.to_event());
         }
         Ok(report)
     }

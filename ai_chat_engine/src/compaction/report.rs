@@ -2,6 +2,8 @@
 //! conversation keeps between compactions. A leaf: the message types
 //! name these without reaching the compactor.
 
+use koi_protocol::{CompactionOutcome, Event};
+
 use super::policy::Trigger;
 
 /// Per-conversation compaction state that is not in the log.
@@ -113,6 +115,46 @@ impl std::fmt::Display for CompactionReport {
             CompactionReport::NothingToCompact => {
                 f.write_str("nothing to compact yet: the history fits in the verbatim tail")
             }
+        }
+    }
+}
+
+impl CompactionReport {
+    /// The report as the event front ends are sent.
+    pub fn to_event(&self) -> Event {
+        let (outcome, bytes) = match self {
+            CompactionReport::Summarised {
+                bytes_before,
+                bytes_after,
+                ..
+            } => (
+                CompactionOutcome::Summarised,
+                Some((*bytes_before, *bytes_after)),
+            ),
+            CompactionReport::Dropped {
+                bytes_before,
+                bytes_after,
+                ..
+            } => (
+                CompactionOutcome::Dropped,
+                Some((*bytes_before, *bytes_after)),
+            ),
+            CompactionReport::Trimmed {
+                bytes_before,
+                bytes_after,
+                ..
+            } => (
+                CompactionOutcome::Trimmed,
+                Some((*bytes_before, *bytes_after)),
+            ),
+            CompactionReport::Failed { .. } => (CompactionOutcome::Failed, None),
+            CompactionReport::NothingToCompact => (CompactionOutcome::Nothing, None),
+        };
+        Event::Compaction {
+            outcome,
+            bytes_before: bytes.map(|b| b.0),
+            bytes_after: bytes.map(|b| b.1),
+            message: self.to_string(),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The engine: built once from config and a tool registry, it runs each
-//! submitted turn on its own thread and streams [`StreamMsg`]s back.
+//! submitted turn on its own thread and streams [`Event`]s back.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -20,7 +20,7 @@ use crate::config::{AiConfig, ProviderKind, ResolvedConfig};
 use crate::conversation::{ConvState, Conversation, Origin};
 use crate::explore::ExploreTool;
 use crate::goal::{run_goal, GoalSpec, GoalStart};
-use crate::memory::worker::{Event, MemoryWorker};
+use crate::memory::worker::{self, MemoryWorker};
 use crate::memory::{memory_dir, MEMORY_IDLE_DELAY};
 use crate::message::UserInput;
 use crate::model::client::ModelClient;
@@ -29,7 +29,7 @@ use crate::prompt::system_prompt;
 use crate::store::session_log::{self, ConversationContext};
 use crate::stream::emitter::Emitter;
 pub use crate::stream::emitter::Waker;
-use crate::stream::{ApprovalReply, EngineError, StreamMsg};
+use crate::stream::{ApprovalReply, EngineError, Event};
 
 /// The name both koi's search tool and the providers' own search go by.
 const NATIVE_SEARCH_NAME: &str = "web_search";
@@ -105,8 +105,9 @@ impl std::fmt::Debug for EngineOptions {
 
 /// One running turn's handle: where its front end sends
 /// [`Op`]s. [`CancelHandle::cancel`] stops it (streaming stops, running
-/// tools are told to stop, and the turn ends with `Err(Cancelled)` within
-/// ~100 ms); [`CancelHandle::approve`] answers its approval requests.
+/// tools are told to stop, and the turn ends with an `Error` of kind
+/// `Cancelled` within ~100 ms); [`CancelHandle::approve`] answers its
+/// approval requests.
 /// When every clone is dropped, a pending approval is denied.
 #[derive(Debug, Clone)]
 pub struct CancelHandle {
@@ -297,9 +298,9 @@ impl Engine {
 
     /// Compacts `conversation` now (`/compact`): summarises older history
     /// in-band whatever the thresholds say. The stream carries one
-    /// [`StreamMsg::Compaction`] and ends with `Done` (or `Err` when
+    /// [`Event::Compaction`] and ends with `Done` (or `Error` when
     /// cancelled or the conversation is busy).
-    pub fn compact(&self, conversation: &Conversation) -> (Receiver<StreamMsg>, CancelHandle) {
+    pub fn compact(&self, conversation: &Conversation) -> (Receiver<Event>, CancelHandle) {
         self.start(conversation, Job::Compact)
     }
 
@@ -365,7 +366,7 @@ impl Engine {
     }
 
     /// Starts a turn on its own thread. Returns the stream of messages
-    /// (ending with exactly one `Done` or `Err`) and a cancel handle.
+    /// (ending with exactly one `Done` or `Error`) and a cancel handle.
     /// Whatever an interrupted turn left (calls committed but not run, an
     /// approval never answered) is settled first; calls whose effect is
     /// uncertain must be decided first
@@ -375,7 +376,7 @@ impl Engine {
         &self,
         conversation: &Conversation,
         input: UserInput,
-    ) -> (Receiver<StreamMsg>, CancelHandle) {
+    ) -> (Receiver<Event>, CancelHandle) {
         self.start(conversation, Job::Turn(Some(input)))
     }
 
@@ -384,21 +385,21 @@ impl Engine {
     /// committed, asks again what was being asked, and calls the model
     /// when the calls are settled. Ends at once with `Done` when there is
     /// nothing to continue.
-    pub fn resume(&self, conversation: &Conversation) -> (Receiver<StreamMsg>, CancelHandle) {
+    pub fn resume(&self, conversation: &Conversation) -> (Receiver<Event>, CancelHandle) {
         self.start(conversation, Job::Turn(None))
     }
 
     /// Turns `spec` into the conversation's goal and works on it over
     /// turns (goal mode): each turn ends with the check; a failing check
     /// brings a continue prompt, within the budget. The stream carries
-    /// every turn's messages and [`StreamMsg::Goal`] reports, and ends
-    /// once: `Done` when the goal is complete or blocked, `Err` with the
+    /// every turn's messages and [`Event::Goal`] reports, and ends
+    /// once: `Done` when the goal is complete or blocked, `Error` with the
     /// failure that paused it.
     pub fn start_goal(
         &self,
         conversation: &Conversation,
         spec: GoalSpec,
-    ) -> (Receiver<StreamMsg>, CancelHandle) {
+    ) -> (Receiver<Event>, CancelHandle) {
         self.start(conversation, Job::Goal(GoalStart::New(spec)))
     }
 
@@ -410,7 +411,7 @@ impl Engine {
         &self,
         conversation: &Conversation,
         op: Op,
-    ) -> Result<Option<(Receiver<StreamMsg>, CancelHandle)>, EngineError> {
+    ) -> Result<Option<(Receiver<Event>, CancelHandle)>, EngineError> {
         match op {
             Op::Submit { text } => Ok(Some(self.submit(conversation, UserInput::text(text)))),
             Op::Compact => Ok(Some(self.compact(conversation))),
@@ -440,10 +441,7 @@ impl Engine {
     }
 
     /// Goes on with a paused or blocked goal (`/goal resume`).
-    pub fn continue_goal(
-        &self,
-        conversation: &Conversation,
-    ) -> (Receiver<StreamMsg>, CancelHandle) {
+    pub fn continue_goal(&self, conversation: &Conversation) -> (Receiver<Event>, CancelHandle) {
         self.start(conversation, Job::Goal(GoalStart::Continue))
     }
 
@@ -458,7 +456,7 @@ impl Engine {
         Ok(st.clear_goal())
     }
 
-    fn start(&self, conversation: &Conversation, job: Job) -> (Receiver<StreamMsg>, CancelHandle) {
+    fn start(&self, conversation: &Conversation, job: Job) -> (Receiver<Event>, CancelHandle) {
         let (tx, rx) = crossbeam_channel::unbounded();
         let (ops_tx, ops_rx) = crossbeam_channel::unbounded();
         let token = CancelToken::new();
@@ -484,17 +482,17 @@ impl Engine {
             .name("koi-turn".into())
             .spawn(move || {
                 if let Some(m) = &memory {
-                    let _ = m.send(Event::TurnStarted(conv.id()));
+                    let _ = m.send(worker::Event::TurnStarted(conv.id()));
                 }
                 turn_thread(&agent, &conv, job, emitter, &token);
                 if let Some(m) = &memory {
-                    let _ = m.send(Event::TurnEnded(crate::agent::Snapshot::of(&conv)));
+                    let _ = m.send(worker::Event::TurnEnded(crate::agent::Snapshot::of(&conv)));
                 }
             });
         if let Err(e) = spawned {
             // The closure (and its emitter) is gone; report through a fresh channel.
             let (tx, rx) = crossbeam_channel::bounded(1);
-            let _ = tx.send(StreamMsg::Err(EngineError::Config(format!(
+            let _ = tx.send(Event::from(EngineError::Config(format!(
                 "cannot start a turn thread: {e}"
             ))));
             return (rx, handle);
@@ -518,7 +516,7 @@ enum Job {
 
 fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel: &CancelToken) {
     if let Err(e) = conv.lock().writable() {
-        return em.send(StreamMsg::Err(e));
+        return em.send(Event::from(e));
     }
     loop {
         match conv.try_begin() {
@@ -526,8 +524,8 @@ fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel
             // The previous turn's title request is still out: wait for it,
             // so requests reach the provider in a fixed order.
             Err(true) if !cancel.is_cancelled() => std::thread::sleep(CANCEL_POLL),
-            Err(true) => return em.send(StreamMsg::Err(EngineError::Cancelled)),
-            Err(false) => return em.send(StreamMsg::Err(EngineError::Busy)),
+            Err(true) => return em.send(Event::from(EngineError::Cancelled)),
+            Err(false) => return em.send(Event::from(EngineError::Busy)),
         }
     }
     // A panic below (a bug) must still end the stream with one Err and
@@ -554,8 +552,8 @@ fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel
             let result = run_goal(agent, conv, start, &em, cancel);
             conv.end();
             em.send(match result {
-                Ok(()) => StreamMsg::Done,
-                Err(e) => StreamMsg::Err(e),
+                Ok(()) => Event::Done,
+                Err(e) => Event::from(e),
             });
             false
         }
@@ -563,9 +561,7 @@ fn turn_thread(agent: &Agent, conv: &Conversation, job: Job, em: Emitter, cancel
     let want_title = ran.unwrap_or_else(|payload| {
         conv.end();
         if !em.ended() {
-            em.send(StreamMsg::Err(EngineError::Internal(panic_message(
-                &*payload,
-            ))));
+            em.send(Event::from(EngineError::Internal(panic_message(&*payload))));
         }
         false
     });

@@ -4,7 +4,7 @@
 use ai_tools::plural::counted;
 
 /// One step of a subagent, streamed as
-/// [`StreamMsg::Subagent`](crate::StreamMsg::Subagent) under the parent's
+/// [`Event::Subagent`](crate::Event::Subagent) under the parent's
 /// tool call; declared once, in the protocol. Only the front ends see
 /// these; the parent model sees the final answer alone.
 pub use koi_protocol::SubagentStep;

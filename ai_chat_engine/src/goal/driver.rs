@@ -6,15 +6,13 @@ use std::time::Instant;
 use ai_tools::CancelToken;
 
 use super::check::run_check;
-use super::{
-    CheckResult, Goal, GoalRecord, GoalReport, GoalSpec, GoalState, GoalUsage, BLOCKED_MARKER,
-};
+use super::{CheckResult, Goal, GoalRecord, GoalSpec, GoalState, GoalUsage, BLOCKED_MARKER};
 use crate::agent::Agent;
 use crate::conversation::Conversation;
 use crate::message::{untrusted, Message, UserInput};
 use crate::store::session_log::Entry;
 use crate::stream::emitter::Emitter;
-use crate::stream::{EngineError, StreamMsg};
+use crate::stream::EngineError;
 
 /// How a goal run begins.
 pub(crate) enum GoalStart {
@@ -80,7 +78,7 @@ fn settle(conv: &Conversation, goal: &mut Goal, state: GoalState, em: &Emitter) 
         used: goal.used,
     }));
     drop(st);
-    em.send(StreamMsg::Goal(GoalReport::State(goal.clone())));
+    em.send(goal.to_event());
 }
 
 /// Runs a goal until it completes, blocks or pauses. `Ok` for complete
@@ -162,7 +160,7 @@ pub(crate) fn run_goal(
         conv.record(Entry::Goal(GoalRecord::Checked {
             result: result.clone(),
         }));
-        em.send(StreamMsg::Goal(GoalReport::Check(result.clone())));
+        em.send(result.to_event());
         if result.passed {
             settle(conv, &mut goal, GoalState::Complete, em);
             return Ok(());

@@ -15,6 +15,7 @@ mod budget;
 mod check;
 mod driver;
 
+use koi_protocol::{Event, GoalStatus};
 use serde::{Deserialize, Serialize};
 
 pub use budget::{
@@ -168,21 +169,40 @@ pub struct CheckResult {
     pub output_tail: String,
 }
 
-/// What a goal run tells the front end.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GoalReport {
-    /// The goal's state changed (or a run began).
-    State(Goal),
-    /// The check ran.
-    Check(CheckResult),
+impl Goal {
+    /// The goal's state as the event front ends are sent.
+    pub fn to_event(&self) -> Event {
+        let status = match self.state {
+            GoalState::Active => GoalStatus::Active,
+            GoalState::Paused { .. } => GoalStatus::Paused,
+            GoalState::Blocked { .. } => GoalStatus::Blocked,
+            GoalState::Complete => GoalStatus::Complete,
+        };
+        Event::Goal {
+            status,
+            message: self.to_string(),
+            objective: Some(self.spec.objective.clone()),
+            check: Some(self.spec.check.clone()),
+        }
+    }
 }
 
-impl std::fmt::Display for GoalReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GoalReport::State(g) => write!(f, "{g}"),
-            GoalReport::Check(c) if c.passed => f.write_str("goal check passed"),
-            GoalReport::Check(c) => write!(f, "goal check failed ({})", c.ended),
+impl CheckResult {
+    /// The check's result as the event front ends are sent.
+    pub fn to_event(&self) -> Event {
+        let (status, message) = if self.passed {
+            (GoalStatus::CheckPassed, "goal check passed".to_string())
+        } else {
+            (
+                GoalStatus::CheckFailed,
+                format!("goal check failed ({})", self.ended),
+            )
+        };
+        Event::Goal {
+            status,
+            message,
+            objective: None,
+            check: None,
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::message::Message;
 use crate::stream::preview::{call_summary, preview};
-use crate::stream::StreamMsg;
+use crate::stream::Event;
 
 /// One step of a transcript.
 #[derive(Debug)]
@@ -19,7 +19,7 @@ pub enum TranscriptItem {
     },
     /// What a live turn streamed: `AssistantStart`, `Token`, `ToolStart`,
     /// `ToolDone`/`ToolFailed`, and a `Done` closing each answer.
-    Event(StreamMsg),
+    Event(Event),
     /// Older history stands summarised (it was compacted to fit the context).
     Summarised,
 }
@@ -38,7 +38,7 @@ pub fn transcript(messages: &[Message]) -> Vec<TranscriptItem> {
                 text, attachments, ..
             } => {
                 if std::mem::take(&mut answering) {
-                    out.push(TranscriptItem::Event(StreamMsg::Done));
+                    out.push(TranscriptItem::Event(Event::Done));
                 }
                 out.push(TranscriptItem::Asked {
                     text: text.clone(),
@@ -50,12 +50,12 @@ pub fn transcript(messages: &[Message]) -> Vec<TranscriptItem> {
                 text, tool_calls, ..
             } => {
                 answering = true;
-                out.push(TranscriptItem::Event(StreamMsg::AssistantStart));
+                out.push(TranscriptItem::Event(Event::AssistantStart));
                 if !text.is_empty() {
-                    out.push(TranscriptItem::Event(StreamMsg::Token(text.clone())));
+                    out.push(TranscriptItem::Event(Event::Token { text: text.clone() }));
                 }
                 out.extend(tool_calls.iter().map(|call| {
-                    TranscriptItem::Event(StreamMsg::ToolStart {
+                    TranscriptItem::Event(Event::ToolStart {
                         id: call.id.clone(),
                         name: call.name.clone(),
                         args_preview: preview(&call.arguments),
@@ -71,21 +71,21 @@ pub fn transcript(messages: &[Message]) -> Vec<TranscriptItem> {
             } => {
                 let first = preview(content.lines().next().unwrap_or_default());
                 out.push(TranscriptItem::Event(if *is_error {
-                    StreamMsg::ToolFailed {
+                    Event::ToolFailed {
                         id: call_id.clone(),
                         error: first,
                     }
                 } else {
-                    StreamMsg::ToolDone {
+                    Event::ToolDone {
                         id: call_id.clone(),
-                        result_preview: first,
+                        preview: first,
                     }
                 }));
             }
         }
     }
     if answering {
-        out.push(TranscriptItem::Event(StreamMsg::Done));
+        out.push(TranscriptItem::Event(Event::Done));
     }
     out
 }
@@ -103,21 +103,24 @@ mod tests {
                     format!("asked {text} {attachments:?}")
                 }
                 TranscriptItem::Summarised => "summarised".into(),
-                TranscriptItem::Event(StreamMsg::AssistantStart) => "start".into(),
-                TranscriptItem::Event(StreamMsg::Token(t)) => format!("token {t}"),
-                TranscriptItem::Event(StreamMsg::ToolStart {
+                TranscriptItem::Event(Event::AssistantStart) => "start".into(),
+                TranscriptItem::Event(Event::Token { text: t }) => format!("token {t}"),
+                TranscriptItem::Event(Event::ToolStart {
                     id,
                     name,
                     args_preview,
                     ..
                 }) => format!("tool {id} {name} {args_preview}"),
-                TranscriptItem::Event(StreamMsg::ToolDone { id, result_preview }) => {
+                TranscriptItem::Event(Event::ToolDone {
+                    id,
+                    preview: result_preview,
+                }) => {
                     format!("done {id} {result_preview}")
                 }
-                TranscriptItem::Event(StreamMsg::ToolFailed { id, error }) => {
+                TranscriptItem::Event(Event::ToolFailed { id, error }) => {
                     format!("failed {id} {error}")
                 }
-                TranscriptItem::Event(StreamMsg::Done) => "end".into(),
+                TranscriptItem::Event(Event::Done) => "end".into(),
                 TranscriptItem::Event(other) => format!("{other:?}"),
             })
             .collect()

@@ -7,14 +7,14 @@ use ai_tools::CancelToken;
 use crossbeam_channel::{Receiver, Sender};
 use koi_protocol::Op;
 
-use crate::stream::StreamMsg;
+use crate::stream::Event;
 
 /// Called after every message a turn sends (e.g. to wake a GUI event loop).
 pub type Waker = Arc<dyn Fn() + Send + Sync>;
 
 /// Sends a turn's messages, waking the front end after each.
 pub(crate) struct Emitter {
-    tx: Sender<StreamMsg>,
+    tx: Sender<Event>,
     /// What the front end tells the turn ([`Op::Approve`]); disconnected
     /// when every handle of the turn is gone.
     ops: Receiver<Op>,
@@ -26,7 +26,7 @@ pub(crate) struct Emitter {
 
 impl Emitter {
     pub fn new(
-        tx: Sender<StreamMsg>,
+        tx: Sender<Event>,
         ops: Receiver<Op>,
         waker: Option<Waker>,
         cancel: CancelToken,
@@ -50,7 +50,7 @@ impl Emitter {
         self.ended.load(Ordering::SeqCst)
     }
 
-    pub fn send(&self, msg: StreamMsg) {
+    pub fn send(&self, msg: Event) {
         if msg.is_terminal() {
             self.ended.store(true, Ordering::SeqCst);
         }

@@ -1,117 +1,21 @@
-//! The typed events a turn streams to its front end, and the turn's errors.
-//! Plain data: [`StreamMsg::to_event`] (in `event.rs`) is its form in
-//! `koi_protocol`, and a front end answers with `koi_protocol::Op`s.
+//! What a turn streams to its front end is `koi_protocol::Event`, plain
+//! data, and a front end answers with `koi_protocol::Op`s; this module
+//! holds the engine's error type and its one conversion into that event.
 
 pub(crate) mod emitter;
-pub(crate) mod event;
 pub mod masking;
 pub(crate) mod preview;
 
-/// The user's answer to [`StreamMsg::ApprovalRequired`], sent as
+/// The user's answer to [`Event::ApprovalAsked`], sent as
 /// [`koi_protocol::Op::Approve`] through the turn's
 /// [`crate::CancelHandle`].
 pub use koi_protocol::ApprovalDecision as ApprovalReply;
 
-/// One event of a turn. A turn ends with exactly one [`StreamMsg::Done`] or
-/// [`StreamMsg::Err`], and nothing follows it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StreamMsg {
-    /// The model is about to stream text for a new round (insert a bubble).
-    AssistantStart,
-    /// A piece of the answer.
-    Token(String),
-    /// A piece of the model's reasoning/thinking (shown apart, never fed back).
-    Reasoning(String),
-    /// A tool call is about to run.
-    ToolStart {
-        /// The provider's call id.
-        id: String,
-        /// The tool's name.
-        name: String,
-        /// The arguments, shortened to one line.
-        args_preview: String,
-        /// The arguments summarised for people: `koi-demo.txt (1 line)`,
-        /// the command, the pattern and where.
-        summary: String,
-    },
-    /// How far a running call is (an MCP server's progress): its live
-    /// status line until it finishes. Never sent to the model.
-    ToolProgress {
-        /// The provider's call id.
-        id: String,
-        /// One line, e.g. `3/10 indexing`.
-        text: String,
-    },
-    /// A tool call finished.
-    ToolDone {
-        /// The provider's call id.
-        id: String,
-        /// One line saying what it did.
-        result_preview: String,
-    },
-    /// A tool call failed, was refused, or was not run; the model sees why.
-    ToolFailed {
-        /// The provider's call id.
-        id: String,
-        /// What went wrong.
-        error: String,
-    },
-    /// A step of the subagent working for the tool call `parent` (an
-    /// `explore` call): front ends show it nested under that call's line
-    /// and collapse the steps to the `finished` line.
-    /// The parent model never sees these.
-    Subagent {
-        /// The parent's call id (as in its `ToolStart`).
-        parent: String,
-        /// What the child did.
-        step: koi_protocol::SubagentStep,
-    },
-    /// A call needs the user's consent. The engine blocks until the turn's
-    /// handle answers ([`crate::CancelHandle::approve`], an
-    /// [`koi_protocol::Op::Approve`] for `id`), the approval timeout
-    /// passes, or the turn is cancelled; anything but
-    /// [`ApprovalReply::Approve`] denies, and so does dropping every
-    /// handle of the turn.
-    ApprovalRequired {
-        /// The call it is about (as in its `ToolStart`).
-        id: String,
-        /// One line naming exactly what would run or change.
-        summary: String,
-        /// Why approval is needed.
-        detail: String,
-    },
-    /// Token usage of one model round, sent the moment its stream ends.
-    Usage {
-        /// Input tokens, cached ones included.
-        input: u64,
-        /// Input tokens served from the provider's prompt cache.
-        cached_input: u64,
-        /// Output tokens (reasoning included).
-        output: u64,
-        /// Of the output, reasoning tokens, where the provider says (0
-        /// otherwise).
-        reasoning: u64,
-    },
-    /// Older history was compacted (or a due compaction failed and the
-    /// full history was kept): one line for the user.
-    Compaction(crate::compaction::report::CompactionReport),
-    /// A goal's state changed or its check ran (goal mode).
-    Goal(crate::goal::GoalReport),
-    /// Something the user should know that is not the model's answer
-    /// (e.g. images left out after a rejection). One line.
-    Notice(String),
-    /// The model answered without asking for more tools.
-    Done,
-    /// The turn ended without a complete answer.
-    Err(EngineError),
-}
+/// What a turn streams: plain protocol data, the same type `k --json`
+/// writes.
+pub use koi_protocol::Event;
 
-impl StreamMsg {
-    /// True for the two messages that end a turn.
-    pub fn is_terminal(&self) -> bool {
-        matches!(self, StreamMsg::Done | StreamMsg::Err(_))
-    }
-}
+use koi_protocol::ErrorKind;
 
 /// Why a turn ended without a complete answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -200,4 +104,43 @@ pub enum EngineError {
         /// How many calls wait.
         calls: usize,
     },
+}
+
+impl EngineError {
+    /// The error's stable kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            EngineError::Cancelled => ErrorKind::Cancelled,
+            EngineError::Busy => ErrorKind::Busy,
+            EngineError::Rejected { .. } => ErrorKind::Rejected,
+            EngineError::RetriesExhausted { .. } => ErrorKind::RetriesExhausted,
+            EngineError::Network(_) => ErrorKind::Network,
+            EngineError::Stream(_) => ErrorKind::Stream,
+            EngineError::StreamLimit(_) => ErrorKind::StreamLimit,
+            EngineError::OutputCap { .. } => ErrorKind::OutputCap,
+            EngineError::Incomplete { .. } => ErrorKind::Incomplete,
+            EngineError::Refused { .. } => ErrorKind::Refused,
+            EngineError::RoundLimit { .. } => ErrorKind::RoundLimit,
+            EngineError::Config(_) => ErrorKind::Config,
+            EngineError::Session(_) => ErrorKind::Session,
+            EngineError::Internal(_) => ErrorKind::Internal,
+            EngineError::Locked { .. } => ErrorKind::Locked,
+            EngineError::Uncertain { .. } => ErrorKind::Uncertain,
+        }
+    }
+
+    /// The error as the event that ends a turn: its kind, and its message
+    /// (which names every field, so nothing is lost to a reader).
+    pub fn to_event(&self) -> Event {
+        Event::Error {
+            kind: self.kind(),
+            message: self.to_string(),
+        }
+    }
+}
+
+impl From<EngineError> for Event {
+    fn from(e: EngineError) -> Event {
+        e.to_event()
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use ai_chat_engine::{ApprovalReply, EngineError, Message, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{ApprovalReply, EngineError, Event, Message, ProviderKind, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
 
@@ -23,7 +23,7 @@ fn cancel_mid_stream_ends_the_turn() {
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("hi"));
     loop {
-        if let StreamMsg::Token(_) = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+        if let Event::Token { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
             break;
         }
     }
@@ -31,9 +31,9 @@ fn cancel_mid_stream_ends_the_turn() {
     // The stream hangs for longer than the turn timeout: only the cancel
     // can end the turn in time.
     let rest = collect(&rx);
-    assert_eq!(error_of(&rest), &EngineError::Cancelled);
+    assert_eq!(error_of(&rest), &EngineError::Cancelled.to_event());
     assert!(
-        !rest.iter().any(|m| matches!(m, StreamMsg::Token(_))),
+        !rest.iter().any(|m| matches!(m, Event::Token { .. })),
         "tokens after cancel: {rest:?}"
     );
     assert!(cancel.is_cancelled());
@@ -50,13 +50,13 @@ fn cancel_mid_tool_ends_the_turn() {
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("wait"));
     loop {
-        if let StreamMsg::ToolStart { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+        if let Event::ToolStart { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
             break;
         }
     }
     cancel.cancel();
     let rest = collect(&rx);
-    assert_eq!(error_of(&rest), &EngineError::Cancelled);
+    assert_eq!(error_of(&rest), &EngineError::Cancelled.to_event());
     // The call still has a result in history, so the next request is valid.
     let history = conv.messages();
     assert!(
@@ -85,14 +85,19 @@ fn approval_server() -> FakeProvider {
 }
 
 /// Runs a turn answering the approval with `answer` (None: never answer).
-fn turn_with_approval(h: &Harness, answer: Option<ApprovalReply>) -> (Vec<StreamMsg>, usize) {
+fn turn_with_approval(h: &Harness, answer: Option<ApprovalReply>) -> (Vec<Event>, usize) {
     let conv = h.engine.new_conversation();
     let (rx, turn) = h.engine.submit(&conv, UserInput::text("write out.txt"));
     let mut msgs = Vec::new();
     let mut asked = 0;
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { id, summary, .. } = &m {
+        if let Event::ApprovalAsked {
+            id: Some(id),
+            summary,
+            ..
+        } = &m
+        {
             asked += 1;
             assert!(summary.contains("out.txt"), "{summary}");
             if let Some(a) = answer {
@@ -124,7 +129,7 @@ fn approval_approved_runs_the_call() {
         std::fs::read_to_string(h.workspace.path().join("out.txt")).unwrap(),
         "approved content\n"
     );
-    assert!(msgs.iter().any(|m| matches!(m, StreamMsg::ToolDone { .. })));
+    assert!(msgs.iter().any(|m| matches!(m, Event::ToolDone { .. })));
 }
 
 /// The protocol's way: a turn started with `Op::Submit`, its approval
@@ -149,7 +154,7 @@ fn approval_is_answered_with_an_op_to_the_engine() {
     let mut msgs = Vec::new();
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { id, .. } = &m {
+        if let Event::ApprovalAsked { id: Some(id), .. } = &m {
             for (call_id, decision) in [
                 ("not-this-call".to_string(), ApprovalDecision::Deny),
                 (id.clone(), ApprovalDecision::Approve),
@@ -204,7 +209,7 @@ fn dropped_turn_handles_deny_and_cancel_while_waiting_is_prompt() {
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("write"));
     loop {
-        if let StreamMsg::ApprovalRequired { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+        if let Event::ApprovalAsked { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
             break;
         }
     }
@@ -220,7 +225,7 @@ fn dropped_turn_handles_deny_and_cancel_while_waiting_is_prompt() {
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.submit(&conv, UserInput::text("write"));
     loop {
-        if let StreamMsg::ApprovalRequired { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+        if let Event::ApprovalAsked { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
             break;
         }
     }
@@ -228,7 +233,7 @@ fn dropped_turn_handles_deny_and_cancel_while_waiting_is_prompt() {
     // asked again): Cancelled, with no second request, is the cancel's doing.
     cancel.cancel();
     let rest = collect(&rx);
-    assert_eq!(error_of(&rest), &EngineError::Cancelled);
+    assert_eq!(error_of(&rest), &EngineError::Cancelled.to_event());
     assert_eq!(server.request_count(), 1);
     assert!(!h.workspace.path().join("out.txt").exists());
 }
@@ -302,12 +307,16 @@ fn a_turn_after_a_cancel_sends_a_valid_history_in_every_dialect() {
         let conv = h.engine.new_conversation();
         let (rx, cancel) = h.engine.submit(&conv, UserInput::text("do both"));
         loop {
-            if let StreamMsg::ApprovalRequired { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
+            if let Event::ApprovalAsked { .. } = rx.recv_timeout(TURN_TIMEOUT).unwrap() {
                 break;
             }
         }
         cancel.cancel();
-        assert_eq!(error_of(&collect(&rx)), &EngineError::Cancelled, "{kind:?}");
+        assert_eq!(
+            error_of(&collect(&rx)),
+            &EngineError::Cancelled.to_event(),
+            "{kind:?}"
+        );
         let msgs = run(&h.engine, &conv, "go on");
         assert!(is_done(&msgs), "{kind:?}: {msgs:?}");
         assert_eq!(server.request_count(), 2, "{kind:?}");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::store::session_log::{read_log, Entry};
-use ai_chat_engine::{ApprovalReply, Conversation, Engine, Message, StreamMsg, UserInput};
+use ai_chat_engine::{ApprovalReply, Conversation, Engine, Event, Message, UserInput};
 use ai_tools::sandbox::{support, Support};
 use ai_tools::tools::run_code::runtime::Runtimes;
 use ai_tools::{Registry, RegistryConfig, Workspace};
@@ -97,13 +97,18 @@ fn turn(
     conv: &Conversation,
     text: &str,
     answers: &[ApprovalReply],
-) -> (Vec<StreamMsg>, Vec<String>) {
+) -> (Vec<Event>, Vec<String>) {
     let (rx, handle) = engine.submit(conv, UserInput::text(text));
     let mut msgs = Vec::new();
     let mut asked = Vec::new();
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { id, summary, .. } = &m {
+        if let Event::ApprovalAsked {
+            id: Some(id),
+            summary,
+            ..
+        } = &m
+        {
             let answer = answers
                 .get(asked.len())
                 .copied()
@@ -215,7 +220,7 @@ fn twenty_reads_and_a_grep_take_one_round_and_ask_nothing() {
     // Each inner call was shown like a direct one.
     let done = count(
         &msgs,
-        |m| matches!(m, StreamMsg::ToolDone { id, .. } if id.starts_with("c1.")),
+        |m| matches!(m, Event::ToolDone { id, .. } if id.starts_with("c1.")),
     );
     assert_eq!(done, 21);
     // A resumed conversation has the same history (the program's calls

@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use ai_chat_engine::protocol::ErrorKind;
 use ai_chat_engine::{
-    AiConfig, Conversation, Engine, EngineOptions, ProviderKind, StreamMsg, UserInput,
+    AiConfig, Conversation, Engine, EngineOptions, Event, ProviderKind, UserInput,
 };
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use crossbeam_channel::Receiver;
@@ -111,7 +112,7 @@ pub fn harness(server: &FakeProvider) -> Harness {
 
 /// Collects a turn's messages up to and including its terminal one, and
 /// checks that exactly one terminal message arrives and nothing follows.
-pub fn collect(rx: &Receiver<StreamMsg>) -> Vec<StreamMsg> {
+pub fn collect(rx: &Receiver<Event>) -> Vec<Event> {
     let deadline = Instant::now() + TURN_TIMEOUT;
     let mut out = Vec::new();
     loop {
@@ -133,25 +134,25 @@ pub fn collect(rx: &Receiver<StreamMsg>) -> Vec<StreamMsg> {
 }
 
 /// Submits and collects.
-pub fn run(engine: &Engine, conv: &Conversation, text: &str) -> Vec<StreamMsg> {
+pub fn run(engine: &Engine, conv: &Conversation, text: &str) -> Vec<Event> {
     let (rx, _cancel) = engine.submit(conv, UserInput::text(text));
     collect(&rx)
 }
 
-pub fn tokens(msgs: &[StreamMsg]) -> String {
+pub fn tokens(msgs: &[Event]) -> String {
     msgs.iter()
         .filter_map(|m| match m {
-            StreamMsg::Token(t) => Some(t.as_str()),
+            Event::Token { text: t } => Some(t.as_str()),
             _ => None,
         })
         .collect()
 }
 
 /// Each round's usage as (input, cached input, output) tokens, in order.
-pub fn usage(msgs: &[StreamMsg]) -> Vec<(u64, u64, u64)> {
+pub fn usage(msgs: &[Event]) -> Vec<(u64, u64, u64)> {
     msgs.iter()
         .filter_map(|m| match m {
-            StreamMsg::Usage {
+            Event::Usage {
                 input,
                 cached_input,
                 output,
@@ -162,27 +163,46 @@ pub fn usage(msgs: &[StreamMsg]) -> Vec<(u64, u64, u64)> {
         .collect()
 }
 
-pub fn reasoning(msgs: &[StreamMsg]) -> String {
+pub fn reasoning(msgs: &[Event]) -> String {
     msgs.iter()
         .filter_map(|m| match m {
-            StreamMsg::Reasoning(t) => Some(t.as_str()),
+            Event::Reasoning { text: t } => Some(t.as_str()),
             _ => None,
         })
         .collect()
 }
 
-pub fn is_done(msgs: &[StreamMsg]) -> bool {
-    matches!(msgs.last(), Some(StreamMsg::Done))
+pub fn is_done(msgs: &[Event]) -> bool {
+    matches!(msgs.last(), Some(Event::Done))
 }
 
-pub fn error_of(msgs: &[StreamMsg]) -> &ai_chat_engine::EngineError {
+/// The error event a turn ended with (compare it with an
+/// `EngineError`'s `to_event()`: its kind and a message naming every
+/// field).
+pub fn error_of(msgs: &[Event]) -> &Event {
     match msgs.last() {
-        Some(StreamMsg::Err(e)) => e,
-        other => panic!("expected Err, got {other:?}"),
+        Some(e @ Event::Error { .. }) => e,
+        other => panic!("expected Error, got {other:?}"),
     }
 }
 
-pub fn count<F: Fn(&StreamMsg) -> bool>(msgs: &[StreamMsg], f: F) -> usize {
+/// The kind of error a turn ended with.
+pub fn kind_of(msgs: &[Event]) -> ai_chat_engine::protocol::ErrorKind {
+    match error_of(msgs) {
+        Event::Error { kind, .. } => *kind,
+        _ => unreachable!("error_of returns an error"),
+    }
+}
+
+/// The message of the error a turn ended with.
+pub fn message_of(msgs: &[Event]) -> &str {
+    match error_of(msgs) {
+        Event::Error { message, .. } => message,
+        _ => unreachable!("error_of returns an error"),
+    }
+}
+
+pub fn count<F: Fn(&Event) -> bool>(msgs: &[Event], f: F) -> usize {
     msgs.iter().filter(|m| f(m)).count()
 }
 

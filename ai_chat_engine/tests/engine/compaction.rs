@@ -6,10 +6,10 @@
 
 use ai_chat_engine::budgets::MAX_ATTEMPTS;
 use ai_chat_engine::compaction::{CompactionToml, BYTES_PER_TOKEN};
+use ai_chat_engine::protocol::CompactionOutcome;
 use ai_chat_engine::store::session_log::{read_log, CompactionMethod, Entry, Record};
 use ai_chat_engine::{
-    AttachmentKind, CompactionReport, Conversation, Message, ProviderKind, StreamMsg, Trigger,
-    UserInput,
+    AttachmentKind, Conversation, Event, Message, ProviderKind, Trigger, UserInput,
 };
 use ai_tools::Mode;
 use koi_testkit::long_session::LongSession;
@@ -32,10 +32,18 @@ fn records(conv: &Conversation) -> Vec<Record> {
     read_log(&conv.log_path().unwrap()).unwrap().records
 }
 
-fn reports(msgs: &[StreamMsg]) -> Vec<CompactionReport> {
+/// A compaction event's outcome, message and sizes (before, after).
+type Shown = (CompactionOutcome, String, Option<usize>, Option<usize>);
+
+fn reports(msgs: &[Event]) -> Vec<Shown> {
     msgs.iter()
         .filter_map(|m| match m {
-            StreamMsg::Compaction(r) => Some(r.clone()),
+            Event::Compaction {
+                outcome,
+                bytes_before,
+                bytes_after,
+                message,
+            } => Some((*outcome, message.clone(), *bytes_before, *bytes_after)),
             _ => None,
         })
         .collect()
@@ -61,7 +69,7 @@ fn window_for(bytes: usize, percent: u64) -> u64 {
     (bytes as u64 * 100 / percent).div_ceil(BYTES_PER_TOKEN)
 }
 
-fn ask_with_log(h: &Harness, conv: &Conversation, q: &str, kb: usize) -> Vec<StreamMsg> {
+fn ask_with_log(h: &Harness, conv: &Conversation, q: &str, kb: usize) -> Vec<Event> {
     let input = UserInput::text(q).with_attachment(
         AttachmentKind::CommandOutput,
         &format!("log {q}"),
@@ -214,7 +222,7 @@ fn a_failed_summary_keeps_the_full_history_and_retries_after_the_cooldown() {
     let third = ask_with_log(&h, &conv, "third", 20);
     let r = reports(&third);
     assert!(
-        matches!(&r[..], [CompactionReport::Failed { retry_in_rounds: 3, error, .. }] if error.contains("overloaded")),
+        matches!(&r[..], [(CompactionOutcome::Failed, m, ..)] if m.contains("overloaded") && m.contains("retry in 3 rounds")),
         "{r:?}"
     );
     let summary_requests = |s: &FakeProvider| {
@@ -233,7 +241,7 @@ fn a_failed_summary_keeps_the_full_history_and_retries_after_the_cooldown() {
     let seventh = run(&h.engine, &conv, "7");
     assert!(matches!(
         reports(&seventh)[..],
-        [CompactionReport::Failed { .. }]
+        [(CompactionOutcome::Failed, ..)]
     ));
     assert_eq!(summary_requests(&server), 2 * MAX_ATTEMPTS);
     // Nothing was lost: every message is still in the model's history.
@@ -270,7 +278,7 @@ fn a_tool_call_instead_of_a_summary_keeps_the_full_history() {
     let third = ask_with_log(&h, &conv, "third", 20);
     let r = reports(&third);
     assert!(
-        matches!(&r[..], [CompactionReport::Failed { error, .. }] if error.contains("text only")),
+        matches!(&r[..], [(CompactionOutcome::Failed, m, ..)] if m.contains("text only")),
         "{r:?}"
     );
     assert!(!conv
@@ -278,9 +286,7 @@ fn a_tool_call_instead_of_a_summary_keeps_the_full_history() {
         .iter()
         .any(|m| matches!(m, Message::Summary(_))));
     // No tool ran for the summary's call.
-    assert!(!third
-        .iter()
-        .any(|m| matches!(m, StreamMsg::ToolStart { .. })));
+    assert!(!third.iter().any(|m| matches!(m, Event::ToolStart { .. })));
 }
 
 #[test]
@@ -296,10 +302,10 @@ fn near_the_limit_a_failed_summary_drops_old_history_with_a_marker() {
     let third = ask_with_log(&h, &conv, "third", 20);
     let r = reports(&third);
     assert!(
-        matches!(&r[..], [CompactionReport::Dropped { trigger: Trigger::Hard, messages_dropped, .. }] if *messages_dropped >= 2),
+        matches!(&r[..], [(CompactionOutcome::Dropped, m, ..)] if dropped_count(m) >= 2),
         "{r:?}"
     );
-    assert!(r[0].to_string().contains("DROPPED"));
+    assert!(r[0].1.contains("DROPPED"));
     let history = conv.messages();
     assert!(
         matches!(&history[1], Message::Summary(t) if t.contains("DROPPED") && t.contains("\"first\""))
@@ -316,6 +322,7 @@ fn near_the_limit_a_failed_summary_drops_old_history_with_a_marker() {
         r.entry,
         Entry::Summary {
             method: CompactionMethod::Dropped,
+            trigger: Some(Trigger::Hard),
             ..
         }
     )));
@@ -349,7 +356,7 @@ fn slash_compact_forces_an_in_band_summary() {
     assert!(is_done(&msgs), "{msgs:?}");
     let r = reports(&msgs);
     assert!(
-        matches!(&r[..], [CompactionReport::Summarised { trigger: Trigger::User, bytes_before, bytes_after, .. }] if bytes_after < bytes_before),
+        matches!(&r[..], [(CompactionOutcome::Summarised, m, Some(before), Some(after))] if after < before && m.contains("(asked for)")),
         "{r:?}"
     );
     let reqs = server.requests();
@@ -363,4 +370,14 @@ fn slash_compact_forces_an_in_band_summary() {
     let after = server.requests()[5].body_str();
     assert!(after.contains("SUMMARY: four logs were pasted."));
     assert!(!after.contains("log first"));
+}
+
+/// How many messages a "dropped" compaction message says were dropped.
+fn dropped_count(message: &str) -> usize {
+    message
+        .split(" older messages DROPPED")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }

@@ -106,9 +106,10 @@ fn openai_responses_incomplete_and_failed() {
         &EngineError::Incomplete {
             reason: "max_output_tokens".into()
         }
+        .to_event()
     );
     let msgs = run(&h.engine, &conv, "b");
-    assert!(error_of(&msgs).to_string().contains("backend on fire"));
+    assert!(message_of(&msgs).to_string().contains("backend on fire"));
     // The nested `error` event production servers send keeps its words.
     let msgs = run(&h.engine, &conv, "c");
     assert_eq!(tokens(&msgs), "Half an ans");
@@ -118,6 +119,7 @@ fn openai_responses_incomplete_and_failed() {
             "the provider reported: context_length_exceeded: Your input exceeds the context window"
                 .into()
         )
+        .to_event()
     );
 }
 
@@ -195,7 +197,7 @@ fn anthropic_error_event_and_max_tokens() {
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "a");
     assert!(
-        error_of(&msgs).to_string().contains("Overloaded"),
+        message_of(&msgs).to_string().contains("Overloaded"),
         "{msgs:?}"
     );
     let msgs = run(&h.engine, &conv, "b");
@@ -204,6 +206,7 @@ fn anthropic_error_event_and_max_tokens() {
         &EngineError::Incomplete {
             reason: "max_tokens".into()
         }
+        .to_event()
     );
     // Usage is reported even though the step failed.
     assert_eq!(usage(&msgs), vec![(1, 0, 9)]);

@@ -108,7 +108,7 @@ fn every_error_shape_reaches_the_user_verbatim() {
         let h = harness_with(&server, case.provider, |_| {});
         let conv = h.engine.new_conversation();
         let msgs = run(&h.engine, &conv, "go");
-        assert_eq!(error_of(&msgs), &case.want, "case {n}: {msgs:?}");
+        assert_eq!(error_of(&msgs), &case.want.to_event(), "case {n}: {msgs:?}");
         assert_eq!(server.request_count(), 1, "case {n}: not retried");
     }
 }
@@ -122,7 +122,7 @@ fn a_long_provider_message_is_shortened() {
     let h = harness_with(&server, ProviderKind::OpenAiResponses, |_| {});
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "go");
-    let shown = error_of(&msgs).to_string();
+    let shown = message_of(&msgs).to_string();
     assert!(shown.contains("server_error: boom xxx"), "{shown}");
     assert!(shown.ends_with('…'), "{shown}");
     assert!(shown.len() < 500, "{} bytes", shown.len());

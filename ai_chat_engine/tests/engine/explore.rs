@@ -5,7 +5,7 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use ai_chat_engine::{EngineError, Message, StreamMsg, SubagentStep, UserInput};
+use ai_chat_engine::{EngineError, Event, Message, SubagentStep, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RecordedRequest, Reply};
 
@@ -63,10 +63,10 @@ fn text_reply(text: &str) -> Reply {
 }
 
 /// The subagent steps nested under `parent`, in order.
-fn steps_of<'a>(msgs: &'a [StreamMsg], parent: &str) -> Vec<&'a SubagentStep> {
+fn steps_of<'a>(msgs: &'a [Event], parent: &str) -> Vec<&'a SubagentStep> {
     msgs.iter()
         .filter_map(|m| match m {
-            StreamMsg::Subagent { parent: p, step } if p == parent => Some(step),
+            Event::Subagent { parent: p, step } if p == parent => Some(step),
             _ => None,
         })
         .collect()
@@ -211,7 +211,7 @@ fn a_child_that_asks_for_a_write_is_refused() {
     );
     assert!(!h.ws().join("made.txt").exists());
     assert_eq!(
-        count(&msgs, |m| matches!(m, StreamMsg::ApprovalRequired { .. })),
+        count(&msgs, |m| matches!(m, Event::ApprovalAsked { .. })),
         0
     );
 
@@ -297,7 +297,7 @@ fn cancel_stops_the_parent_and_its_child() {
         let msg = rx.recv_timeout(TURN_TIMEOUT).unwrap();
         if matches!(
             msg,
-            StreamMsg::Subagent {
+            Event::Subagent {
                 step: SubagentStep::Round { .. },
                 ..
             }
@@ -308,12 +308,12 @@ fn cancel_stops_the_parent_and_its_child() {
     assert!(server.wait_for_requests(2, TURN_TIMEOUT));
     cancel.cancel();
     let rest = collect(&rx);
-    assert_eq!(error_of(&rest), &EngineError::Cancelled);
+    assert_eq!(error_of(&rest), &EngineError::Cancelled.to_event());
     // The child ended (cancelled) before the turn did.
     let finished = rest.iter().position(|m| {
         matches!(
             m,
-            StreamMsg::Subagent {
+            Event::Subagent {
                 step: SubagentStep::Finished { summary },
                 ..
             } if summary.ends_with("; cancelled")
@@ -390,7 +390,7 @@ fn three_explores_run_in_parallel() {
         msgs.iter()
             .enumerate()
             .filter_map(|(i, m)| match m {
-                StreamMsg::Subagent { step, .. } if want(step) => Some(i),
+                Event::Subagent { step, .. } if want(step) => Some(i),
                 _ => None,
             })
             .collect()

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use ai_chat_engine::budgets::{MAX_ROUNDS, MAX_STREAMED_OUTPUT_BYTES};
-use ai_chat_engine::{EngineError, ProviderKind, StreamMsg, WRAP_UP_NOTICE};
+use ai_chat_engine::{EngineError, Event, ProviderKind, WRAP_UP_NOTICE};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply};
 
@@ -24,14 +24,8 @@ fn stream_cut_mid_tool_call_executes_nothing() {
     });
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "write the file");
-    assert!(
-        matches!(error_of(&msgs), EngineError::Stream(_)),
-        "{msgs:?}"
-    );
-    assert_eq!(
-        count(&msgs, |m| matches!(m, StreamMsg::ToolStart { .. })),
-        0
-    );
+    assert!(kind_of(&msgs) == ErrorKind::Stream, "{msgs:?}");
+    assert_eq!(count(&msgs, |m| matches!(m, Event::ToolStart { .. })), 0);
     assert!(!h.workspace.path().join("victim.txt").exists());
     assert_eq!(server.request_count(), 1);
     // Even a clean end of body without a finish reason executes nothing.
@@ -46,10 +40,7 @@ fn stream_cut_mid_tool_call_executes_nothing() {
     });
     let conv = h2.engine.new_conversation();
     let msgs = run(&h2.engine, &conv, "write the file");
-    assert!(
-        matches!(error_of(&msgs), EngineError::Stream(_)),
-        "{msgs:?}"
-    );
+    assert!(kind_of(&msgs) == ErrorKind::Stream, "{msgs:?}");
     assert!(!h2.workspace.path().join("victim.txt").exists());
     // The partial text the user saw is kept; no tool call is.
     let history = conv.messages();
@@ -89,12 +80,9 @@ fn server_error_three_times_is_a_clear_error() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "hi");
-    let e = error_of(&msgs);
-    assert!(
-        matches!(e, EngineError::RetriesExhausted { attempts: 3, .. }),
-        "{e:?}"
-    );
-    let text = e.to_string();
+    assert_eq!(kind_of(&msgs), ErrorKind::RetriesExhausted);
+    let text = message_of(&msgs);
+    assert!(text.contains("failed 3 times"), "{text}");
     assert!(
         text.contains("HTTP 500") && text.contains("upstream exploded"),
         "{text}"
@@ -114,6 +102,7 @@ fn client_errors_are_never_retried() {
             status: 401,
             message: "bad key".into()
         }
+        .to_event()
     );
     assert_eq!(server.request_count(), 1);
 }
@@ -131,7 +120,7 @@ fn round_limit_with_wrap_up_notice_at_round_twenty() {
     let msgs = run(&h.engine, &conv, "loop forever");
     assert_eq!(
         error_of(&msgs),
-        &EngineError::RoundLimit { rounds: MAX_ROUNDS }
+        &EngineError::RoundLimit { rounds: MAX_ROUNDS }.to_event()
     );
     let reqs = server.requests();
     assert_eq!(reqs.len(), MAX_ROUNDS);
@@ -140,10 +129,10 @@ fn round_limit_with_wrap_up_notice_at_round_twenty() {
     assert!(has_notice(19), "request 20 carries the wrap-up notice");
     // Round 25's call is answered in history but never run.
     assert_eq!(
-        count(&msgs, |m| matches!(m, StreamMsg::ToolDone { .. })),
+        count(&msgs, |m| matches!(m, Event::ToolDone { .. })),
         MAX_ROUNDS - 1
     );
-    assert!(matches!(msgs[msgs.len() - 2], StreamMsg::ToolFailed { .. }));
+    assert!(matches!(msgs[msgs.len() - 2], Event::ToolFailed { .. }));
     let last = conv.messages();
     assert!(matches!(
         last.last(),
@@ -162,13 +151,9 @@ fn output_cap_ends_with_a_partial_error_never_done() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "talk forever");
-    assert!(
-        matches!(error_of(&msgs), EngineError::OutputCap { .. }),
-        "{:?}",
-        msgs.last()
-    );
-    assert!(error_of(&msgs).to_string().contains("partial"));
-    assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::Done)), 0);
+    assert!(kind_of(&msgs) == ErrorKind::OutputCap, "{:?}", msgs.last());
+    assert!(message_of(&msgs).to_string().contains("partial"));
+    assert_eq!(count(&msgs, |m| matches!(m, Event::Done)), 0);
     let shown = tokens(&msgs).len();
     assert!(shown <= MAX_STREAMED_OUTPUT_BYTES && shown > MAX_STREAMED_OUTPUT_BYTES - 16 * 1024);
 }
@@ -187,6 +172,7 @@ fn length_stop_is_an_incomplete_error() {
         &EngineError::Incomplete {
             reason: "length".into()
         }
+        .to_event()
     );
 }
 
@@ -202,10 +188,7 @@ fn provider_error_event_and_garbage_end_the_turn() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "a");
-    assert!(error_of(&msgs).to_string().contains("model overloaded"));
+    assert!(message_of(&msgs).to_string().contains("model overloaded"));
     let msgs = run(&h.engine, &conv, "b");
-    assert!(
-        matches!(error_of(&msgs), EngineError::Stream(_)),
-        "{msgs:?}"
-    );
+    assert!(kind_of(&msgs) == ErrorKind::Stream, "{msgs:?}");
 }

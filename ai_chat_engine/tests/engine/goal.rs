@@ -2,9 +2,10 @@
 //! the model) decides completion; failures pause, a spent budget or the
 //! model's "cannot continue" block; a resumed session comes back paused.
 
+use ai_chat_engine::protocol::GoalStatus;
 use ai_chat_engine::store::session_log::{read_log, Entry};
 use ai_chat_engine::{
-    EngineError, GoalBudget, GoalCommand, GoalReport, GoalSpec, GoalState, SlashCommand, StreamMsg,
+    EngineError, Event, GoalBudget, GoalCommand, GoalSpec, GoalState, SlashCommand,
 };
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
@@ -30,21 +31,25 @@ fn answer(text: &str) -> koi_testkit::Reply {
         .reply()
 }
 
-fn goal_reports(msgs: &[StreamMsg]) -> Vec<GoalReport> {
+/// The goal events' statuses and messages.
+fn goal_reports(msgs: &[Event]) -> Vec<(GoalStatus, String)> {
     msgs.iter()
         .filter_map(|m| match m {
-            StreamMsg::Goal(r) => Some(r.clone()),
+            Event::Goal {
+                status, message, ..
+            } => Some((*status, message.clone())),
             _ => None,
         })
         .collect()
 }
 
-fn checks(msgs: &[StreamMsg]) -> Vec<bool> {
+fn checks(msgs: &[Event]) -> Vec<bool> {
     goal_reports(msgs)
         .into_iter()
-        .filter_map(|r| match r {
-            GoalReport::Check(c) => Some(c.passed),
-            GoalReport::State(_) => None,
+        .filter_map(|(status, _)| match status {
+            GoalStatus::CheckPassed => Some(true),
+            GoalStatus::CheckFailed => Some(false),
+            _ => None,
         })
         .collect()
 }
@@ -100,13 +105,10 @@ fn an_interrupt_pauses_the_goal_and_resume_goes_on() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let (rx, cancel) = h.engine.start_goal(&conv, spec("true", 5));
-    while !matches!(rx.recv_timeout(TURN_TIMEOUT).unwrap(), StreamMsg::Token(_)) {}
+    while !matches!(rx.recv_timeout(TURN_TIMEOUT).unwrap(), Event::Token { .. }) {}
     cancel.cancel();
     let msgs = collect(&rx);
-    assert!(matches!(
-        msgs.last(),
-        Some(StreamMsg::Err(EngineError::Cancelled))
-    ));
+    assert_eq!(msgs.last(), Some(&EngineError::Cancelled.to_event()));
     assert!(
         matches!(conv.goal().unwrap().state, GoalState::Paused { ref reason } if reason.contains("cancelled")),
         "{:?}",
@@ -174,8 +176,9 @@ fn a_spent_budget_blocks_the_goal_with_the_reason() {
         matches!(&state, GoalState::Blocked { reason } if reason.contains("2 of 2 turns")),
         "{state:?}"
     );
-    let last = goal_reports(&msgs).pop().unwrap();
-    assert!(last.to_string().contains("blocked: budget spent"));
+    let (status, message) = goal_reports(&msgs).pop().unwrap();
+    assert_eq!(status, GoalStatus::Blocked);
+    assert!(message.contains("blocked: budget spent"), "{message}");
     assert_eq!(server.requests().len(), 2);
 }
 

@@ -2,7 +2,7 @@
 //! same-turn degradation when a provider rejects them (older images
 //! first, then all), which later rounds keep.
 
-use ai_chat_engine::{Image, MediaLevel, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{Event, Image, MediaLevel, ProviderKind, UserInput};
 use koi_testkit::anthropic::MessagesStream;
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::openai_responses::ResponsesStream;
@@ -23,7 +23,7 @@ fn ask(
     conv: &ai_chat_engine::Conversation,
     text: &str,
     image: Option<Image>,
-) -> Vec<StreamMsg> {
+) -> Vec<Event> {
     let mut input = UserInput::text(text);
     if let Some(im) = image {
         input = input.with_image(im);
@@ -32,10 +32,10 @@ fn ask(
     collect(&rx)
 }
 
-fn notices(msgs: &[StreamMsg]) -> Vec<String> {
+fn notices(msgs: &[Event]) -> Vec<String> {
     msgs.iter()
         .filter_map(|m| match m {
-            StreamMsg::Notice(t) => Some(t.clone()),
+            Event::Notice { text: t } => Some(t.clone()),
             _ => None,
         })
         .collect()
@@ -214,10 +214,8 @@ fn a_rejection_that_is_not_about_images_is_not_retried() {
     let h = harness_with(&server, ProviderKind::Anthropic, |_| {});
     let conv = h.engine.new_conversation();
     let msgs = ask(&h, &conv, "look", Some(png("a")));
-    assert!(matches!(
-        error_of(&msgs),
-        ai_chat_engine::EngineError::Rejected { status: 400, .. }
-    ));
+    assert_eq!(kind_of(&msgs), ErrorKind::Rejected);
+    assert!(message_of(&msgs).contains("HTTP 400"), "{msgs:?}");
     assert!(notices(&msgs).is_empty());
     assert_eq!(server.request_count(), 1);
     server.finish();

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ai_chat_engine::{Engine, ProviderKind, StreamMsg};
+use ai_chat_engine::{Engine, Event, ProviderKind};
 use ai_mcp::{Hub, HubEnv, McpConfig};
 use ai_tools::{Mode, Registry, RegistryConfig, Workspace};
 use koi_testkit::openai_chat::ChatStream;
@@ -186,7 +186,7 @@ fn a_slow_server_never_delays_the_first_answer_and_is_announced_later() {
     let m1 = reqs[0].json()["messages"].as_array().unwrap().clone();
     let m2 = reqs[1].json()["messages"].as_array().unwrap().clone();
     assert_eq!(m2[..m1.len()], m1[..]);
-    assert!(!msgs.iter().any(|m| matches!(m, StreamMsg::Err(_))));
+    assert!(!msgs.iter().any(|m| matches!(m, Event::Error { .. })));
     server.finish();
 }
 
@@ -238,9 +238,9 @@ fn progress_notifications_are_the_calls_live_status() {
     let steps: Vec<String> = msgs
         .iter()
         .filter_map(|m| match m {
-            StreamMsg::ToolStart { .. } => Some("start".to_string()),
-            StreamMsg::ToolProgress { id, text } if id == "p1" => Some(text.clone()),
-            StreamMsg::ToolDone { .. } => Some("done".to_string()),
+            Event::ToolStart { .. } => Some("start".to_string()),
+            Event::ToolProgress { id, text } if id == "p1" => Some(text.clone()),
+            Event::ToolDone { .. } => Some("done".to_string()),
             _ => None,
         })
         .collect();

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ai_chat_engine::{Engine, EngineError, ProviderKind, StreamMsg};
+use ai_chat_engine::{Engine, Event, ProviderKind};
 use ai_tools::{
     Effect, Registry, RegistryConfig, Tool, ToolContext, ToolError, ToolOutput, Workspace,
 };
@@ -68,7 +68,7 @@ fn a_panicking_tool_fails_its_call_and_the_turn_goes_on() {
     let failed: Vec<&String> = msgs
         .iter()
         .filter_map(|m| match m {
-            StreamMsg::ToolFailed { id, error } if id == "p1" => Some(error),
+            Event::ToolFailed { id, error } if id == "p1" => Some(error),
             _ => None,
         })
         .collect();
@@ -81,7 +81,7 @@ fn a_panicking_tool_fails_its_call_and_the_turn_goes_on() {
     assert_eq!(
         count(
             &msgs,
-            |m| matches!(m, StreamMsg::ToolDone { id, .. } if id == "r1")
+            |m| matches!(m, Event::ToolDone { id, .. } if id == "r1")
         ),
         1
     );
@@ -123,11 +123,10 @@ fn a_panic_in_the_turn_ends_the_stream_and_frees_the_conversation() {
     });
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "hi");
-    match error_of(&msgs) {
-        EngineError::Internal(why) => assert!(why.contains("waker bug"), "{why}"),
-        other => panic!("{other:?}"),
-    }
-    assert_eq!(count(&msgs, StreamMsg::is_terminal), 1, "{msgs:?}");
+    assert_eq!(kind_of(&msgs), ErrorKind::Internal);
+    let why = message_of(&msgs);
+    assert!(why.contains("waker bug"), "{why}");
+    assert_eq!(count(&msgs, Event::is_terminal), 1, "{msgs:?}");
     assert!(!conv.is_busy());
     let msgs = run(&h.engine, &conv, "again");
     assert!(is_done(&msgs), "{msgs:?}");

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use ai_chat_engine::store::session_log::{read_log, Entry, Record, StartProof, LOG_FORMAT};
 use ai_chat_engine::{
-    ApprovalReply, EngineError, Message, Step, StreamMsg, ToolCall, UncertainDecision,
+    ApprovalReply, EngineError, Event, Message, Step, ToolCall, UncertainDecision,
     ABANDONED_RESULT, REPEAT_UNCERTAIN_RESULT,
 };
 use koi_testkit::openai_chat::ChatStream;
@@ -83,7 +83,7 @@ fn assistant(calls: &[ToolCall]) -> Entry {
     }
 }
 
-fn resume(h: &Harness, conv: &ai_chat_engine::Conversation) -> Vec<StreamMsg> {
+fn resume(h: &Harness, conv: &ai_chat_engine::Conversation) -> Vec<Event> {
     let (rx, _cancel) = h.engine.resume(conv);
     collect(&rx)
 }
@@ -146,10 +146,9 @@ fn a_log_that_cannot_be_written_means_the_tool_does_not_run() {
     std::fs::write(h.sessions_dir(), "not a directory").unwrap();
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "touch it");
-    match error_of(&msgs) {
-        EngineError::Session(why) => assert!(why.contains("cannot be written"), "{why}"),
-        other => panic!("expected Err(Session), got {other:?}"),
-    }
+    assert_eq!(kind_of(&msgs), ErrorKind::Session, "{msgs:?}");
+    let why = message_of(&msgs);
+    assert!(why.contains("cannot be written"), "{why}");
     assert!(!h.workspace.path().join("ran").exists(), "the tool ran");
     assert!(conv.log_error().is_some());
     assert_eq!(server.requests().len(), 1, "the turn ended at the start");
@@ -195,15 +194,15 @@ fn an_uncertain_call_waits_for_the_user_then_reruns_exactly_once() {
     assert_eq!(uncertain[0].call, sh);
     // Neither resuming nor a new question runs anything or calls the model.
     let msgs = resume(&h, &conv);
-    assert!(matches!(
+    assert_eq!(
         error_of(&msgs),
-        EngineError::Uncertain { calls: 1 }
-    ));
+        &EngineError::Uncertain { calls: 1 }.to_event()
+    );
     let msgs = run(&h.engine, &conv, "go on");
-    assert!(matches!(
+    assert_eq!(
         error_of(&msgs),
-        EngineError::Uncertain { calls: 1 }
-    ));
+        &EngineError::Uncertain { calls: 1 }.to_event()
+    );
     assert_eq!(lines(&count), 0);
     assert!(server.requests().is_empty());
     conv.decide_uncertain("c2", UncertainDecision::Rerun)
@@ -295,7 +294,7 @@ fn an_approval_cut_off_by_a_crash_is_asked_again() {
     let mut msgs = Vec::new();
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { id, .. } = &m {
+        if let Event::ApprovalAsked { id: Some(id), .. } = &m {
             turn.approve(id, ApprovalReply::Approve);
         }
         let end = m.is_terminal();
@@ -386,7 +385,8 @@ fn one_writer_read_only_and_fork() {
     assert!(viewer.is_read_only());
     assert_eq!(viewer.messages(), first.messages());
     let msgs = run(&h.engine, &viewer, "may I?");
-    assert!(matches!(error_of(&msgs), EngineError::Session(why) if why.contains("read-only")));
+    assert_eq!(kind_of(&msgs), ErrorKind::Session);
+    assert!(message_of(&msgs).contains("read-only"), "{msgs:?}");
     let fork = h.engine.fork_conversation(ID).unwrap();
     assert_ne!(fork.id(), ID);
     assert_eq!(fork.forked_from().unwrap().session, ID);

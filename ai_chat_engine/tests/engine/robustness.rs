@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ai_chat_engine::budgets::TOOL_RESULT_MODEL_BYTES;
 use ai_chat_engine::store::session_log::{read_log, Entry};
-use ai_chat_engine::{EngineError, StreamMsg, UserInput};
+use ai_chat_engine::{EngineError, Event, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, Reply, RequestKind};
 
@@ -37,7 +37,7 @@ fn a_reply_that_is_not_an_event_stream_is_explained() {
     let h = harness(&server);
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "hi");
-    let e = error_of(&msgs).to_string();
+    let e = message_of(&msgs).to_string();
     assert!(
         e.contains("did not send an event stream") && e.contains("wrong endpoint"),
         "{e}"
@@ -127,7 +127,7 @@ fn cancel_during_a_retry_wait_is_prompt() {
     assert!(server.wait_for_requests(1, TURN_TIMEOUT));
     cancel.cancel();
     let msgs = collect(&rx);
-    assert_eq!(error_of(&msgs), &EngineError::Cancelled);
+    assert_eq!(error_of(&msgs), &EngineError::Cancelled.to_event());
     // The retry never went out.
     assert_eq!(server.request_count(), 1);
 }
@@ -153,5 +153,5 @@ fn a_changed_terminal_size_is_noted_without_rewriting_history() {
     let second = reqs[1].body_str();
     assert!(second.contains("[environment update: terminal is now 120x40]"));
     // The update is appended: the fake provider checks the bytes continue.
-    let _ = StreamMsg::Done;
+    let _ = Event::Done;
 }

@@ -4,7 +4,7 @@
 //! text shows, and the turn ends cleanly.
 
 use ai_chat_engine::config::{SearchProvider, WebSearchConfig};
-use ai_chat_engine::{Message, ProviderKind, StreamMsg};
+use ai_chat_engine::{Event, Message, ProviderKind};
 use ai_tools::{Registry, RegistryConfig, Workspace};
 use koi_testkit::anthropic::MessagesStream;
 use koi_testkit::{FakeProvider, Reply};
@@ -41,7 +41,7 @@ fn a_server_tool_stream_shows_its_text_and_calls_nothing() {
          released on 30 October 2025."
     );
     assert_eq!(
-        count(&msgs, |m| matches!(m, StreamMsg::ToolStart { .. })),
+        count(&msgs, |m| matches!(m, Event::ToolStart { .. })),
         0,
         "the provider ran the search; koi runs nothing"
     );
@@ -131,10 +131,7 @@ fn anthropic_declares_its_search_tool_only_when_turned_on_and_its_stream_keeps_t
     let msgs = run(&on, &conv, "what is the latest Rust release?");
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(tokens(&msgs).ends_with("Rust 1.91.0, released on 30 October 2025."));
-    assert_eq!(
-        count(&msgs, |m| matches!(m, StreamMsg::ToolStart { .. })),
-        0
-    );
+    assert_eq!(count(&msgs, |m| matches!(m, Event::ToolStart { .. })), 0);
 
     let (off, _dirs2) = search_harness(&server, ProviderKind::Anthropic, None);
     assert!(!off.config().native_web_search);

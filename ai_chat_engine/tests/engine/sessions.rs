@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use ai_chat_engine::store::session_log::{read_log, Entry};
-use ai_chat_engine::{Message, ProviderKind, StreamMsg};
+use ai_chat_engine::{Message, ProviderKind};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::{FakeProvider, RequestKind};
 
@@ -163,12 +163,7 @@ fn a_started_call_without_result_is_uncertain_after_a_crash() {
     // Nothing runs and the model is not called until the user decides.
     let refused = run(&h.engine, &conv, "what happened?");
     assert!(
-        matches!(
-            refused.last(),
-            Some(StreamMsg::Err(ai_chat_engine::EngineError::Uncertain {
-                calls: 1
-            }))
-        ),
+        refused.last() == Some(&ai_chat_engine::EngineError::Uncertain { calls: 1 }.to_event()),
         "{refused:?}"
     );
     assert!(server.requests().is_empty());

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ai_chat_engine::{Message, ProviderKind, StreamMsg, UserInput};
+use ai_chat_engine::{Event, Message, ProviderKind, UserInput};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 
@@ -22,12 +22,12 @@ fn text_only_turn() {
     let conv = h.engine.new_conversation();
     let msgs = run(&h.engine, &conv, "hi");
     assert!(is_done(&msgs), "{msgs:?}");
-    assert!(matches!(msgs[0], StreamMsg::AssistantStart));
+    assert!(matches!(msgs[0], Event::AssistantStart));
     assert_eq!(tokens(&msgs), "Hello from the model.");
     assert_eq!(count(&msgs, |m| m.is_terminal()), 1);
     assert!(msgs.iter().any(|m| matches!(
         m,
-        StreamMsg::Usage {
+        Event::Usage {
             input: 120,
             cached_input: 100,
             output: 7,
@@ -81,14 +81,14 @@ fn tool_call_result_then_answer() {
     let msgs = run(&h.engine, &conv, "what do my notes say?");
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(msgs.iter().any(|m| matches!(m,
-        StreamMsg::ToolStart { id, name, args_preview, summary }
+        Event::ToolStart { id, name, args_preview, summary }
             if id == "call_1" && name == "fs_read" && args_preview.contains("notes.txt")
                 && summary == "notes.txt")));
     assert!(msgs
         .iter()
-        .any(|m| matches!(m, StreamMsg::ToolDone { id, .. } if id == "call_1")));
+        .any(|m| matches!(m, Event::ToolDone { id, .. } if id == "call_1")));
     assert_eq!(tokens(&msgs), "Let me look.It says hello.");
-    assert_eq!(count(&msgs, |m| matches!(m, StreamMsg::AssistantStart)), 2);
+    assert_eq!(count(&msgs, |m| matches!(m, Event::AssistantStart)), 2);
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 2);
@@ -146,7 +146,7 @@ fn two_read_only_calls_run_in_parallel() {
     let msgs = run(&h.engine, &conv, "run both");
     assert!(is_done(&msgs), "{msgs:?}");
     assert_eq!(
-        count(&msgs, |m| matches!(m, StreamMsg::ToolDone { .. })),
+        count(&msgs, |m| matches!(m, Event::ToolDone { .. })),
         2,
         "{msgs:?}"
     );
@@ -177,7 +177,7 @@ fn unknown_tool_becomes_a_readable_error() {
     let msgs = run(&h.engine, &conv, "launch");
     assert!(is_done(&msgs), "{msgs:?}");
     assert!(msgs.iter().any(|m| matches!(m,
-        StreamMsg::ToolFailed { id, error } if id == "c1" && error.contains("no tool named"))));
+        Event::ToolFailed { id, error } if id == "c1" && error.contains("no tool named"))));
     let m = second_request_messages(&server);
     let content = m[4]["content"].as_str().unwrap();
     assert!(
@@ -231,10 +231,10 @@ fn waker_runs_after_each_message_and_busy_is_reported() {
     std::thread::sleep(Duration::from_millis(50));
     let (rx2, _c2) = h.engine.submit(&conv, UserInput::text("two"));
     let second = collect(&rx2);
-    assert!(matches!(
+    assert_eq!(
         error_of(&second),
-        ai_chat_engine::EngineError::Busy
-    ));
+        &ai_chat_engine::EngineError::Busy.to_event()
+    );
     let msgs = collect(&rx);
     assert!(is_done(&msgs));
     assert!(
@@ -264,7 +264,7 @@ fn demo_provider_shows_a_tool_call_and_an_approval() {
     let mut msgs = Vec::new();
     loop {
         let m = rx.recv_timeout(TURN_TIMEOUT).unwrap();
-        if let StreamMsg::ApprovalRequired { id, .. } = &m {
+        if let Event::ApprovalAsked { id: Some(id), .. } = &m {
             turn.approve(id, ai_chat_engine::ApprovalReply::Deny);
         }
         let end = m.is_terminal();
@@ -278,11 +278,11 @@ fn demo_provider_shows_a_tool_call_and_an_approval() {
     assert!(text.contains("demo"), "{text}");
     assert!(text.contains("koi.toml"), "{text}");
     assert!(
-        msgs.iter().any(|m| matches!(m, StreamMsg::ToolDone { .. })),
+        msgs.iter().any(|m| matches!(m, Event::ToolDone { .. })),
         "{msgs:?}"
     );
     assert_eq!(
-        count(&msgs, |m| matches!(m, StreamMsg::ApprovalRequired { .. })),
+        count(&msgs, |m| matches!(m, Event::ApprovalAsked { .. })),
         1,
         "{msgs:?}"
     );
@@ -290,12 +290,12 @@ fn demo_provider_shows_a_tool_call_and_an_approval() {
     let started: Vec<&str> = msgs
         .iter()
         .filter_map(|m| match m {
-            StreamMsg::ToolStart { id, .. } => Some(id.as_str()),
+            Event::ToolStart { id, .. } => Some(id.as_str()),
             _ => None,
         })
         .collect();
     let asked = msgs.iter().find_map(|m| match m {
-        StreamMsg::ApprovalRequired { id, .. } => Some(id.as_str()),
+        Event::ApprovalAsked { id: Some(id), .. } => Some(id.as_str()),
         _ => None,
     });
     assert!(

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ai_chat_engine::{ApprovalReply, CancelHandle, EngineError, StreamMsg};
+use ai_chat_engine::protocol::ErrorKind;
+use ai_chat_engine::{ApprovalReply, CancelHandle, Event};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde_json::Value;
 
@@ -83,27 +84,27 @@ pub struct Turn {
 
 impl Turn {
     /// Runs the turn to its end and answers the prompt.
-    pub fn run(mut self, rx: &Receiver<StreamMsg>) {
+    pub fn run(mut self, rx: &Receiver<Event>) {
         let answer = self.drive(rx);
         self.running.store(false, Ordering::SeqCst);
         let _ = self.peer.respond(&self.request_id, answer);
     }
 
-    fn drive(&mut self, rx: &Receiver<StreamMsg>) -> Answer {
+    fn drive(&mut self, rx: &Receiver<Event>) -> Answer {
         for msg in rx.iter() {
             match msg {
-                StreamMsg::ApprovalRequired {
-                    id,
+                Event::ApprovalAsked {
+                    id: Some(id),
                     summary,
                     detail,
                 } => self.gate(&id, &summary, &detail),
-                StreamMsg::Done => return self.stop(StopReason::EndTurn),
-                StreamMsg::Err(e) => return self.ended(&e),
+                Event::Done => return self.stop(StopReason::EndTurn),
+                Event::Error { kind, message } => return self.ended(kind, &message),
                 other => {
                     for update in self.translator.updates(&other) {
                         self.send(&update);
                     }
-                    if matches!(other, StreamMsg::Usage { .. }) && self.window > 0 {
+                    if matches!(other, Event::Usage { .. }) && self.window > 0 {
                         self.send(&SessionUpdate::UsageUpdate {
                             used: self.translator.context_tokens,
                             size: self.window,
@@ -146,11 +147,11 @@ impl Turn {
         .map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string()))
     }
 
-    fn ended(&self, e: &EngineError) -> Answer {
-        match stop_reason(e) {
+    fn ended(&self, kind: ErrorKind, message: &str) -> Answer {
+        match stop_reason(kind, message) {
             Some(reason) => self.stop(reason),
             None if self.cancelled.load(Ordering::SeqCst) => self.stop(StopReason::Cancelled),
-            None => Err(RpcError::new(INTERNAL_ERROR, e.to_string())),
+            None => Err(RpcError::new(INTERNAL_ERROR, message.to_string())),
         }
     }
 
@@ -215,17 +216,16 @@ impl Turn {
     }
 }
 
-/// The ACP stop reason for a turn that ended with `e`, when ACP has one
-/// (other failures are the prompt's error).
-fn stop_reason(e: &EngineError) -> Option<StopReason> {
-    match e {
-        EngineError::Cancelled => Some(StopReason::Cancelled),
-        EngineError::RoundLimit { .. } => Some(StopReason::MaxTurnRequests),
-        EngineError::Refused { .. } => Some(StopReason::Refusal),
-        EngineError::OutputCap { .. } => Some(StopReason::MaxTokens),
-        EngineError::Incomplete { reason }
-            if reason.contains("length") || reason.contains("max") =>
-        {
+/// The ACP stop reason for a turn that ended with an error of `kind`,
+/// when ACP has one (other failures are the prompt's error). An early
+/// stop's message names the provider's reason (`length`, `max_tokens`).
+fn stop_reason(kind: ErrorKind, message: &str) -> Option<StopReason> {
+    match kind {
+        ErrorKind::Cancelled => Some(StopReason::Cancelled),
+        ErrorKind::RoundLimit => Some(StopReason::MaxTurnRequests),
+        ErrorKind::Refused => Some(StopReason::Refusal),
+        ErrorKind::OutputCap => Some(StopReason::MaxTokens),
+        ErrorKind::Incomplete if message.contains("length") || message.contains("max") => {
             Some(StopReason::MaxTokens)
         }
         _ => None,
@@ -248,16 +248,37 @@ mod tests {
         );
     }
 
+    /// The stop reason for the event an engine error ends a turn with.
+    fn reason_of(e: ai_chat_engine::EngineError) -> Option<StopReason> {
+        match e.to_event() {
+            Event::Error { kind, message } => stop_reason(kind, &message),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn engine_ends_map_to_stop_reasons() {
+        use ai_chat_engine::EngineError;
         assert_eq!(
-            stop_reason(&EngineError::Cancelled),
+            reason_of(EngineError::Cancelled),
             Some(StopReason::Cancelled)
         );
         assert_eq!(
-            stop_reason(&EngineError::RoundLimit { rounds: 3 }),
+            reason_of(EngineError::RoundLimit { rounds: 3 }),
             Some(StopReason::MaxTurnRequests)
         );
-        assert_eq!(stop_reason(&EngineError::Network("x".into())), None);
+        assert_eq!(
+            reason_of(EngineError::Incomplete {
+                reason: "max_tokens".into()
+            }),
+            Some(StopReason::MaxTokens)
+        );
+        assert_eq!(
+            reason_of(EngineError::Incomplete {
+                reason: "content_filter".into()
+            }),
+            None
+        );
+        assert_eq!(reason_of(EngineError::Network("x".into())), None);
     }
 }

@@ -4,15 +4,23 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use ai_chat_engine::{
-    Conversation, Goal, GoalReport, GoalState, Message, StreamMsg, TranscriptItem,
-};
+use ai_chat_engine::protocol::GoalStatus;
+use ai_chat_engine::{Conversation, Event, Message, TranscriptItem};
 use serde_json::Value;
 
 use super::tools;
 use super::wire::{
     Content, Location, PlanEntry, SessionUpdate, ToolCallFields, ToolContent, ToolKind, ToolStatus,
 };
+
+/// A goal as its plan shows it: the objective, the check command, and
+/// where it stands.
+#[derive(Debug, Clone)]
+struct PlanGoal {
+    objective: String,
+    check: String,
+    status: GoalStatus,
+}
 
 /// What is known of one call.
 #[derive(Debug, Clone)]
@@ -41,7 +49,7 @@ pub struct Translator {
     pub context_tokens: u64,
     /// The goal's last state and whether its check last passed (goal
     /// mode), for the plan.
-    goal: Option<(Goal, Option<bool>)>,
+    goal: Option<(PlanGoal, Option<bool>)>,
 }
 
 impl Translator {
@@ -65,18 +73,20 @@ impl Translator {
     /// The updates for one message of a turn (none for the ones a client
     /// does not show, and for the gate and the end, which the turn
     /// handles).
-    pub fn updates(&mut self, msg: &StreamMsg) -> Vec<SessionUpdate> {
+    pub fn updates(&mut self, msg: &Event) -> Vec<SessionUpdate> {
         match msg {
-            StreamMsg::Token(t) if !t.is_empty() => vec![SessionUpdate::AgentMessageChunk {
+            Event::Token { text: t } if !t.is_empty() => vec![SessionUpdate::AgentMessageChunk {
                 content: Content::text(t.clone()),
             }],
-            StreamMsg::Reasoning(t) if !t.is_empty() => vec![SessionUpdate::AgentThoughtChunk {
-                content: Content::text(t.clone()),
-            }],
-            StreamMsg::ToolStart {
+            Event::Reasoning { text: t } if !t.is_empty() => {
+                vec![SessionUpdate::AgentThoughtChunk {
+                    content: Content::text(t.clone()),
+                }]
+            }
+            Event::ToolStart {
                 id, name, summary, ..
             } => vec![SessionUpdate::ToolCall(self.start(id, name, summary))],
-            StreamMsg::ToolProgress { id, text } => {
+            Event::ToolProgress { id, text } => {
                 vec![SessionUpdate::ToolCallUpdate(ToolCallFields {
                     tool_call_id: id.clone(),
                     status: Some(ToolStatus::InProgress),
@@ -84,10 +94,10 @@ impl Translator {
                     ..ToolCallFields::default()
                 })]
             }
-            StreamMsg::ToolDone { id, result_preview } => {
-                vec![SessionUpdate::ToolCallUpdate(self.done(id, result_preview))]
+            Event::ToolDone { id, preview } => {
+                vec![SessionUpdate::ToolCallUpdate(self.done(id, preview))]
             }
-            StreamMsg::ToolFailed { id, error } => {
+            Event::ToolFailed { id, error } => {
                 vec![SessionUpdate::ToolCallUpdate(ToolCallFields {
                     tool_call_id: id.clone(),
                     status: Some(ToolStatus::Failed),
@@ -95,34 +105,53 @@ impl Translator {
                     ..ToolCallFields::default()
                 })]
             }
-            StreamMsg::Usage { input, output, .. } => {
+            Event::Usage { input, output, .. } => {
                 self.context_tokens = input.saturating_add(*output);
                 Vec::new()
             }
-            StreamMsg::Goal(report) => self.plan(report).into_iter().collect(),
+            Event::Goal {
+                status,
+                objective,
+                check,
+                ..
+            } => self
+                .plan(*status, objective.as_deref(), check.as_deref())
+                .into_iter()
+                .collect(),
             _ => Vec::new(),
         }
     }
 
     /// Goal mode as a plan of two entries: the objective, and the check
     /// that proves it done.
-    fn plan(&mut self, report: &GoalReport) -> Option<SessionUpdate> {
-        match report {
-            GoalReport::State(g) => {
-                let passed = self.goal.as_ref().and_then(|(_, p)| *p);
-                self.goal = Some((g.clone(), passed));
-            }
-            GoalReport::Check(c) => {
+    fn plan(
+        &mut self,
+        status: GoalStatus,
+        objective: Option<&str>,
+        check: Option<&str>,
+    ) -> Option<SessionUpdate> {
+        match (status, objective, check) {
+            (GoalStatus::CheckPassed | GoalStatus::CheckFailed, ..) => {
                 if let Some((_, passed)) = self.goal.as_mut() {
-                    *passed = Some(c.passed);
+                    *passed = Some(status == GoalStatus::CheckPassed);
                 }
             }
+            (_, Some(objective), Some(check)) => {
+                let passed = self.goal.as_ref().and_then(|(_, p)| *p);
+                let goal = PlanGoal {
+                    objective: objective.to_string(),
+                    check: check.to_string(),
+                    status,
+                };
+                self.goal = Some((goal, passed));
+            }
+            _ => {}
         }
         let (goal, passed) = self.goal.as_ref()?;
-        let objective = match goal.state {
-            GoalState::Complete => "completed",
-            GoalState::Active => "in_progress",
-            GoalState::Paused { .. } | GoalState::Blocked { .. } => "pending",
+        let objective = match goal.status {
+            GoalStatus::Complete => "completed",
+            GoalStatus::Active => "in_progress",
+            _ => "pending",
         };
         let check = match passed {
             Some(true) => "completed",
@@ -131,12 +160,12 @@ impl Translator {
         Some(SessionUpdate::Plan {
             entries: vec![
                 PlanEntry {
-                    content: goal.spec.objective.clone(),
+                    content: goal.objective.clone(),
                     priority: "high",
                     status: objective,
                 },
                 PlanEntry {
-                    content: format!("`{}` passes", goal.spec.check),
+                    content: format!("`{}` passes", goal.check),
                     priority: "high",
                     status: check,
                 },

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ai_chat_engine::store::session_list;
 use ai_chat_engine::{
     ApprovalReply, Attachment, CancelHandle, Conversation, Engine, EngineBuilder, EngineError,
-    Front, GoalSpec, Image, Step, StreamMsg, TranscriptItem, UncertainCall, UncertainDecision,
+    Event, Front, GoalSpec, Image, Step, TranscriptItem, UncertainCall, UncertainDecision,
     UserInput,
 };
 use ai_tools::Mode;
@@ -78,7 +78,7 @@ pub enum Job {
 }
 
 struct Turn {
-    rx: Receiver<StreamMsg>,
+    rx: Receiver<Event>,
     cancel: CancelHandle,
 }
 
@@ -405,7 +405,7 @@ impl Assistant {
         }
     }
 
-    /// Cancel the running turn; its stream still ends with `Err(cancelled)`.
+    /// Cancel the running turn; its stream still ends with an `Error` of kind `Cancelled`.
     pub fn cancel(&mut self) {
         if let Some(turn) = &self.turn {
             turn.cancel.cancel();
@@ -417,15 +417,15 @@ impl Assistant {
     }
 
     /// Messages that arrived since the last call. Keeps the reply channel of
-    /// an approval request; the turn is over after `Done` or `Err`.
-    pub fn drain(&mut self) -> Vec<StreamMsg> {
+    /// an approval request; the turn is over after `Done` or `Error`.
+    pub fn drain(&mut self) -> Vec<Event> {
         let Some(turn) = &self.turn else {
             return Vec::new();
         };
-        let messages: Vec<StreamMsg> = turn.rx.try_iter().collect();
+        let messages: Vec<Event> = turn.rx.try_iter().collect();
         for msg in &messages {
             match msg {
-                StreamMsg::ApprovalRequired { id, .. } => self.approval = Some(id.clone()),
+                Event::ApprovalAsked { id: Some(id), .. } => self.approval = Some(id.clone()),
                 m if m.is_terminal() => {
                     self.turn = None;
                     self.approval = None;

@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ai_chat_engine::protocol::ErrorKind;
 use ai_chat_engine::store::session_log::{read_log, Entry, Record, StartProof, LOG_FORMAT};
-use ai_chat_engine::{StreamMsg, ToolCall};
+use ai_chat_engine::{Event, ToolCall};
 use koi_testkit::openai_chat::ChatStream;
 use koi_testkit::FakeProvider;
 
@@ -111,7 +112,7 @@ impl Fixture {
 }
 
 /// Drains the running turn until it ends.
-fn finish(a: &mut Assistant) -> Vec<StreamMsg> {
+fn finish(a: &mut Assistant) -> Vec<Event> {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut out = Vec::new();
     while a.is_busy() {
@@ -159,7 +160,7 @@ fn the_approval_row_decides_an_interrupted_call_then_the_turn_goes_on() {
     assert!(a.next_uncertain().is_none());
     assert!(a.continue_interrupted());
     let msgs = finish(&mut a);
-    assert!(matches!(msgs.last(), Some(StreamMsg::Done)), "{msgs:?}");
+    assert!(matches!(msgs.last(), Some(Event::Done)), "{msgs:?}");
     assert_eq!(count(&f.ws()), 1, "rerun runs it exactly once");
 }
 
@@ -208,7 +209,10 @@ fn a_second_panel_is_refused_by_name_and_fork_continues_a_copy() {
         .unwrap();
     let msgs = finish(&mut second);
     assert!(
-        matches!(msgs.last(), Some(StreamMsg::Err(ai_chat_engine::EngineError::Session(why))) if why.contains("read-only")),
+        matches!(
+            msgs.last(),
+            Some(Event::Error { kind: ErrorKind::Session, message }) if message.contains("read-only")
+        ),
         "{msgs:?}"
     );
     let (new_id, _, notes) = second.fork(Some(ID), &f.ws()).unwrap();
@@ -259,7 +263,7 @@ fn run_answering(a: &mut Assistant, answer: (bool, bool)) -> usize {
     while a.is_busy() {
         assert!(Instant::now() < deadline, "the turn did not end");
         for msg in a.drain() {
-            if matches!(msg, StreamMsg::ApprovalRequired { .. }) {
+            if matches!(msg, Event::ApprovalAsked { .. }) {
                 asked += 1;
                 a.decide(answer.0, answer.1);
             }
@@ -400,7 +404,8 @@ fn cost_shows_the_conversations_tokens_cache_hits_and_money() {
 
 #[test]
 fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
-    use ai_chat_engine::{BudgetLimits, CompactionReport, GoalReport, GoalSpec, GoalState};
+    use ai_chat_engine::protocol::{CompactionOutcome, GoalStatus};
+    use ai_chat_engine::{BudgetLimits, GoalSpec};
 
     use super::Job;
 
@@ -411,10 +416,13 @@ fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
     let spec = GoalSpec::new("note the plan", Some("test -d ."), BudgetLimits::default()).unwrap();
     a.start_job(Job::Goal(spec), &f.ws()).unwrap();
     let msgs = finish(&mut a);
-    assert!(matches!(msgs.last(), Some(StreamMsg::Done)), "{msgs:?}");
+    assert!(matches!(msgs.last(), Some(Event::Done)), "{msgs:?}");
     assert!(msgs.iter().any(|m| matches!(
         m,
-        StreamMsg::Goal(GoalReport::State(g)) if g.state == GoalState::Complete
+        Event::Goal {
+            status: GoalStatus::Complete,
+            ..
+        }
     )));
     assert!(
         a.goal_text().starts_with("goal complete"),
@@ -423,9 +431,13 @@ fn the_panel_runs_a_goal_to_its_check_and_compacts_on_request() {
     );
     a.start_job(Job::Compact, &f.ws()).unwrap();
     let msgs = finish(&mut a);
-    assert!(msgs
-        .iter()
-        .any(|m| matches!(m, StreamMsg::Compaction(CompactionReport::NothingToCompact))));
+    assert!(msgs.iter().any(|m| matches!(
+        m,
+        Event::Compaction {
+            outcome: CompactionOutcome::Nothing,
+            ..
+        }
+    )));
     assert_eq!(a.clear_goal().unwrap(), "goal cleared");
     assert!(a.goal_text().starts_with("no goal"));
 }

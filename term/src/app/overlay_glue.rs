@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ai_chat_engine::{Attachment, AttachmentKind, GoalCommand, GoalSpec, StreamMsg};
+use ai_chat_engine::{Attachment, AttachmentKind, Event, GoalCommand, GoalSpec};
 use ai_tools::Mode;
 
 use super::assistant::{Assistant, Job, MemoryAnswer};
@@ -309,7 +309,7 @@ impl Ctx<'_> {
         let mut changed = false;
         for msg in &messages {
             changed |= self.overlay.apply(msg);
-            if matches!(msg, StreamMsg::AssistantStart) {
+            if matches!(msg, Event::AssistantStart) {
                 self.refresh_status();
             }
         }

@@ -1,8 +1,9 @@
 //! The conversation as the panel shows it: a list of blocks updated from
-//! the engine's [`StreamMsg`]s and laid out to lines with a per-block cache,
+//! the engine's [`Event`]s and laid out to lines with a per-block cache,
 //! so a streaming token re-lays only the block it lands in.
 
-use ai_chat_engine::{CompactionReport, EngineError, StreamMsg, TranscriptItem};
+use ai_chat_engine::protocol::{CompactionOutcome, ErrorKind};
+use ai_chat_engine::{Event, TranscriptItem};
 use render::{Span, StyledLine};
 
 use super::markdown;
@@ -147,15 +148,15 @@ impl Conversation {
     }
 
     /// Updates the view from one engine event; true when something visible
-    /// changed. `ApprovalRequired` is the panel's business and is ignored.
-    pub fn apply(&mut self, msg: &StreamMsg) -> bool {
+    /// changed. `ApprovalAsked` is the panel's business and is ignored.
+    pub fn apply(&mut self, msg: &Event) -> bool {
         match msg {
-            StreamMsg::AssistantStart => {
+            Event::AssistantStart => {
                 if !matches!(self.blocks.last(), Some(Block::Assistant(t)) if t.is_empty()) {
                     self.push(Block::Assistant(String::new()));
                 }
             }
-            StreamMsg::Token(t) => {
+            Event::Token { text: t } => {
                 if let Some(Block::Assistant(text)) = self.blocks.last_mut() {
                     text.push_str(t);
                     self.touch_last();
@@ -163,7 +164,7 @@ impl Conversation {
                     self.push(Block::Assistant(t.clone()));
                 }
             }
-            StreamMsg::Reasoning(t) => {
+            Event::Reasoning { text: t } => {
                 if let Some(Block::Reasoning(text)) = self.blocks.last_mut() {
                     text.push_str(t);
                     self.touch_last();
@@ -171,7 +172,7 @@ impl Conversation {
                     self.push(Block::Reasoning(t.clone()));
                 }
             }
-            StreamMsg::ToolStart {
+            Event::ToolStart {
                 id, name, summary, ..
             } => self.push(Block::Tool {
                 id: id.clone(),
@@ -179,7 +180,7 @@ impl Conversation {
                 args: summary.clone(),
                 state: ToolState::Running,
             }),
-            StreamMsg::ToolProgress { id, text } => {
+            Event::ToolProgress { id, text } => {
                 self.progress.insert(id.clone(), text.clone());
                 let at = self.blocks.iter().rposition(
                     |b| matches!(b, Block::Tool { id: i, state: ToolState::Running, .. } if i == id),
@@ -189,7 +190,7 @@ impl Conversation {
                     None => return false,
                 }
             }
-            StreamMsg::Subagent { parent, step } => {
+            Event::Subagent { parent, step } => {
                 self.children.entry(parent.clone()).or_default().apply(step);
                 let at = self.blocks.iter().rposition(
                     |b| matches!(b, Block::Tool { id: i, state: ToolState::Running, .. } if i == parent),
@@ -201,18 +202,18 @@ impl Conversation {
             }
             // A finished call collapses to its line: the subagent's
             // steps go, its summary is the result.
-            StreamMsg::ToolDone { id, result_preview } => {
+            Event::ToolDone { id, preview } => {
                 self.progress.remove(id);
                 self.children.remove(id);
-                self.finish_tool(id, ToolState::Done(result_preview.clone()));
+                self.finish_tool(id, ToolState::Done(preview.clone()));
             }
-            StreamMsg::ToolFailed { id, error } => {
+            Event::ToolFailed { id, error } => {
                 self.children.remove(id);
                 self.finish_tool(id, ToolState::Failed(error.clone()));
             }
-            StreamMsg::ApprovalRequired { .. } => return false,
-            StreamMsg::Notice(text) => self.push(Block::Notice(text.clone())),
-            StreamMsg::Usage {
+            Event::ApprovalAsked { .. } => return false,
+            Event::Notice { text } => self.push(Block::Notice(text.clone())),
+            Event::Usage {
                 input,
                 cached_input,
                 output,
@@ -221,26 +222,33 @@ impl Conversation {
                 self.usage = Some((*input, *cached_input, *output));
                 return false;
             }
-            StreamMsg::Compaction(report) => {
-                let text = report.to_string();
-                match report {
-                    CompactionReport::Dropped { .. } | CompactionReport::Failed { .. } => {
+            Event::Compaction {
+                outcome, message, ..
+            } => {
+                let text = message.clone();
+                match outcome {
+                    CompactionOutcome::Dropped | CompactionOutcome::Failed => {
                         self.push(Block::Error(text));
                     }
                     _ => self.push(Block::Notice(text)),
                 }
             }
-            StreamMsg::Goal(report) => self.push(Block::Notice(report.to_string())),
-            StreamMsg::Done => {
+            Event::Goal { message, .. } => self.push(Block::Notice(message.clone())),
+            Event::Done => {
                 self.drop_empty_answer();
             }
-            StreamMsg::Err(err) => {
+            Event::Error { kind, message } => {
                 self.drop_empty_answer();
                 self.interrupt_tools();
-                match err {
-                    EngineError::Cancelled => self.push(Block::Notice("cancelled".into())),
-                    other => self.push(Block::Error(other.to_string())),
+                match kind {
+                    ErrorKind::Cancelled => self.push(Block::Notice("cancelled".into())),
+                    _ => self.push(Block::Error(message.clone())),
                 }
+            }
+            // Lines only `k` writes (its session header, decided
+            // approvals, crash reports); the engine does not send them.
+            Event::Session { .. } | Event::ApprovalDecided { .. } | Event::Uncertain { .. } => {
+                return false
             }
         }
         true
@@ -274,7 +282,7 @@ impl Conversation {
     }
 
     /// Ends the view of a turn the user interrupted by sending a new
-    /// message (its own `Err` never reaches the view): running tools are
+    /// message (its own `Error` never reaches the view): running tools are
     /// marked interrupted and a notice says so.
     pub fn mark_interrupted(&mut self) {
         self.drop_empty_answer();

@@ -16,11 +16,11 @@ fn tokens_stream_into_one_block() {
         text: "hi".into(),
         attachments: vec!["screen".into()],
     });
-    c.apply(&StreamMsg::AssistantStart);
+    c.apply(&Event::AssistantStart);
     for t in ["Hel", "lo **wor", "ld**"] {
-        assert!(c.apply(&StreamMsg::Token(t.into())));
+        assert!(c.apply(&Event::Token { text: t.into() }));
     }
-    c.apply(&StreamMsg::Done);
+    c.apply(&Event::Done);
     assert_eq!(c.blocks().len(), 2);
     assert_eq!(c.latest_answer(), Some("Hello **world**"));
     assert_eq!(
@@ -28,7 +28,7 @@ fn tokens_stream_into_one_block() {
         ["You", "  hi", "  + screen", "", "koi", "  Hello world"]
     );
     assert!(c.is_cached(0, 40) && c.is_cached(1, 40));
-    c.apply(&StreamMsg::Token("!".into()));
+    c.apply(&Event::Token { text: "!".into() });
     assert!(c.is_cached(0, 40), "earlier blocks keep their layout");
     assert!(!c.is_cached(1, 40), "the growing block is re-laid");
 }
@@ -36,14 +36,18 @@ fn tokens_stream_into_one_block() {
 #[test]
 fn reasoning_first_sits_above_the_labelled_answer() {
     let mut c = Conversation::new();
-    c.apply(&StreamMsg::AssistantStart);
+    c.apply(&Event::AssistantStart);
     assert!(
         dump(&mut c, 40).is_empty(),
         "no label before the first token"
     );
-    c.apply(&StreamMsg::Reasoning("weigh it".into()));
-    c.apply(&StreamMsg::Token("Answer.".into()));
-    c.apply(&StreamMsg::Done);
+    c.apply(&Event::Reasoning {
+        text: "weigh it".into(),
+    });
+    c.apply(&Event::Token {
+        text: "Answer.".into(),
+    });
+    c.apply(&Event::Done);
     assert_eq!(
         dump(&mut c, 40),
         ["▸ reasoning (8 chars)", "", "koi", "  Answer."]
@@ -54,13 +58,13 @@ fn reasoning_first_sits_above_the_labelled_answer() {
 fn tool_start_then_done_or_failed() {
     let mut c = Conversation::new();
     // The line shows the engine's summary, not the arguments' JSON.
-    c.apply(&StreamMsg::ToolStart {
+    c.apply(&Event::ToolStart {
         id: "1".into(),
         name: "fs_write".into(),
         args_preview: r#"{"path":"koi-demo.txt","content":"hi\n"}"#.into(),
         summary: "koi-demo.txt (1 line)".into(),
     });
-    c.apply(&StreamMsg::ToolStart {
+    c.apply(&Event::ToolStart {
         id: "2".into(),
         name: "shell".into(),
         args_preview: "make".into(),
@@ -70,11 +74,11 @@ fn tool_start_then_done_or_failed() {
     assert_eq!(lines[0], "⠋ fs_write koi-demo.txt (1 line)");
     assert!(c.tick());
     assert!(dump(&mut c, 40)[0].starts_with('⠙'), "spinner advances");
-    c.apply(&StreamMsg::ToolDone {
+    c.apply(&Event::ToolDone {
         id: "1".into(),
-        result_preview: "120 lines".into(),
+        preview: "120 lines".into(),
     });
-    c.apply(&StreamMsg::ToolFailed {
+    c.apply(&Event::ToolFailed {
         id: "2".into(),
         error: "denied".into(),
     });
@@ -88,19 +92,19 @@ fn tool_start_then_done_or_failed() {
 #[test]
 fn progress_is_the_running_tools_status_until_it_ends() {
     let mut c = Conversation::new();
-    c.apply(&StreamMsg::ToolStart {
+    c.apply(&Event::ToolStart {
         id: "m".into(),
         name: "mcp__s__slow".into(),
         args_preview: "{}".into(),
         summary: String::new(),
     });
-    assert!(c.apply(&StreamMsg::ToolProgress {
+    assert!(c.apply(&Event::ToolProgress {
         id: "m".into(),
         text: "2/5".into(),
     }));
     let line = dump(&mut c, 60)[0].clone();
     assert!(line.ends_with("mcp__s__slow · 2/5"), "{line:?}");
-    c.apply(&StreamMsg::ToolProgress {
+    c.apply(&Event::ToolProgress {
         id: "m".into(),
         text: "3/5".into(),
     });
@@ -108,13 +112,13 @@ fn progress_is_the_running_tools_status_until_it_ends() {
         dump(&mut c, 60)[0].ends_with("· 3/5"),
         "the latest replaces the last"
     );
-    assert!(!c.apply(&StreamMsg::ToolProgress {
+    assert!(!c.apply(&Event::ToolProgress {
         id: "other".into(),
         text: "1/2".into(),
     }));
-    c.apply(&StreamMsg::ToolDone {
+    c.apply(&Event::ToolDone {
         id: "m".into(),
-        result_preview: "done".into(),
+        preview: "done".into(),
     });
     assert_eq!(dump(&mut c, 60), ["✓ mcp__s__slow → done"]);
 }
@@ -122,16 +126,18 @@ fn progress_is_the_running_tools_status_until_it_ends() {
 #[test]
 fn errors_cancel_and_reasoning_fold() {
     let mut c = Conversation::new();
-    c.apply(&StreamMsg::Reasoning("think".into()));
-    c.apply(&StreamMsg::Reasoning("ing".into()));
-    c.apply(&StreamMsg::ToolStart {
+    c.apply(&Event::Reasoning {
+        text: "think".into(),
+    });
+    c.apply(&Event::Reasoning { text: "ing".into() });
+    c.apply(&Event::ToolStart {
         id: "x".into(),
         name: "grep".into(),
         args_preview: String::new(),
         summary: String::new(),
     });
-    c.apply(&StreamMsg::AssistantStart);
-    c.apply(&StreamMsg::Err(EngineError::Network("reset".into())));
+    c.apply(&Event::AssistantStart);
+    c.apply(&ai_chat_engine::EngineError::Network("reset".into()).to_event());
     let lines = dump(&mut c, 60);
     assert_eq!(lines[0], "▸ reasoning (8 chars)");
     assert_eq!(lines[1], "✗ grep: interrupted");
@@ -144,9 +150,9 @@ fn errors_cancel_and_reasoning_fold() {
     assert_eq!(red, Some(pal.error));
     c.toggle_reasoning();
     assert_eq!(&dump(&mut c, 60)[..2], ["▾ reasoning", "  thinking"]);
-    c.apply(&StreamMsg::Err(EngineError::Cancelled));
+    c.apply(&ai_chat_engine::EngineError::Cancelled.to_event());
     assert_eq!(c.blocks().last(), Some(&Block::Notice("cancelled".into())));
-    assert!(!c.apply(&StreamMsg::Usage {
+    assert!(!c.apply(&Event::Usage {
         input: 5,
         cached_input: 1,
         output: 2,
@@ -159,9 +165,9 @@ fn errors_cancel_and_reasoning_fold() {
 fn scroll_is_clamped_to_content() {
     let pal = Palette::default();
     let mut c = Conversation::new();
-    c.apply(&StreamMsg::Token(
-        (0..20).map(|i| format!("l{i}\n")).collect(),
-    ));
+    c.apply(&Event::Token {
+        text: (0..20).map(|i| format!("l{i}\n")).collect(),
+    });
     let bottom = c.view(20, 5, &pal);
     assert_eq!(line_text(&bottom[4]), "  l19");
     c.scroll(3);
@@ -178,13 +184,13 @@ fn scroll_is_clamped_to_content() {
 fn a_subagent_nests_under_its_call_and_collapses_when_done() {
     use ai_chat_engine::SubagentStep;
     let mut c = Conversation::new();
-    c.apply(&StreamMsg::ToolStart {
+    c.apply(&Event::ToolStart {
         id: "e1".into(),
         name: "explore".into(),
         args_preview: String::new(),
         summary: "how is config loaded?".into(),
     });
-    let step = |step| StreamMsg::Subagent {
+    let step = |step| Event::Subagent {
         parent: "e1".into(),
         step,
     };
@@ -206,9 +212,9 @@ fn a_subagent_nests_under_its_call_and_collapses_when_done() {
     let at = lines.iter().position(|l| l.contains("explore")).unwrap();
     assert_eq!(lines[at + 1], "  │ · fs_read src/config.rs");
     assert_eq!(lines[at + 2], "  │ ✗ fs_write x");
-    c.apply(&StreamMsg::ToolDone {
+    c.apply(&Event::ToolDone {
         id: "e1".into(),
-        result_preview: "explore: 2 rounds, 2 tool calls".into(),
+        preview: "explore: 2 rounds, 2 tool calls".into(),
     });
     let lines = dump(&mut c, 60);
     assert_eq!(lines, ["✓ explore → explore: 2 rounds, 2 tool calls"]);

@@ -30,8 +30,8 @@ pub mod style;
 pub mod subagent;
 pub mod wrap;
 
+use ai_chat_engine::Event;
 pub use ai_chat_engine::SlashCommand;
-use ai_chat_engine::StreamMsg;
 
 pub use config::{OverlayConfig, Position};
 pub use conversation::{Block, Conversation, ToolState};
@@ -250,12 +250,12 @@ impl Overlay {
     }
 
     /// Feeds an engine event; true when the panel needs a redraw.
-    /// `ApprovalRequired` opens the dialog (the caller answers it through
-    /// the turn's handle); `Done`/`Err` clear the busy flag and any
+    /// `ApprovalAsked` opens the dialog (the caller answers it through
+    /// the turn's handle); `Done`/`Error` clear the busy flag and any
     /// dialog.
-    pub fn apply(&mut self, msg: &StreamMsg) -> bool {
+    pub fn apply(&mut self, msg: &Event) -> bool {
         match msg {
-            StreamMsg::ApprovalRequired {
+            Event::ApprovalAsked {
                 summary, detail, ..
             } => {
                 self.set_approval(Some((summary.clone(), detail.clone())));

@@ -1,7 +1,7 @@
 //! The mouse in the panel: selection (drag, word, line, CJK, scrolling,
 //! edges), copying what was drawn, and clicks in the input box.
 
-use ai_chat_engine::StreamMsg;
+use ai_chat_engine::Event;
 use alacritty_terminal::index::Side;
 use render::{OverlayRect, Theme};
 
@@ -17,9 +17,11 @@ fn answered(answer: &str) -> Overlay {
     let mut o = open_overlay();
     type_text(&mut o, "q");
     o.handle_key(&key(Key::Enter), None);
-    o.apply(&StreamMsg::AssistantStart);
-    o.apply(&StreamMsg::Token(answer.into()));
-    o.apply(&StreamMsg::Done);
+    o.apply(&Event::AssistantStart);
+    o.apply(&Event::Token {
+        text: answer.into(),
+    });
+    o.apply(&Event::Done);
     o.layers(GRID.0, GRID.1, &Theme::default());
     o
 }
@@ -136,7 +138,7 @@ fn double_click_selects_a_word_and_triple_click_a_line() {
 fn selection_survives_scrolling_and_streaming() {
     let mut o = open_overlay();
     let body: String = (0..60).map(|i| format!("row{i:02} text\n")).collect();
-    o.apply(&StreamMsg::Token(body));
+    o.apply(&Event::Token { text: body });
     o.layers(GRID.0, GRID.1, &Theme::default());
     let (c, r) = cell_of(&mut o, "row50");
     let text = drag_select(&mut o, (c, r, Side::Left), (c + 4, r, Side::Right));
@@ -148,7 +150,9 @@ fn selection_survives_scrolling_and_streaming() {
     assert_eq!(moved, r + 5);
     // Streaming more lines (the view follows the bottom) keeps it too.
     o.conversation.scroll_to_bottom();
-    o.apply(&StreamMsg::Token("row60 more\nrow61 more\n".into()));
+    o.apply(&Event::Token {
+        text: "row60 more\nrow61 more\n".into(),
+    });
     assert_eq!(highlighted(&mut o), "row50");
     assert_eq!(
         o.handle_key(&copy_key(), None),

@@ -1,6 +1,6 @@
 //! Panel behaviour: keys, approval safety, Esc semantics, layout bounds.
 
-use ai_chat_engine::{EngineError, StreamMsg};
+use ai_chat_engine::{EngineError, Event};
 use render::{OverlayRect, Theme};
 
 use super::wrap::line_width;
@@ -25,9 +25,9 @@ pub(super) fn type_text(o: &mut Overlay, s: &str) {
     }
 }
 
-fn approval_msg() -> StreamMsg {
-    StreamMsg::ApprovalRequired {
-        id: "call_1".into(),
+fn approval_msg() -> Event {
+    Event::ApprovalAsked {
+        id: Some("call_1".into()),
         summary: "write src/lib.rs".into(),
         detail: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-old\n+new".into(),
     }
@@ -75,7 +75,7 @@ fn esc_cancels_when_busy_then_closes() {
     assert_eq!(o.handle_key(&key(Key::Escape), None), OverlayAction::Close);
     assert!(!o.is_open());
     o.open();
-    o.apply(&StreamMsg::Err(EngineError::Cancelled));
+    o.apply(&EngineError::Cancelled.to_event());
     assert!(!o.is_busy());
     assert_eq!(o.handle_key(&key(Key::Escape), None), OverlayAction::Close);
     assert_eq!(
@@ -128,7 +128,9 @@ fn approval_swallows_every_other_key() {
 fn approval_visible_while_scrolled_with_coloured_diff() {
     let mut o = open_overlay();
     for i in 0..100 {
-        o.apply(&StreamMsg::Token(format!("line {i}\n")));
+        o.apply(&Event::Token {
+            text: format!("line {i}\n"),
+        });
     }
     o.scroll(50);
     o.apply(&approval_msg());
@@ -157,11 +159,11 @@ fn streamed_answer_in_dump_and_copy_insert() {
     let mut o = open_overlay();
     type_text(&mut o, "list files");
     o.handle_key(&key(Key::Enter), None);
-    o.apply(&StreamMsg::AssistantStart);
+    o.apply(&Event::AssistantStart);
     for t in ["Use ", "this:\n```sh\nls ", "-la\n```\n"] {
-        o.apply(&StreamMsg::Token(t.into()));
+        o.apply(&Event::Token { text: t.into() });
     }
-    o.apply(&StreamMsg::Done);
+    o.apply(&Event::Done);
     o.layers(100, 30, &Theme::default());
     let dump = o.text_dump();
     assert!(dump.contains("koi assistant · qwen · ask"), "{dump}");
@@ -183,7 +185,7 @@ fn typing_while_busy_interrupts_and_submits() {
     let mut o = open_overlay();
     type_text(&mut o, "first");
     o.handle_key(&key(Key::Enter), None);
-    o.apply(&StreamMsg::ToolStart {
+    o.apply(&Event::ToolStart {
         id: "1".into(),
         name: "shell".into(),
         args_preview: "sleep 9".into(),
@@ -246,9 +248,9 @@ fn layers_fit_inside_grid_at_every_size() {
             label: "screen".into(),
             included: true,
         }]);
-        o.apply(&StreamMsg::Token(
-            "答え: **bold** `code`\n```rust\nfn x() {}\n```".into(),
-        ));
+        o.apply(&Event::Token {
+            text: "答え: **bold** `code`\n```rust\nfn x() {}\n```".into(),
+        });
         o.paste("multi\nline 漢字 input");
         for (cols, rows) in [
             (10, 4),
@@ -360,7 +362,9 @@ fn random_keys_never_panic_and_always_fit() {
         match next(14) {
             0 => o.paste("pa\r\nste é\u{301}"),
             1 => {
-                o.apply(&StreamMsg::Token("tok `c` 😀\n".into()));
+                o.apply(&Event::Token {
+                    text: "tok `c` 😀\n".into(),
+                });
             }
             2 => {
                 o.apply(&approval_msg());

@@ -11,7 +11,7 @@ use crate::message::ToolCall;
 use crate::store::recovery::PendingCall;
 use crate::store::session_log::Entry;
 use crate::stream::preview::{call_summary, preview};
-use crate::stream::StreamMsg;
+use crate::stream::Event;
 
 impl Step<'_> {
     /// Services call number `n` of a `run_code` program on this thread,
@@ -26,7 +26,7 @@ impl Step<'_> {
             name: code.tool.clone(),
             arguments: code.args.to_string(),
         };
-        self.em.send(StreamMsg::ToolStart {
+        self.em.send(Event::ToolStart {
             id: call.id.clone(),
             name: call.name.clone(),
             args_preview: preview(&call.arguments),
@@ -34,14 +34,14 @@ impl Step<'_> {
         });
         let answer = self.code_call_answer(&call);
         self.em.send(if answer.is_error {
-            StreamMsg::ToolFailed {
+            Event::ToolFailed {
                 id: call.id.clone(),
                 error: answer.text.clone(),
             }
         } else {
-            StreamMsg::ToolDone {
+            Event::ToolDone {
                 id: call.id.clone(),
-                result_preview: preview(&answer.text),
+                preview: preview(&answer.text),
             }
         });
         self.conv.record(Entry::CodeCallResult {

@@ -243,6 +243,7 @@ fn a_provider_that_always_pauses_is_stopped() {
         &ai_chat_engine::EngineError::Incomplete {
             reason: "pause_turn".into()
         }
+        .to_event()
     );
     assert_eq!(
         server.request_count(),

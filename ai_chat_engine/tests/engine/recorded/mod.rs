@@ -12,7 +12,7 @@ mod responses;
 
 use std::path::PathBuf;
 
-use ai_chat_engine::{Message, ProviderKind, StreamMsg};
+use ai_chat_engine::{Event, Message, ProviderKind};
 use koi_testkit::{FakeProvider, Reply};
 use serde_json::Value;
 
@@ -209,20 +209,20 @@ pub fn replay(
             Outcome::Refused(words) => {
                 let e = error_of(&msgs);
                 assert!(
-                    matches!(e, ai_chat_engine::EngineError::Refused { .. })
-                        && e.to_string().contains(words),
+                    kind_of(&msgs) == ErrorKind::Refused && message_of(&msgs).contains(words),
                     "{ctx}: {e:?} is not a refusal saying {words:?}"
                 );
             }
             Outcome::Error(words) => {
-                let shown = error_of(&msgs).to_string();
+                let shown = message_of(&msgs).to_string();
                 assert!(shown.contains(words), "{ctx}: {shown:?} lacks {words:?}");
             }
             Outcome::Incomplete(reason) => assert_eq!(
                 error_of(&msgs),
                 &ai_chat_engine::EngineError::Incomplete {
                     reason: reason.into()
-                },
+                }
+                .to_event(),
                 "{ctx}"
             ),
         }
@@ -245,7 +245,7 @@ pub fn replay(
                 .collect();
             assert_eq!(got, expect.calls, "{ctx}: tool calls");
             assert_eq!(
-                count(&msgs, |m| matches!(m, StreamMsg::ToolStart { .. })),
+                count(&msgs, |m| matches!(m, Event::ToolStart { .. })),
                 expect.calls.len(),
                 "{ctx}: calls run"
             );
