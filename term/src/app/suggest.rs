@@ -441,6 +441,7 @@ pub fn bar_layer(
                 ))
                 .collect(),
         )],
+        pictures: Vec::new(),
     }
 }
 
