@@ -232,3 +232,22 @@ fn an_overlay_picture_is_drawn_in_its_box_cut_to_its_rows_and_uploaded_once() {
     halves_at(&img, y0 - ch, y1 - ch);
     assert_eq!(r.picture_uploads(), (1, (cw * 8 * ch * 4 * 4) as usize));
 }
+
+#[test]
+fn a_texture_goes_once_nobody_holds_its_picture() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let picture = halves(32, 32);
+    let mut frame = Frame::blank(8, 4);
+    frame.pictures = tiles(&picture, 0, 0, 2, 2, 0);
+    render(&mut r, &frame);
+    // Scrolled off the screen but still held (in the scrollback): kept,
+    // so scrolling back does not upload it again.
+    frame.pictures.clear();
+    render(&mut r, &frame);
+    assert_eq!(r.picture_uploads(), (1, 32 * 32 * 4));
+    // The terminal's store let it go (evicted, or out of the scrollback).
+    drop(picture);
+    render(&mut r, &frame);
+    assert_eq!(r.picture_uploads(), (1, 0));
+}

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, Weak};
 
 use bytemuck::{Pod, Zeroable};
 
@@ -16,7 +17,10 @@ use crate::quads::{self, QuadPipeline};
 pub(crate) const PICTURE_SHADER: &str = include_str!("../shaders/picture.wgsl");
 
 /// Frames a texture survives without being shown, so a picture scrolled
-/// off and back (or a tab switch) does not upload it again.
+/// off and back (or a tab switch) does not upload it again. A texture
+/// whose pixels nobody holds any more (the terminal's store evicted or
+/// freed the picture) goes at the next frame: it cannot be shown again,
+/// and so the store's budget bounds the textures too.
 const KEEP_UNUSED_FRAMES: u64 = 600;
 
 /// One tile as the GPU reads it.
@@ -32,6 +36,8 @@ struct TileInstance {
 /// An uploaded picture.
 struct Uploaded {
     bind_group: wgpu::BindGroup,
+    /// The pixels it was made from; dead once every holder dropped them.
+    pixels: Weak<PicturePixels>,
     last_used: u64,
     bytes: usize,
 }
@@ -161,7 +167,7 @@ impl PicturePipeline {
         self.textures.values().map(|t| t.bytes).sum()
     }
 
-    fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, pixels: &PicturePixels) {
+    fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, pixels: &Arc<PicturePixels>) {
         if let Some(uploaded) = self.textures.get_mut(&pixels.id()) {
             uploaded.last_used = self.frame_serial;
             return;
@@ -225,6 +231,7 @@ impl PicturePipeline {
             pixels.id(),
             Uploaded {
                 bind_group,
+                pixels: Arc::downgrade(pixels),
                 last_used: self.frame_serial,
                 bytes: pixels.byte_size(),
             },
@@ -268,8 +275,9 @@ impl PicturePipeline {
         self.frame_serial += 1;
         self.batches.clear();
         let serial = self.frame_serial;
-        self.textures
-            .retain(|_, t| serial.saturating_sub(t.last_used) <= KEEP_UNUSED_FRAMES);
+        self.textures.retain(|_, t| {
+            t.pixels.strong_count() > 0 && serial.saturating_sub(t.last_used) <= KEEP_UNUSED_FRAMES
+        });
         if frame.pictures.is_empty() && overlays.iter().all(|o| o.is_empty()) {
             return;
         }
