@@ -44,6 +44,7 @@ pub mod memory;
 pub mod message;
 pub mod model;
 pub mod paths;
+pub mod pictures;
 pub mod project_instructions;
 pub mod prompt;
 pub mod slash;

@@ -5,9 +5,10 @@
 //! answer's own text (which shows the path) is all there is.
 
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ai_chat_engine::image::{Image, ImageFormat};
+use ai_chat_engine::pictures;
 
 /// Base64 bytes per kitty graphics chunk (the protocol's limit is 4096).
 const KITTY_CHUNK: usize = 4096;
@@ -65,8 +66,8 @@ impl Pictures {
     /// Draws each picture file `answer` names, one below the other; what
     /// cannot be drawn is skipped.
     pub fn show(&self, answer: &str, out: &mut dyn Write) -> io::Result<()> {
-        for target in named(answer) {
-            let Some(image) = self.load(&target) else {
+        for named in pictures::named(answer, &self.dir) {
+            let Ok(image) = named.image else {
                 continue;
             };
             match self.protocol {
@@ -78,50 +79,6 @@ impl Pictures {
         }
         out.flush()
     }
-
-    /// The picture file `target` names, if it is one: a regular file (not
-    /// a device or a pipe that could block), within the attachment cap, in
-    /// a picture format.
-    fn load(&self, target: &str) -> Option<Image> {
-        let target = target.strip_prefix("file://").unwrap_or(target);
-        let path = Path::new(target);
-        let path = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.dir.join(path)
-        };
-        if !std::fs::metadata(&path).ok()?.is_file() {
-            return None;
-        }
-        Image::load(&path).ok()
-    }
-}
-
-/// The targets of the markdown images in `text` (`![alt](target)`, an
-/// optional `"title"` after the target dropped), in order.
-pub fn named(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("![") {
-        rest = &rest[start + 2..];
-        let Some(close) = rest.find("](") else { break };
-        if rest[..close].contains('\n') {
-            continue;
-        }
-        let after = &rest[close + 2..];
-        let Some(end) = after.find(')') else { break };
-        let inside = after[..end].trim();
-        // `<a path with spaces>`, or the first word (a title may follow).
-        let target = match inside.strip_prefix('<') {
-            Some(quoted) => quoted.split('>').next().unwrap_or(""),
-            None => inside.split_whitespace().next().unwrap_or(""),
-        };
-        if !target.is_empty() && !inside.contains('\n') {
-            out.push(target.to_owned());
-        }
-        rest = &after[end..];
-    }
-    out
 }
 
 /// APC `G` transmit-and-show of a PNG, in chunks, with replies off
@@ -192,15 +149,6 @@ mod tests {
             protocol(&env(&[("TERM_PROGRAM", "koi"), ("TMUX", "/tmp/t,1,0")])),
             None
         );
-    }
-
-    #[test]
-    fn image_targets_are_found_in_order() {
-        let answer = "Here:\n\n![plot](out/plot.png)\nand ![b](<with space.png> \"t\") \
-                      not [a link](x.png), not ![broken\n](y.png), ![](z.png)";
-        assert_eq!(named(answer), ["out/plot.png", "with space.png", "z.png"]);
-        assert!(named("![unclosed](a.png").is_empty());
-        assert!(named("no pictures").is_empty());
     }
 
     #[test]

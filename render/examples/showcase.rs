@@ -189,6 +189,7 @@ fn showcase(cols: usize, rows: usize) -> Frame {
                 ..Span::new("error banner 错误", Color::Named(NamedColor::BrightWhite))
             }]),
         ],
+        pictures: Vec::new(),
     });
     f
 }

@@ -87,7 +87,7 @@ pub use frame::{
 };
 pub use gpu::{Gpu, ADAPTER_NAME_ENV};
 pub use image::RgbaImage;
-pub use overlay::{Border, Break, OverlayLayer, OverlayRect, Span, StyledLine};
+pub use overlay::{Border, Break, OverlayLayer, OverlayPicture, OverlayRect, Span, StyledLine};
 pub use picture::{FracRect, PicturePixels, PictureTile, BELOW_BACKGROUND_Z};
 pub use renderer::{PrepareStats, Renderer, OFFSCREEN_FORMAT};
 pub use surface::WindowSurface;

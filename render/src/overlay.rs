@@ -1,8 +1,11 @@
 //! Overlay layers: boxes with a background, a border and lines of styled
 //! text, drawn above the grid (the chat overlay, error banners).
 
+use std::sync::Arc;
+
 use crate::cell::{Cell, CellFlags, UnderlineStyle};
 use crate::color::Color;
+use crate::picture::PicturePixels;
 pub use koi_markdown::{Break, Span, StyledLine};
 
 /// Where an overlay sits.
@@ -56,6 +59,30 @@ pub struct OverlayLayer {
     pub padding_px: u32,
     /// Text lines, top to bottom.
     pub lines: Vec<StyledLine>,
+    /// Pictures drawn over the text area (a picture an answer names).
+    pub pictures: Vec<OverlayPicture>,
+}
+
+/// A picture inside an overlay's text area: fitted into a box of text
+/// cells (its aspect kept, top-left aligned, never larger than its own
+/// pixels) and clipped to a band of text rows, so a picture scrolled half
+/// out of a panel's conversation shows its remaining half.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OverlayPicture {
+    /// The picture; the renderer uploads it once however many frames show it.
+    pub pixels: Arc<PicturePixels>,
+    /// The box's first column, from the text area's left edge.
+    pub col: usize,
+    /// The box's first row, from the first text line; negative when it
+    /// starts above the text area.
+    pub row: isize,
+    /// The box's width in cells.
+    pub cols: usize,
+    /// The box's height in cells.
+    pub rows: usize,
+    /// The text rows `start..end` the picture may cover; the rest of it is
+    /// cut off.
+    pub clip_rows: (usize, usize),
 }
 
 /// An overlay's text converted to grid cells: `cols × lines.len()`.

@@ -187,6 +187,7 @@ fn overlay_box_has_border_fill_and_text_on_top() {
         }),
         padding_px: 4,
         lines: vec![StyledLine::new(vec![Span::new("hi 你", Color::Rgb(WHITE))])],
+        pictures: Vec::new(),
     });
     let img = render(&mut r, &frame);
     let (x0, y0, x1, y1) = cell_rect(&r, 2, 1, 14);
@@ -289,6 +290,7 @@ fn bad_sizes_are_errors_and_odd_frames_do_not_panic() {
         border: None,
         padding_px: u32::MAX,
         lines: vec![StyledLine::default()],
+        pictures: Vec::new(),
     });
     r.render_to_image(&odd, 300, 40).expect("odd frame renders");
 }
@@ -370,6 +372,7 @@ fn an_overlay_that_goes_away_leaves_no_pixels_behind() {
             border: None,
             padding_px: 0,
             lines: vec![StyledLine::new(vec![Span::new("fix", Color::Rgb(WHITE))])],
+            pictures: Vec::new(),
         });
         f
     };

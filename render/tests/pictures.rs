@@ -7,7 +7,9 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use render::{Color, Frame, PicturePixels, PictureTile, Rgb};
+use render::{
+    Color, Frame, OverlayLayer, OverlayPicture, OverlayRect, PicturePixels, PictureTile, Rgb,
+};
 
 /// A `w × h` picture, left half red, right half blue.
 fn halves(w: u32, h: u32) -> Arc<PicturePixels> {
@@ -161,4 +163,91 @@ fn a_picture_is_uploaded_once_across_frames() {
     frame.pictures.extend(tiles(&halves(8, 8), 5, 0, 1, 1, 0));
     render(&mut r, &frame);
     assert_eq!(r.picture_uploads().0, 2);
+}
+
+/// A panel over cells 2..10 × 1..7 holding `picture` in its box from text
+/// row `row`, shown on text rows `clip`.
+fn panel(picture: &Arc<PicturePixels>, row: isize, clip: (usize, usize)) -> OverlayLayer {
+    OverlayLayer {
+        rect: OverlayRect::Cells {
+            col: 2,
+            row: 1,
+            cols: 8,
+            rows: 6,
+        },
+        background: Color::Rgb(GREEN),
+        border: None,
+        padding_px: 0,
+        lines: Vec::new(),
+        pictures: vec![OverlayPicture {
+            pixels: picture.clone(),
+            col: 1,
+            row,
+            cols: 4,
+            rows: 4,
+            clip_rows: clip,
+        }],
+    }
+}
+
+#[test]
+fn an_overlay_picture_is_drawn_in_its_box_cut_to_its_rows_and_uploaded_once() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let (cw, ch) = r.cell_size();
+    // Wider than its box: fitted to the box's width, aspect kept.
+    let picture = halves(cw * 8, ch * 4);
+    let mut frame = Frame::blank(12, 8);
+    frame.overlays.push(panel(&picture, 1, (0, 6)));
+    let img = render(&mut r, &frame);
+    // The box is 4 cells wide from panel column 1 (grid column 3), so the
+    // picture is drawn at half size: 4 cells by 2 rows, from grid row 2.
+    let (x0, y0) = (PAD + 3 * cw, PAD + 2 * ch);
+    let (x1, y1) = (x0 + 4 * cw, y0 + 2 * ch);
+    let mid = (x0 + x1) / 2;
+    let halves_at = |img: &render::RgbaImage, top: u32, bottom: u32| {
+        for (x, y, px) in pixels(img) {
+            let in_panel =
+                (PAD + 2 * cw..PAD + 10 * cw).contains(&x) && (PAD + ch..PAD + 7 * ch).contains(&y);
+            let in_picture = (x0..x1).contains(&x) && (top..bottom).contains(&y);
+            let inner = y > top + 1 && y + 2 < bottom;
+            if in_picture && inner && x + 2 < mid {
+                assert_eq!(px, RED, "left half at ({x},{y})");
+            } else if in_picture && inner && x > mid + 2 {
+                assert_eq!(px, BLUE, "right half at ({x},{y})");
+            } else if in_panel && (x + 1 < x0 || x > x1 || y + 1 < top || y > bottom) {
+                assert_eq!(px, GREEN, "the panel around the picture at ({x},{y})");
+            }
+        }
+    };
+    halves_at(&img, y0, y1);
+    // Its first row is outside the rows it may show (a panel's title, say):
+    // only its second row shows, and it is the same texture.
+    frame.overlays = vec![panel(&picture, 1, (2, 6))];
+    let img = render(&mut r, &frame);
+    halves_at(&img, y0 + ch, y1);
+    // Scrolled a row up: the same texture again.
+    frame.overlays = vec![panel(&picture, 0, (0, 6))];
+    let img = render(&mut r, &frame);
+    halves_at(&img, y0 - ch, y1 - ch);
+    assert_eq!(r.picture_uploads(), (1, (cw * 8 * ch * 4 * 4) as usize));
+}
+
+#[test]
+fn a_texture_goes_once_nobody_holds_its_picture() {
+    let gpu = gpu();
+    let mut r = renderer(&gpu);
+    let picture = halves(32, 32);
+    let mut frame = Frame::blank(8, 4);
+    frame.pictures = tiles(&picture, 0, 0, 2, 2, 0);
+    render(&mut r, &frame);
+    // Scrolled off the screen but still held (in the scrollback): kept,
+    // so scrolling back does not upload it again.
+    frame.pictures.clear();
+    render(&mut r, &frame);
+    assert_eq!(r.picture_uploads(), (1, 32 * 32 * 4));
+    // The terminal's store let it go (evicted, or out of the scrollback).
+    drop(picture);
+    render(&mut r, &frame);
+    assert_eq!(r.picture_uploads(), (1, 0));
 }

@@ -26,6 +26,7 @@ impl Renderer {
                 text: self.glyphs.new_batch(),
                 lines: Vec::new(),
                 rects: Vec::new(),
+                pictures: Vec::new(),
             });
         }
         let ctx = crate::overlay_draw::OverlayCtx {
@@ -36,14 +37,12 @@ impl Renderer {
         };
         let metrics = self.fonts.metrics;
         for (layer, state) in frame.overlays.iter().zip(self.overlays.iter_mut()) {
-            crate::overlay_draw::build(
-                layer,
-                &ctx,
-                &mut state.lines,
-                &mut state.rects,
-                &mut self.fonts,
-                &mut self.shapes,
-            );
+            let built = crate::overlay_draw::Built {
+                lines: &mut state.lines,
+                rects: &mut state.rects,
+                pictures: &mut state.pictures,
+            };
+            crate::overlay_draw::build(layer, &ctx, built, &mut self.fonts, &mut self.shapes);
             let (shapes, empty) = (&self.shapes, &self.empty);
             let areas = state
                 .lines
@@ -141,13 +140,14 @@ impl Renderer {
         self.pictures.draw(pass, PictureLayer::OverText);
         let mut next = under_end + self.cursor_rects;
         self.rects.draw(pass, under_end..next);
-        for overlay in &self.overlays {
+        for (i, overlay) in self.overlays.iter().enumerate() {
             let end = next + overlay.rects.len() as u32;
             self.rects.draw(pass, next..end);
             next = end;
             if let Err(e) = self.glyphs.render(&overlay.text, pass) {
                 log::warn!("render: drawing an overlay failed: {e}");
             }
+            self.pictures.draw(pass, PictureLayer::Overlay(i));
         }
     }
 

@@ -62,6 +62,7 @@ struct OverlayState {
     text: TextRenderer,
     lines: Vec<LineContent>,
     rects: Vec<RectInstance>,
+    pictures: Vec<crate::overlay_draw::PlacedPicture>,
 }
 
 /// Draws [`Frame`]s. Holds the font system, glyph atlas and per-row GPU
@@ -336,10 +337,18 @@ impl Renderer {
             self.last_pictures.clone_from(&frame.pictures);
         }
         let cell = self.cell_size();
+        let overlays: Vec<&[crate::overlay_draw::PlacedPicture]> = self
+            .overlays
+            .iter()
+            .map(|o| o.pictures.as_slice())
+            .collect();
         self.pictures.prepare(
             &self.device,
             &self.queue,
-            frame,
+            pictures::Placed {
+                frame,
+                overlays: &overlays,
+            },
             self.size,
             self.padding,
             cell,

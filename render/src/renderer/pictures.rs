@@ -4,10 +4,12 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, Weak};
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::frame::Frame;
+use crate::overlay_draw::PlacedPicture;
 use crate::picture::{PictureLayer, PicturePixels};
 use crate::quads::{self, QuadPipeline};
 
@@ -15,7 +17,10 @@ use crate::quads::{self, QuadPipeline};
 pub(crate) const PICTURE_SHADER: &str = include_str!("../shaders/picture.wgsl");
 
 /// Frames a texture survives without being shown, so a picture scrolled
-/// off and back (or a tab switch) does not upload it again.
+/// off and back (or a tab switch) does not upload it again. A texture
+/// whose pixels nobody holds any more (the terminal's store evicted or
+/// freed the picture) goes at the next frame: it cannot be shown again,
+/// and so the store's budget bounds the textures too.
 const KEEP_UNUSED_FRAMES: u64 = 600;
 
 /// One tile as the GPU reads it.
@@ -31,6 +36,8 @@ struct TileInstance {
 /// An uploaded picture.
 struct Uploaded {
     bind_group: wgpu::BindGroup,
+    /// The pixels it was made from; dead once every holder dropped them.
+    pixels: Weak<PicturePixels>,
     last_used: u64,
     bytes: usize,
 }
@@ -40,6 +47,13 @@ struct Batch {
     layer: PictureLayer,
     picture: u64,
     range: Range<u32>,
+}
+
+/// The pictures of a frame: the grid's tiles and each overlay layer's
+/// placed pictures.
+pub(crate) struct Placed<'a> {
+    pub frame: &'a Frame,
+    pub overlays: &'a [&'a [PlacedPicture]],
 }
 
 /// Pipeline, texture cache and the frame's tile instances.
@@ -153,7 +167,7 @@ impl PicturePipeline {
         self.textures.values().map(|t| t.bytes).sum()
     }
 
-    fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, pixels: &PicturePixels) {
+    fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, pixels: &Arc<PicturePixels>) {
         if let Some(uploaded) = self.textures.get_mut(&pixels.id()) {
             uploaded.last_used = self.frame_serial;
             return;
@@ -217,29 +231,54 @@ impl PicturePipeline {
             pixels.id(),
             Uploaded {
                 bind_group,
+                pixels: Arc::downgrade(pixels),
                 last_used: self.frame_serial,
                 bytes: pixels.byte_size(),
             },
         );
     }
 
+    /// Adds one instance, extending the last batch when it shares its
+    /// picture and layer.
+    fn push(
+        &mut self,
+        instances: &mut Vec<TileInstance>,
+        instance: TileInstance,
+        layer: PictureLayer,
+        picture: u64,
+    ) {
+        let index = instances.len() as u32;
+        instances.push(instance);
+        match self.batches.last_mut() {
+            Some(b) if b.layer == layer && b.picture == picture => b.range.end = index + 1,
+            _ => self.batches.push(Batch {
+                layer,
+                picture,
+                range: index..index + 1,
+            }),
+        }
+    }
+
     /// Uploads the frame's new pictures and its tiles, placed on a grid of
-    /// `cell` pixels inside `padding`, for a `size` target.
+    /// `cell` pixels inside `padding`, for a `size` target, and the
+    /// overlays' pictures.
     pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        frame: &Frame,
+        placed: Placed<'_>,
         size: (u32, u32),
         padding: u32,
         cell: (u32, u32),
     ) {
+        let Placed { frame, overlays } = placed;
         self.frame_serial += 1;
         self.batches.clear();
         let serial = self.frame_serial;
-        self.textures
-            .retain(|_, t| serial.saturating_sub(t.last_used) <= KEEP_UNUSED_FRAMES);
-        if frame.pictures.is_empty() {
+        self.textures.retain(|_, t| {
+            t.pixels.strong_count() > 0 && serial.saturating_sub(t.last_used) <= KEEP_UNUSED_FRAMES
+        });
+        if frame.pictures.is_empty() && overlays.iter().all(|o| o.is_empty()) {
             return;
         }
         queue.write_buffer(
@@ -261,22 +300,32 @@ impl PicturePipeline {
             let y = pad + tile.row as f32 * ch;
             let [dx0, dy0, dx1, dy1] = tile.dest;
             let [sx0, sy0, sx1, sy1] = tile.source;
-            let index = instances.len() as u32;
-            instances.push(TileInstance {
+            let instance = TileInstance {
                 origin: [x + dx0 * cw, y + dy0 * ch],
                 extent: [(dx1 - dx0) * cw, (dy1 - dy0) * ch],
                 uv_origin: [sx0, sy0],
                 uv_extent: [sx1 - sx0, sy1 - sy0],
-            });
-            let layer = tile.layer();
-            let picture = tile.pixels.id();
-            match self.batches.last_mut() {
-                Some(b) if b.layer == layer && b.picture == picture => b.range.end = index + 1,
-                _ => self.batches.push(Batch {
-                    layer,
-                    picture,
-                    range: index..index + 1,
-                }),
+            };
+            self.push(&mut instances, instance, tile.layer(), tile.pixels.id());
+        }
+        for (i, pictures) in overlays.iter().enumerate() {
+            for p in pictures.iter() {
+                self.upload(device, queue, &p.pixels);
+                if !self.textures.contains_key(&p.pixels.id()) {
+                    continue;
+                }
+                let instance = TileInstance {
+                    origin: [p.quad[0], p.quad[1]],
+                    extent: [p.quad[2], p.quad[3]],
+                    uv_origin: [p.uv[0], p.uv[1]],
+                    uv_extent: [p.uv[2], p.uv[3]],
+                };
+                self.push(
+                    &mut instances,
+                    instance,
+                    PictureLayer::Overlay(i),
+                    p.pixels.id(),
+                );
             }
         }
         if instances.len() > self.capacity || self.instances.is_none() {

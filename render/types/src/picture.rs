@@ -77,6 +77,15 @@ impl PartialEq for PicturePixels {
     }
 }
 
+// Pixels are known by their id, which no two decodes share.
+impl Eq for PicturePixels {}
+
+impl std::hash::Hash for PicturePixels {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
+}
+
 /// A rectangle as fractions: `[x0, y0, x1, y1]`.
 pub type FracRect = [f32; 4];
 
@@ -108,6 +117,8 @@ pub enum PictureLayer {
     UnderText,
     /// Over text.
     OverText,
+    /// Inside overlay layer `n` (over its box and text).
+    Overlay(usize),
 }
 
 impl PictureTile {

@@ -317,6 +317,7 @@ impl Display {
                 border: None,
                 padding_px: 0,
                 lines: vec![StyledLine::new(vec![span])],
+                pictures: Vec::new(),
             });
         }
         if let Some(bar) = &self.bar {
@@ -338,6 +339,7 @@ impl Display {
                     format!(" {link}"),
                     Color::Rgb(chrome.notice_foreground),
                 )])],
+                pictures: Vec::new(),
             });
         }
         if let Some((layers, _)) = &self.assistant {
@@ -365,6 +367,7 @@ impl Display {
                     format!(" {message}"),
                     Color::Rgb(chrome.notice_foreground),
                 )])],
+                pictures: Vec::new(),
             });
         }
     }

@@ -66,6 +66,7 @@ impl App {
                 label,
                 Color::Rgb(t.display.chrome.hint_foreground),
             )])],
+            pictures: Vec::new(),
         })
     }
 

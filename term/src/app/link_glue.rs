@@ -281,6 +281,7 @@ impl App {
                     label.clone(),
                     Color::Rgb(t.display.chrome.label_foreground),
                 )])],
+                pictures: Vec::new(),
             })
             .collect()
     }

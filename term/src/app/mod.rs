@@ -310,8 +310,9 @@ impl App {
         t.display.assistant = if self.overlay.is_open() {
             let rect = t.workspace.focused().rect;
             let (cols, rows) = (rect.cols.max(1), rect.rows.max(1));
-            let mut layers = self.overlay.layers(cols, rows, t.display.renderer.theme());
             let cell_px = t.display.renderer.cell_size();
+            self.overlay.set_cell_px(cell_px);
+            let mut layers = self.overlay.layers(cols, rows, t.display.renderer.theme());
             for layer in &mut layers {
                 render::place_in_pane(layer, rect, cell_px);
             }

@@ -103,6 +103,7 @@ impl Ctx<'_> {
         match action {
             OverlayAction::None | OverlayAction::Redraw | OverlayAction::Close => {}
             OverlayAction::Submit(text) => {
+                self.overlay.set_picture_dir(&self.workspace);
                 let attachments = self.captured.selected(self.overlay.attachments());
                 let size = self.session.size();
                 match self.assistant.submit(

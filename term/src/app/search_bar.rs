@@ -125,6 +125,7 @@ pub(super) fn bar_layer(
         border: None,
         padding_px: 0,
         lines: vec![StyledLine::new(spans)],
+        pictures: Vec::new(),
     }
 }
 

@@ -445,6 +445,7 @@ pub fn bar_layer(
                 ))
                 .collect(),
         )],
+        pictures: Vec::new(),
     }
 }
 

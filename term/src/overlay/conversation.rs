@@ -7,6 +7,7 @@ use ai_chat_engine::{Event, TranscriptItem};
 use render::{Span, StyledLine};
 
 use super::markdown;
+use super::pictures::{AnswerPictures, LaidPicture};
 use super::style::Palette;
 use super::subagent::Steps;
 use super::wrap::{wrap, WrapOpts};
@@ -60,12 +61,31 @@ pub enum Block {
     Notice(String),
 }
 
+/// One block laid out.
+#[derive(Debug)]
+struct Laid {
+    width: usize,
+    lines: Vec<StyledLine>,
+    /// Pictures drawn over some of `lines`.
+    pictures: Vec<LaidPicture>,
+}
+
+/// A picture in the lines the last [`Conversation::view`] showed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownPicture {
+    /// Its first row from the view's first line; negative when it begins
+    /// above the view.
+    pub row: isize,
+    /// Where it is and what it shows.
+    pub picture: LaidPicture,
+}
+
 /// The conversation view model.
 #[derive(Debug, Default)]
 pub struct Conversation {
     blocks: Vec<Block>,
-    /// Laid-out lines per block: (width, lines); `None` when stale.
-    cache: Vec<Option<(usize, Vec<StyledLine>)>>,
+    /// Each block laid out; `None` when stale.
+    cache: Vec<Option<Laid>>,
     cache_palette: Option<Palette>,
     show_reasoning: bool,
     spinner: usize,
@@ -81,6 +101,10 @@ pub struct Conversation {
     /// Lays out answers, keeping the blocks of the one laid out last so a
     /// streaming answer re-lays only the block a token lands in.
     markdown: std::cell::RefCell<koi_markdown::Renderer>,
+    /// The pictures answers name, decoded.
+    pictures: AnswerPictures,
+    /// The pictures the last view showed.
+    shown_pictures: Vec<ShownPicture>,
 }
 
 impl Conversation {
@@ -98,6 +122,19 @@ impl Conversation {
     pub fn push(&mut self, block: Block) {
         self.blocks.push(block);
         self.cache.push(None);
+    }
+
+    /// Where relative picture paths start and the cell size in pixels
+    /// (pictures are fitted in cells); answers are laid out again when
+    /// either changes.
+    pub fn set_picture_context(&mut self, dir: &std::path::Path, cell: (u32, u32)) {
+        if self.pictures.set_context(dir, cell) {
+            for (i, b) in self.blocks.iter().enumerate() {
+                if matches!(b, Block::Assistant(_)) {
+                    self.cache[i] = None;
+                }
+            }
+        }
     }
 
     /// Removes every block.
@@ -488,7 +525,7 @@ impl Conversation {
     /// blank line. Unchanged blocks come from the cache.
     pub fn lines(&mut self, width: usize, pal: &Palette) -> Vec<StyledLine> {
         self.refresh(width, pal);
-        self.line_refs().into_iter().cloned().collect()
+        self.line_refs().0.into_iter().cloned().collect()
     }
 
     /// Lays out every block whose cached layout is stale.
@@ -499,28 +536,44 @@ impl Conversation {
         }
         for i in 0..self.blocks.len() {
             if !self.is_cached(i, width) {
-                let lines = self.block_lines(&self.blocks[i], width, pal);
-                self.cache[i] = Some((width, lines));
+                let block = &self.blocks[i];
+                let mut lines = self.block_lines(block, width, pal);
+                let mut pictures = Vec::new();
+                if let Block::Assistant(text) = block {
+                    if !text.is_empty() {
+                        let indent = BODY_INDENT.len();
+                        self.pictures
+                            .lay_out(text, width, indent, pal, &mut lines, &mut pictures);
+                    }
+                }
+                self.cache[i] = Some(Laid {
+                    width,
+                    lines,
+                    pictures,
+                });
             }
         }
     }
 
     /// The cached lines in order, borrowed so a frame copies only what it
-    /// shows.
-    fn line_refs(&self) -> Vec<&StyledLine> {
+    /// shows, and the pictures drawn over them with their first lines.
+    fn line_refs(&self) -> (Vec<&StyledLine>, Vec<(usize, &LaidPicture)>) {
         let mut out = Vec::new();
+        let mut pictures = Vec::new();
         for (i, cached) in self.cache.iter().enumerate() {
             // A block with nothing to show (an answer not yet begun) takes
             // no room, not even its separator.
-            let Some((_, lines)) = cached.as_ref().filter(|(_, l)| !l.is_empty()) else {
+            let Some(laid) = cached.as_ref().filter(|l| !l.lines.is_empty()) else {
                 continue;
             };
             if !out.is_empty() && !self.is_compact(i) {
                 out.push(&BLANK);
             }
-            out.extend(lines.iter());
+            let first = out.len();
+            pictures.extend(laid.pictures.iter().map(|p| (first + p.line, p)));
+            out.extend(laid.lines.iter());
         }
-        out
+        (out, pictures)
     }
 
     /// Tool lines and reasoning sit tight under what precedes them.
@@ -536,15 +589,30 @@ impl Conversation {
     /// scroll offset.
     pub fn view(&mut self, width: usize, height: usize, pal: &Palette) -> Vec<StyledLine> {
         self.refresh(width, pal);
-        let all = self.line_refs();
+        let (all, pictures) = self.line_refs();
         let max_scroll = all.len().saturating_sub(height);
         let end = all.len() - self.scroll.min(max_scroll);
         let start = end.saturating_sub(height);
         let shown = all[start..end].iter().map(|l| (*l).clone()).collect();
+        let shown_pictures = pictures
+            .into_iter()
+            .filter(|(line, p)| *line < end && line + p.rows > start)
+            .map(|(line, p)| ShownPicture {
+                row: line as isize - start as isize,
+                picture: p.clone(),
+            })
+            .collect();
+        self.shown_pictures = shown_pictures;
         self.view_start = start;
         self.last_total = max_scroll;
         self.scroll = self.scroll.min(max_scroll);
         shown
+    }
+
+    /// The pictures the last [`Conversation::view`] showed, placed from its
+    /// first line.
+    pub fn shown_pictures(&self) -> &[ShownPicture] {
+        &self.shown_pictures
     }
 
     /// The index of the first line the last [`Conversation::view`] showed
@@ -556,7 +624,7 @@ impl Conversation {
     /// True when a layout at `width` is cached for block `i` (tests and
     /// profiling).
     pub fn is_cached(&self, i: usize, width: usize) -> bool {
-        matches!(self.cache.get(i), Some(Some((w, _))) if *w == width)
+        matches!(self.cache.get(i), Some(Some(laid)) if laid.width == width)
     }
 }
 

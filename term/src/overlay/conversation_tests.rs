@@ -219,3 +219,40 @@ fn a_subagent_nests_under_its_call_and_collapses_when_done() {
     let lines = dump(&mut c, 60);
     assert_eq!(lines, ["✓ explore → explore: 2 rounds, 2 tool calls"]);
 }
+
+#[test]
+fn a_named_picture_takes_rows_in_its_answer_and_scrolls_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(dir.path().join("p.png")).unwrap();
+    let mut enc = png::Encoder::new(file, 40, 60);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header().unwrap();
+    writer.write_image_data(&[90; 40 * 60 * 3]).unwrap();
+    drop(writer);
+    let mut c = Conversation::new();
+    c.set_picture_context(dir.path(), (10, 20));
+    c.push(Block::Assistant("Look: ![p](p.png)".into()));
+    let pal = Palette::default();
+    // The answer's line, a gap, three rows of 20 px for 60 px, the caption.
+    assert_eq!(
+        dump(&mut c, 30),
+        ["koi", "  Look: p (p.png)", "", "  ", "  ", "  ", "  p.png"]
+    );
+    c.view(30, 7, &pal);
+    let shown = c.shown_pictures();
+    assert_eq!(shown.len(), 1);
+    assert_eq!(shown[0].row, 3);
+    assert_eq!((shown[0].picture.cols, shown[0].picture.rows), (4, 3));
+    // A 2-line view of the bottom shows its last row: its box starts two
+    // lines above the view.
+    c.view(30, 2, &pal);
+    assert_eq!(c.shown_pictures()[0].row, -2);
+    // Scrolled back past it: not shown.
+    c.scroll(5);
+    c.view(30, 2, &pal);
+    assert!(c.shown_pictures().is_empty());
+    // A new cell size lays the answer out again.
+    c.set_picture_context(dir.path(), (10, 30));
+    assert!(!c.is_cached(0, 30));
+}

@@ -25,6 +25,7 @@ pub mod input_box;
 pub mod markdown;
 mod mouse;
 pub mod panel;
+pub mod pictures;
 pub mod selection;
 pub mod style;
 pub mod subagent;
@@ -127,6 +128,12 @@ pub struct Overlay {
     pub(crate) input_area: Option<mouse::TextArea>,
     /// The last drag scrolled the view (the pointer is past an edge).
     pub(crate) edge_scrolled: bool,
+    /// Where relative picture paths start (the last turn's workspace).
+    pub(crate) picture_dir: std::path::PathBuf,
+    /// The window's cell size in pixels (pictures are fitted in cells).
+    pub(crate) cell_px: (u32, u32),
+    /// The pictures of the conversation's view at the last layout.
+    pub(crate) conv_pictures: Vec<render::OverlayPicture>,
 }
 
 impl Overlay {
@@ -151,7 +158,25 @@ impl Overlay {
             conv_area: None,
             input_area: None,
             edge_scrolled: false,
+            picture_dir: std::path::PathBuf::new(),
+            cell_px: pictures::DEFAULT_CELL_PX,
+            conv_pictures: Vec::new(),
         }
+    }
+
+    /// Where the paths of pictures answers name start: the workspace of
+    /// the turn being asked.
+    pub fn set_picture_dir(&mut self, dir: &std::path::Path) {
+        self.picture_dir = dir.to_path_buf();
+        self.conversation
+            .set_picture_context(&self.picture_dir, self.cell_px);
+    }
+
+    /// The cell size in pixels pictures are fitted to (the window's).
+    pub fn set_cell_px(&mut self, cell_px: (u32, u32)) {
+        self.cell_px = cell_px;
+        self.conversation
+            .set_picture_context(&self.picture_dir, self.cell_px);
     }
 
     /// Shows the panel (the conversation is kept across close/open).

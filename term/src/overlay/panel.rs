@@ -2,7 +2,7 @@
 //! rows are shared between title, attachment chips, conversation, input
 //! (or approval dialog) and help, and the [`OverlayLayer`]s it becomes.
 
-use render::{Border, OverlayLayer, OverlayRect, Part, Span, StyledLine, Theme};
+use render::{Border, OverlayLayer, OverlayPicture, OverlayRect, Part, Span, StyledLine, Theme};
 
 use super::config::Position;
 use super::mouse::TextArea;
@@ -238,6 +238,20 @@ impl Overlay {
             first_line: self.conversation.view_start(),
         };
         self.conv_area = Some(area);
+        let top = plan.title + plan.chips;
+        self.conv_pictures = self
+            .conversation
+            .shown_pictures()
+            .iter()
+            .map(|shown| OverlayPicture {
+                pixels: shown.picture.pixels.clone(),
+                col: shown.picture.col,
+                row: top as isize + shown.row,
+                cols: shown.picture.cols,
+                rows: shown.picture.rows,
+                clip_rows: (top, top + plan.conv),
+            })
+            .collect();
         if let Some(range) = self.selection.as_ref().and_then(|s| s.range()) {
             for (i, line) in conv.iter_mut().enumerate() {
                 if let Some(cols) = range.columns(area.first_line + i, w) {
@@ -300,6 +314,7 @@ impl Overlay {
                 }),
                 padding_px: 0,
                 lines: Vec::new(),
+                pictures: Vec::new(),
             },
             OverlayLayer {
                 rect: OverlayRect::Cells {
@@ -312,6 +327,7 @@ impl Overlay {
                 border: None,
                 padding_px: 0,
                 lines,
+                pictures: std::mem::take(&mut self.conv_pictures),
             },
         ]
     }

@@ -3,6 +3,7 @@
 //! and a real Wayland compositor (weston, headless).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod answer_pictures;
 mod desktop;
 mod fix;
 mod focus;

@@ -34,6 +34,13 @@ pub(crate) use sixel::{MAX_SIDE as SIXEL_MAX_SIDE, REGISTERS as SIXEL_REGISTERS}
 use anchor::CursorMove;
 use store::{Placement, Store};
 
+/// Decodes a PNG file's bytes (a picture an assistant's answer names) as a
+/// kitty `f=100` transmission is decoded, with the same size limits; the
+/// error says why not.
+pub(crate) fn decode_png(bytes: &[u8]) -> Result<render::PicturePixels, String> {
+    decode::png(bytes).map_err(|e| e.to_string())
+}
+
 /// A cell's size in pixels, which placements are measured in.
 pub type CellPx = (u16, u16);
 
