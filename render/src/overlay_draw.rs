@@ -239,7 +239,7 @@ mod tests {
         // Never larger than its own pixels.
         let small = OverlayPicture {
             pixels: picture(30, 30),
-            ..wide.clone()
+            ..wide
         };
         let placed = place_picture(&small, (0, 0), (10, 20), (0, 0, 1000, 1000)).unwrap();
         assert_eq!(placed.quad, [10.0, 40.0, 30.0, 30.0]);

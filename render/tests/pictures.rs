@@ -204,7 +204,7 @@ fn an_overlay_picture_is_drawn_in_its_box_cut_to_its_rows_and_uploaded_once() {
     // picture is drawn at half size: 4 cells by 2 rows, from grid row 2.
     let (x0, y0) = (PAD + 3 * cw, PAD + 2 * ch);
     let (x1, y1) = (x0 + 4 * cw, y0 + 2 * ch);
-    let mid = (x0 + x1) / 2;
+    let mid = u32::midpoint(x0, x1);
     let halves_at = |img: &render::RgbaImage, top: u32, bottom: u32| {
         for (x, y, px) in pixels(img) {
             let in_panel =

@@ -148,7 +148,7 @@ fn decode(target: &str, dir: &Path) -> Option<Arc<PicturePixels>> {
     if image.format != ImageFormat::Png {
         return None;
     }
-    match crate::graphics::decode_png(&image.bytes()?) {
+    match koi_terminal::graphics::decode_png(&image.bytes()?) {
         Ok(pixels) => Some(Arc::new(pixels)),
         Err(e) => {
             log::debug!("overlay: {target} is not a picture koi can draw: {e}");

@@ -37,7 +37,7 @@ use store::{Placement, Store};
 /// Decodes a PNG file's bytes (a picture an assistant's answer names) as a
 /// kitty `f=100` transmission is decoded, with the same size limits; the
 /// error says why not.
-pub(crate) fn decode_png(bytes: &[u8]) -> Result<render::PicturePixels, String> {
+pub fn decode_png(bytes: &[u8]) -> Result<render_types::PicturePixels, String> {
     decode::png(bytes).map_err(|e| e.to_string())
 }
 
