@@ -5,12 +5,8 @@
 //! flood their threads then take the core the PTY reader parses on, and a
 //! frame slows the parser far more than it costs: on a 2-core machine a
 //! dense 16 MB flood took 1.4× as long as with one raster thread. koi
-//! leaves one core to the parser. Where that leaves one raster thread,
-//! koi asks for none: Mesa then rasterises on the thread that submits the
-//! frame, which waits for the pixels anyway, and a keystroke's frame is
-//! not handed to another thread and back (keylat, 2 cores: 0.2–0.5 ms).
-//! A value the user set wins, and shells koi starts never see the one koi
-//! chose.
+//! leaves one core to the parser. A value the user set wins, and shells
+//! koi starts never see the one koi chose.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,8 +16,7 @@ pub const VAR: &str = "LP_NUM_THREADS";
 /// Whether koi set [`VAR`] itself (and must keep it from its children).
 static CHOSEN_BY_KOI: AtomicBool = AtomicBool::new(false);
 
-/// Sets [`VAR`] to all cores but one (0, on the drawing thread, for one),
-/// unless it is set. Call it first in
+/// Sets [`VAR`] to all cores but one, unless it is set. Call it first in
 /// `main`, before any thread starts: the environment is not safe to change
 /// while another thread may read it.
 pub fn reserve_a_core_for_the_parser() {
@@ -33,13 +28,9 @@ pub fn reserve_a_core_for_the_parser() {
     CHOSEN_BY_KOI.store(true, Ordering::Relaxed);
 }
 
-/// The rasteriser threads for a machine with `cores` cores; 0 is the
-/// thread that submits the frame.
+/// The rasteriser threads for a machine with `cores` cores.
 fn threads_for(cores: usize) -> usize {
-    match cores.saturating_sub(1) {
-        0 | 1 => 0,
-        n => n,
-    }
+    cores.saturating_sub(1).max(1)
 }
 
 /// Keeps the value koi chose from a child's environment.
@@ -54,11 +45,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_core_is_left_to_the_parser_and_a_lone_raster_thread_is_the_drawing_one() {
-        assert_eq!(threads_for(0), 0);
-        assert_eq!(threads_for(1), 0);
-        assert_eq!(threads_for(2), 0);
-        assert_eq!(threads_for(3), 2);
+    fn one_core_is_left_to_the_parser_and_one_thread_always_rasterises() {
+        assert_eq!(threads_for(1), 1);
+        assert_eq!(threads_for(2), 1);
         assert_eq!(threads_for(16), 15);
+        assert_eq!(threads_for(0), 1);
     }
 }
