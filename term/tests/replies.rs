@@ -319,12 +319,14 @@ const XTERM_WAIT: Duration = Duration::from_secs(60);
 const XTERMS_AT_ONCE: usize = 4;
 
 /// What a fresh 80×24 xterm under `x` answers to `setup` then `request`
-/// (printf's escapes), read as koi's sessions are read: raw, one read.
+/// (printf's escapes), read raw until it has been quiet for a second: a
+/// loaded xterm may answer several queries in more than one write.
 fn live_xterm_reply(x: &Xvfb, dir: &std::path::Path, n: usize, printf: &str) -> Vec<u8> {
     let out = dir.join(format!("reply-{n}.hex"));
     let script = format!(
         "stty raw -echo min 0 time 10; printf '{printf}'; \
-         dd bs=256 count=1 2>/dev/null | od -An -tx1 | tr -d ' \\n' > '{tmp}'; \
+         while c=$(dd bs=256 count=1 2>/dev/null | od -An -tx1 | tr -d ' \\n') \
+         && [ -n \"$c\" ]; do printf %s \"$c\"; done > '{tmp}'; \
          stty sane; mv '{tmp}' '{out}'",
         tmp = out.with_extension("tmp").display(),
         out = out.display(),
