@@ -98,68 +98,17 @@ fn timeout_hangs_up_a_stuck_command() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("waiting"));
 }
 
-#[test]
-fn screenshot_draws_the_final_screen() {
+/// An RGB screenshot, and its width, of what `printf ARGS` leaves on a
+/// 10×2 `koi --headless` screen under the config text `config`.
+fn screenshot_10x2(config: &str, printf: &str) -> (Vec<[u8; 3]>, usize) {
     let dir = tempfile::tempdir().unwrap();
     let png_path = dir.path().join("shot.png");
-    let config = dir.path().join("koi.toml");
-    std::fs::write(&config, "[colors]\nbackground = \"#102030\"\n[colors.normal]\nred = \"#e01010\"\n[window]\npadding = 0\n").unwrap();
+    let config_path = dir.path().join("koi.toml");
+    std::fs::write(&config_path, config).unwrap();
     let out = koi(&[
         "--headless",
         "--config",
-        config.to_str().unwrap(),
-        "--cols",
-        "10",
-        "--rows",
-        "2",
-        "--screenshot",
-        png_path.to_str().unwrap(),
-        "-e",
-        "printf",
-        "\\033[41m   \\033[0m",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(&png_path).unwrap(),
-    ));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let (w, h) = (info.width as usize, info.height as usize);
-    assert_eq!(w % 10, 0, "10 columns, no padding: {w}");
-    assert_eq!(h % 2, 0, "2 rows, no padding: {h}");
-    let (cell_w, cell_h) = (w / 10, h / 2);
-    let px = |x: usize, y: usize| {
-        let i = (y * w + x) * info.color_type.samples();
-        [buf[i], buf[i + 1], buf[i + 2]]
-    };
-    // Columns 0–2 of row 0 have the red background, exactly.
-    assert_eq!(px(cell_w / 2, cell_h / 2), [0xe0, 0x10, 0x10]);
-    assert_eq!(px(3 * cell_w - 1, 0), [0xe0, 0x10, 0x10]);
-    // The rest is the configured background.
-    assert_eq!(px(9 * cell_w + cell_w / 2, cell_h / 2), [0x10, 0x20, 0x30]);
-    assert_eq!(px(cell_w / 2, cell_h + cell_h / 2), [0x10, 0x20, 0x30]);
-}
-
-/// An RGB screenshot of what `printf ARGS` leaves on a 10×2 screen
-/// drawn with Fira Code, ligatures on or off.
-fn fira_code_shot(ligatures: bool, printf: &str) -> (Vec<[u8; 3]>, usize) {
-    let dir = tempfile::tempdir().unwrap();
-    let png_path = dir.path().join("shot.png");
-    let config = dir.path().join("koi.toml");
-    std::fs::write(
-        &config,
-        format!("[font]\nfamily = \"Fira Code\"\nligatures = {ligatures}\n[window]\npadding = 0\n"),
-    )
-    .unwrap();
-    let out = koi(&[
-        "--headless",
-        "--config",
-        config.to_str().unwrap(),
+        config_path.to_str().unwrap(),
         "--cols",
         "10",
         "--rows",
@@ -187,6 +136,35 @@ fn fira_code_shot(ligatures: bool, printf: &str) -> (Vec<[u8; 3]>, usize) {
         .map(|p| [p[0], p[1], p[2]])
         .collect();
     (pixels, info.width as usize)
+}
+
+#[test]
+fn screenshot_draws_the_final_screen() {
+    let (pixels, w) = screenshot_10x2(
+        "[colors]\nbackground = \"#102030\"\n[colors.normal]\nred = \"#e01010\"\n[window]\npadding = 0\n",
+        "\\033[41m   \\033[0m",
+    );
+    let h = pixels.len() / w;
+    assert_eq!(w % 10, 0, "10 columns, no padding: {w}");
+    assert_eq!(h % 2, 0, "2 rows, no padding: {h}");
+    let (cell_w, cell_h) = (w / 10, h / 2);
+    let px = |x: usize, y: usize| pixels[y * w + x];
+    // Columns 0–2 of row 0 have the red background, exactly.
+    assert_eq!(px(cell_w / 2, cell_h / 2), [0xe0, 0x10, 0x10]);
+    assert_eq!(px(3 * cell_w - 1, 0), [0xe0, 0x10, 0x10]);
+    // The rest is the configured background.
+    assert_eq!(px(9 * cell_w + cell_w / 2, cell_h / 2), [0x10, 0x20, 0x30]);
+    assert_eq!(px(cell_w / 2, cell_h + cell_h / 2), [0x10, 0x20, 0x30]);
+}
+
+/// [`screenshot_10x2`] drawn with Fira Code, ligatures on or off.
+fn fira_code_shot(ligatures: bool, printf: &str) -> (Vec<[u8; 3]>, usize) {
+    screenshot_10x2(
+        &format!(
+            "[font]\nfamily = \"Fira Code\"\nligatures = {ligatures}\n[window]\npadding = 0\n"
+        ),
+        printf,
+    )
 }
 
 /// `[font] ligatures` reaches the screenshot: with Fira Code, `->` on
