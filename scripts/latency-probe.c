@@ -1,7 +1,8 @@
 /*
  * Keypress-to-pixels probe for scripts/bench-latency.
  *
- *   latency-probe WINDOW SAMPLES
+ *   latency-probe WINDOW SAMPLES           the echo's band, fine-grained
+ *   latency-probe --whole WINDOW SAMPLES   the whole window, back to back
  *
  * Presses keys into WINDOW with XTest (what xdotool does) and polls the
  * window's pixels with XGetImage until the first one changes; prints one
@@ -9,6 +10,12 @@
  * BackSpace so every echo lands in the same cells: the first press finds
  * that band of pixel rows, later samples poll only the band, which keeps a
  * poll well under a tenth of a millisecond.
+ *
+ * --whole polls the way shared/bench/keylat.c does: the whole window, one
+ * poll straight after another. A poll then takes milliseconds (the server
+ * copies and sends every pixel, the probe reads them all), so the figure
+ * is mostly whole polls. Each line adds the number of polls and how long
+ * the last one took, in microseconds: "LATENCY POLLS LAST_POLL".
  *
  * Build: cc -O2 -o latency-probe latency-probe.c -lX11 -lXtst
  */
@@ -75,22 +82,34 @@ static void tap(Display *d, KeyCode key, int press) {
   XFlush(d);
 }
 
+/* How a sample's polling went: polls made, and how long the last took. */
+struct polls {
+  int count;
+  long last_us;
+};
+
 /* Press `key` and time the first change of rows y0..y1; -1 when lost.
- * With `band` set, also returns the changed rows' extent there. */
+ * With `band` set, also returns the changed rows' extent there. With
+ * `polls` set, polls back to back (no pause) and counts them. */
 static long sample(Display *d, Window w, int width, int y0, int y1, KeyCode key,
-                   int *band0, int *band1) {
+                   int *band0, int *band1, struct polls *polls) {
   char *base = NULL, *cur = NULL;
   size_t len = settle(d, w, width, y0, y1, &base);
   long t0 = now_us(), t1 = -1;
   tap(d, key, True);
   while (now_us() - t0 < SAMPLE_TIMEOUT_US) {
+    long started = now_us();
     size_t len2 = grab(d, w, width, y0, y1, &cur);
+    if (polls) polls->count++;
     if (len2 == len && len && memcmp(base, cur, len) != 0) {
       t1 = now_us();
+      if (polls) polls->last_us = t1 - started;
       break;
     }
-    struct timespec pause = {0, POLL_PAUSE_US * 1000L};
-    nanosleep(&pause, NULL);
+    if (!polls) {
+      struct timespec pause = {0, POLL_PAUSE_US * 1000L};
+      nanosleep(&pause, NULL);
+    }
   }
   tap(d, key, False);
   if (t1 >= 0 && band0) {
@@ -115,12 +134,13 @@ static long sample(Display *d, Window w, int width, int y0, int y1, KeyCode key,
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s WINDOW SAMPLES\n", argv[0]);
+  int whole = argc == 4 && strcmp(argv[1], "--whole") == 0;
+  if (argc != 3 && !whole) {
+    fprintf(stderr, "usage: %s [--whole] WINDOW SAMPLES\n", argv[0]);
     return 2;
   }
-  Window w = (Window)strtoul(argv[1], NULL, 0);
-  int samples = atoi(argv[2]);
+  Window w = (Window)strtoul(argv[argc - 2], NULL, 0);
+  int samples = atoi(argv[argc - 1]);
   Display *d = XOpenDisplay(NULL);
   if (!d) {
     fprintf(stderr, "latency-probe: cannot open display\n");
@@ -133,7 +153,7 @@ int main(int argc, char **argv) {
   }
   XWindowAttributes attr;
   if (!XGetWindowAttributes(d, w, &attr)) {
-    fprintf(stderr, "latency-probe: no window %s\n", argv[1]);
+    fprintf(stderr, "latency-probe: no window %s\n", argv[argc - 2]);
     return 1;
   }
   KeyCode letter = XKeysymToKeycode(d, XK_a);
@@ -144,16 +164,24 @@ int main(int argc, char **argv) {
 
   /* Warm-up press over the whole window: finds the band the echo uses. */
   int b0 = 0, b1 = attr.height;
-  if (sample(d, w, attr.width, 0, attr.height, letter, &b0, &b1) < 0) {
+  if (sample(d, w, attr.width, 0, attr.height, letter, &b0, &b1, NULL) < 0) {
     fprintf(stderr, "latency-probe: the window never changed after a key press\n");
     return 1;
   }
-  sample(d, w, attr.width, b0, b1, erase, NULL, NULL);
+  sample(d, w, attr.width, b0, b1, erase, NULL, NULL, NULL);
+  if (whole) {
+    b0 = 0;
+    b1 = attr.height;
+  }
   for (int i = 0; i < samples; i++) {
     sleep_ms(GAP_MIN_MS + rand() % GAP_SPREAD_MS);
-    long us = sample(d, w, attr.width, b0, b1, i % 2 ? erase : letter, NULL, NULL);
+    struct polls polls = {0, 0};
+    long us = sample(d, w, attr.width, b0, b1, i % 2 ? erase : letter, NULL, NULL,
+                     whole ? &polls : NULL);
     if (us < 0)
       printf("lost\n");
+    else if (whole)
+      printf("%ld %d %ld\n", us, polls.count, polls.last_us);
     else
       printf("%ld\n", us);
     fflush(stdout);
