@@ -29,7 +29,7 @@
 //! let (gpu, surface) = Gpu::for_window(|| display.clone(), |instance| {
 //!     instance.create_surface(window.clone())
 //! })?;
-//! let mut target = WindowSurface::new(&gpu, surface, 1280, 800)?;
+//! let mut target = WindowSurface::new(&gpu, surface, (1280, 800), false)?;
 //! let font = FontConfig { family: None, size_pt: 12.0, scale_factor: 2.0, ligatures: true };
 //! let mut renderer = Renderer::new(&gpu, font, Theme::default(), target.format())?;
 //! renderer.set_padding(8);

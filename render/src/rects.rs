@@ -31,10 +31,25 @@ impl RectInstance {
     /// An opaque rectangle in pixels, coloured for a target that is (or is
     /// not) sRGB.
     pub fn new(x: f32, y: f32, w: f32, h: f32, color: Rgb, srgb_target: bool) -> Self {
+        Self::translucent(x, y, w, h, color, srgb_target, 1.0)
+    }
+
+    /// A rectangle whose pixels get `alpha` (premultiplied, as window
+    /// systems composite them): rectangles replace what is below, so the
+    /// alpha is what the window shows there.
+    pub fn translucent(
+        x: f32,
+        y: f32,
+        w: f32,
+        h: f32,
+        color: Rgb,
+        srgb_target: bool,
+        alpha: f32,
+    ) -> Self {
         Self {
             origin: [x, y],
             extent: [w.max(0.0), h.max(0.0)],
-            color: color.to_target(srgb_target, 1.0),
+            color: color.to_target_premultiplied(srgb_target, alpha),
         }
     }
 }

@@ -15,12 +15,15 @@ pub struct WindowSurface {
 impl WindowSurface {
     /// Configures `surface` at `width × height` physical pixels. Prefers a
     /// non-sRGB 8-bit format so the window looks exactly like offscreen
-    /// captures (text blended in sRGB space, as most terminals do).
+    /// captures (text blended in sRGB space, as most terminals do). A
+    /// `translucent` window's pixels are composited as premultiplied
+    /// alpha where the surface can (see
+    /// [`crate::Renderer::set_background_opacity`]).
     pub fn new(
         gpu: &Gpu,
         surface: wgpu::Surface<'static>,
-        width: u32,
-        height: u32,
+        (width, height): (u32, u32),
+        translucent: bool,
     ) -> Result<Self, RenderError> {
         let caps = surface.get_capabilities(&gpu.adapter);
         let supported = |f: &&wgpu::TextureFormat| crate::rects::is_supported_format(**f);
@@ -43,11 +46,7 @@ impl WindowSurface {
             height: height.max(1),
             present_mode,
             desired_maximum_frame_latency: 2,
-            alpha_mode: caps
-                .alpha_modes
-                .first()
-                .copied()
-                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            alpha_mode: choose_alpha_mode(&caps.alpha_modes, translucent),
             view_formats: vec![],
         };
         surface.configure(&gpu.device, &config);
@@ -112,10 +111,41 @@ fn choose_present_mode(offered: &[wgpu::PresentMode]) -> wgpu::PresentMode {
     }
 }
 
+/// How the window system combines the surface's pixels with what is
+/// behind the window: premultiplied alpha for a translucent window where
+/// offered (then straight alpha), else the surface's first mode (opaque
+/// on most).
+fn choose_alpha_mode(
+    offered: &[wgpu::CompositeAlphaMode],
+    translucent: bool,
+) -> wgpu::CompositeAlphaMode {
+    use wgpu::CompositeAlphaMode::{PostMultiplied, PreMultiplied};
+    let blended = [PreMultiplied, PostMultiplied]
+        .into_iter()
+        .find(|mode| translucent && offered.contains(mode));
+    blended
+        .or_else(|| offered.first().copied())
+        .unwrap_or(wgpu::CompositeAlphaMode::Auto)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::choose_present_mode;
-    use wgpu::PresentMode;
+    use super::{choose_alpha_mode, choose_present_mode};
+    use wgpu::{CompositeAlphaMode, PresentMode};
+
+    #[test]
+    fn a_translucent_window_blends_premultiplied_where_offered_and_an_opaque_one_keeps_the_first() {
+        use CompositeAlphaMode::{Auto, Inherit, Opaque, PostMultiplied, PreMultiplied};
+        let all = [Opaque, PostMultiplied, PreMultiplied];
+        assert_eq!(choose_alpha_mode(&all, true), PreMultiplied);
+        assert_eq!(choose_alpha_mode(&all, false), Opaque);
+        assert_eq!(
+            choose_alpha_mode(&[Opaque, PostMultiplied], true),
+            PostMultiplied
+        );
+        assert_eq!(choose_alpha_mode(&[Opaque, Inherit], true), Opaque);
+        assert_eq!(choose_alpha_mode(&[], true), Auto);
+    }
 
     #[test]
     fn mailbox_when_offered_else_fifo_and_never_immediate() {

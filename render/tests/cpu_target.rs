@@ -45,8 +45,15 @@ impl Window {
 
     /// The window equals a fresh renderer's image of `frame`.
     fn assert_shows(&self, frame: &Frame) {
+        self.assert_shows_at(frame, 1.0);
+    }
+
+    /// The window equals a fresh renderer's image of `frame` drawn with
+    /// the background at `opacity`.
+    fn assert_shows_at(&self, frame: &Frame, opacity: f32) {
         let gpu = gpu();
         let mut fresh = renderer(&gpu);
+        fresh.set_background_opacity(opacity);
         let height = (self.pixels.len() / (self.width as usize * 4)) as u32;
         let want = fresh.render_to_image(frame, self.width, height).unwrap();
         let got: Vec<u8> = self
@@ -58,7 +65,19 @@ impl Window {
             .chunks_exact(4)
             .zip(want.pixels.chunks_exact(4))
             .position(|(a, b)| a != b);
-        assert_eq!(first, None, "the window differs from a full render");
+        let at = first.map(|i| {
+            let p = |v: &[u8]| <[u8; 4]>::try_from(&v[i * 4..i * 4 + 4]).unwrap_or_default();
+            (
+                i % self.width as usize,
+                i / self.width as usize,
+                p(&got),
+                p(&want.pixels),
+            )
+        });
+        assert_eq!(
+            at, None,
+            "the window differs from a full render: (x, y, window, full)"
+        );
     }
 }
 
@@ -113,4 +132,32 @@ fn only_changed_rows_reach_the_window_and_it_ends_up_with_the_whole_frame() {
     let mut window = Window::new(w + 10, h);
     window.show(&mut r, &mut target, &d);
     assert_eq!(window.updates, [(0, h)]);
+}
+
+#[test]
+fn a_translucent_background_keeps_its_alpha_through_partial_redraws() {
+    let gpu = gpu();
+    let mut r = renderer_with(&gpu, Theme::default(), TextureFormat::Bgra8Unorm);
+    r.set_background_opacity(0.5);
+    let a = text_frame(&["$ ls", "$ "]);
+    let (w, h) = image_size(&r, &a);
+    let mut window = Window::new(w, h);
+    let mut target = CpuTarget::new();
+    window.show(&mut r, &mut target, &a);
+    // Three echoes redraw the last row over what it held: the background
+    // there is painted afresh each time, never blended over itself.
+    for line in ["$ e", "$ ec", "$ ech"] {
+        let next = text_frame(&["$ ls", line]);
+        window.show(&mut r, &mut target, &next);
+        window.assert_shows_at(&next, 0.5);
+    }
+    let (_, top, _, _) = cell_rect(&r, 0, 1, 1);
+    assert!(window.updates.iter().skip(1).all(|&(y, _)| y >= top));
+    let (x, y) = (w - 1, h - 1);
+    let at = ((y * w + x) * 4) as usize;
+    let alpha = window.pixels[at + 3];
+    assert!(
+        alpha.abs_diff(128) <= 1,
+        "background alpha {alpha}, want half"
+    );
 }

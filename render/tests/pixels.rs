@@ -309,3 +309,63 @@ fn truecolor_backgrounds_are_exact_srgb() {
         }
     }
 }
+
+#[test]
+fn a_translucent_background_is_premultiplied_and_text_and_colored_cells_stay_opaque() {
+    let gpu = gpu();
+    let mut opaque = renderer(&gpu);
+    let mut frame = Frame::blank(4, 1);
+    frame.write_str(0, 0, "W", &render::Cell::new(' '));
+    if let Some(c) = frame.cell_mut(2, 0) {
+        c.bg = Color::Rgb(RED);
+    }
+    let solid = render(&mut opaque, &frame);
+    opaque.set_background_opacity(1.0);
+    assert_eq!(
+        render(&mut opaque, &frame),
+        solid,
+        "opacity 1 changes nothing"
+    );
+
+    let mut r = renderer(&gpu);
+    r.set_background_opacity(0.25);
+    let img = render(&mut r, &frame);
+    let bg = Theme::default().background;
+    // The padding and the default-background cells: a quarter of the
+    // colour and a quarter of alpha, as window systems composite them.
+    for (x, y) in [(0, 0), (img.width - 1, img.height - 1)] {
+        let [cr, cg, cb, ca] = img.pixel(x, y).expect("in bounds");
+        assert!(ca.abs_diff(64) <= 1, "alpha {ca} at {x},{y}");
+        for (got, full) in [(cr, bg.r), (cg, bg.g), (cb, bg.b)] {
+            let want = (f32::from(full) * 0.25).round() as u8;
+            assert!(got.abs_diff(want) <= 1, "{got} vs {want} at {x},{y}");
+        }
+    }
+    // A cell with a colour of its own stays opaque.
+    let (x0, y0, x1, y1) = cell_rect(&r, 2, 0, 1);
+    let mid = img
+        .pixel(x0.midpoint(x1), y0.midpoint(y1))
+        .expect("in bounds");
+    assert_eq!(mid, [255, 0, 0, 255]);
+    // Text is drawn opaque over the translucent background: wherever the
+    // glyph covers a pixel fully on an opaque window, the translucent one
+    // shows the same solid pixel.
+    let fg = Theme::default().foreground;
+    let glyph = cell_rect(&r, 0, 0, 1);
+    let full_ink: Vec<(u32, u32)> = pixels(&solid)
+        .filter(|&(x, y, px)| inside(glyph, x, y) && px == fg)
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    assert!(
+        full_ink.len() >= 5,
+        "the W has {} solid pixels",
+        full_ink.len()
+    );
+    for (x, y) in full_ink {
+        assert_eq!(
+            img.pixel(x, y),
+            Some([fg.r, fg.g, fg.b, 255]),
+            "ink at {x},{y}"
+        );
+    }
+}

@@ -94,8 +94,14 @@ impl Renderer {
         // partial redraws that keep the old frame outside a scissor.
         let (w, h) = self.size;
         let bg = self.theme.background;
-        all.push(RectInstance::new(
-            0.0, 0.0, w as f32, h as f32, bg, self.srgb,
+        all.push(RectInstance::translucent(
+            0.0,
+            0.0,
+            w as f32,
+            h as f32,
+            bg,
+            self.srgb,
+            self.background_alpha,
         ));
         for row in &self.rows {
             all.extend_from_slice(&row.content.backgrounds);
@@ -164,7 +170,10 @@ impl Renderer {
 
     /// The colour the target is cleared to (the theme background).
     pub(crate) fn clear_color(&self) -> wgpu::Color {
-        let [r, g, b, a] = self.theme.background.to_target(self.srgb, 1.0);
+        let [r, g, b, a] = self
+            .theme
+            .background
+            .to_target_premultiplied(self.srgb, self.background_alpha);
         wgpu::Color {
             r: f64::from(r),
             g: f64::from(g),

@@ -84,6 +84,9 @@ pub struct Renderer {
     overlays: Vec<OverlayState>,
     last_overlays: Vec<OverlayLayer>,
     theme: Theme,
+    /// The default background's opacity (`window.opacity`): 1 for an
+    /// opaque window.
+    background_alpha: f32,
     padding: u32,
     size: (u32, u32),
     /// Grid columns on screen in the last prepared frame.
@@ -178,6 +181,7 @@ impl Renderer {
             overlays: Vec::new(),
             last_overlays: Vec::new(),
             theme,
+            background_alpha: 1.0,
             padding: 0,
             size: (0, 0),
             visible_cols: 0,
@@ -243,6 +247,23 @@ impl Renderer {
     pub fn set_theme(&mut self, theme: Theme) {
         if theme != self.theme {
             self.theme = theme;
+            self.invalid = true;
+        }
+    }
+
+    /// The opacity of the default background (the padding and every cell
+    /// in the theme's background), 0 to 1, for a window whose pixels the
+    /// window system blends over what is behind it. Text, cursors and
+    /// cells with colours of their own stay opaque. The next frame is
+    /// redrawn in full.
+    pub fn set_background_opacity(&mut self, opacity: f32) {
+        let alpha = if opacity.is_nan() {
+            1.0
+        } else {
+            opacity.clamp(0.0, 1.0)
+        };
+        if alpha != self.background_alpha {
+            self.background_alpha = alpha;
             self.invalid = true;
         }
     }

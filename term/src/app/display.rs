@@ -78,6 +78,9 @@ pub struct Display {
     /// The window is an X11 one: its input method takes a single point,
     /// the XIM spot, where the preedit's baseline goes (see `place_ime`).
     x11: bool,
+    /// The window was opened translucent (`WindowConfig::translucent`):
+    /// its background takes `window.opacity`, live.
+    translucent: bool,
 }
 
 impl Display {
@@ -100,7 +103,15 @@ impl Display {
             window.window_handle().map(|h| h.as_raw()),
             Ok(RawWindowHandle::Xlib(_) | RawWindowHandle::Xcb(_))
         );
-        let target = choose_target(&gpu, surface, &window, x11, (size.width, size.height))?;
+        let translucent = config.window.translucent();
+        let target = choose_target(
+            &gpu,
+            surface,
+            &window,
+            x11,
+            (size.width, size.height),
+            translucent,
+        )?;
         let format = match &target {
             Target::Surface(surface) => surface.format(),
             // X11's 32-bit TrueColor pixels, byte for byte.
@@ -140,9 +151,24 @@ impl Display {
             hints: Vec::new(),
             link: None,
             x11,
+            translucent,
         };
         display.apply_padding();
+        display.apply_opacity(config);
         Ok(display)
+    }
+
+    /// The background takes `window.opacity` in a window opened
+    /// translucent; an opaque window stays opaque until the next start.
+    fn apply_opacity(&mut self, config: &Config) {
+        if self.translucent {
+            self.renderer.set_background_opacity(config.window.opacity);
+        } else if config.window.translucent() {
+            log::warn!(
+                "window.opacity = {} applies from the next start: this window was opened opaque",
+                config.window.opacity
+            );
+        }
     }
 
     fn apply_padding(&mut self) {
@@ -254,6 +280,7 @@ impl Display {
     /// Apply a reloaded config (font size resets to the new configured size).
     pub fn reconfigure(&mut self, config: &Config) -> GridSize {
         self.set_theme(config);
+        self.apply_opacity(config);
         self.padding = config.window.padding;
         self.font_size = config.font.size;
         self.set_font(config)
@@ -413,6 +440,7 @@ fn choose_target(
     window: &Window,
     x11: bool,
     size: (u32, u32),
+    translucent: bool,
 ) -> Result<Target, render::RenderError> {
     #[cfg(all(unix, not(target_os = "macos")))]
     if x11 && gpu.is_cpu() {
@@ -428,6 +456,9 @@ fn choose_target(
     #[cfg(not(all(unix, not(target_os = "macos"))))]
     let _ = (window, x11);
     Ok(Target::Surface(WindowSurface::new(
-        gpu, surface, size.0, size.1,
+        gpu,
+        surface,
+        size,
+        translucent,
     )?))
 }

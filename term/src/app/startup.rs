@@ -49,7 +49,7 @@ pub(super) fn open(
             })?;
         let attributes = Window::default_attributes()
             .with_title("koi")
-            .with_transparent(config.window.opacity < 1.0)
+            .with_transparent(config.window.translucent())
             .with_inner_size(winit::dpi::LogicalSize::new(800.0, 500.0));
         // The window's class (X11) and app id (Wayland) name koi.desktop, so
         // a desktop shows the installed entry's icon and name for it.

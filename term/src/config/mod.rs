@@ -142,6 +142,16 @@ pub struct WindowConfig {
     pub lines: u16,
 }
 
+impl WindowConfig {
+    /// Whether the window is opened translucent, so the window system
+    /// blends its background over what is behind it. A window's pixel
+    /// format is chosen when it opens: an opaque one stays opaque when a
+    /// reload lowers the opacity (the next start opens it translucent).
+    pub fn translucent(&self) -> bool {
+        self.opacity < 1.0
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct TerminalConfig {
