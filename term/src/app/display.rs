@@ -164,8 +164,9 @@ impl Display {
         if self.translucent {
             self.renderer.set_background_opacity(config.window.opacity);
         } else if config.window.translucent() {
-            log::warn!(
-                "window.opacity = {} applies from the next start: this window was opened opaque",
+            eprintln!(
+                "koi: warning: window.opacity = {} applies from the next start: this window \
+                 was opened opaque",
                 config.window.opacity
             );
         }

@@ -2,7 +2,8 @@
 //! fake XDG desktop portal served by this test (zbus) on a private session
 //! bus (`dbus-daemon`): a `SettingChanged` signal repaints the window's
 //! background live, both ways. A broken theme file keeps the last good
-//! theme and shows the config error banner.
+//! theme and shows the config error banner. `window.opacity` blends the
+//! background, live in a window opened translucent.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -265,6 +266,50 @@ fn a_broken_theme_file_keeps_the_last_good_theme_with_the_banner() {
     eventually("the mended theme", SWITCH_WAIT, || {
         corner(&koi, &x) == "#304020"
     });
+    koi.type_line(&x, "exit");
+    let (code, stderr, _) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn window_opacity_makes_the_background_translucent_and_reloads_live() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("koi.toml");
+    let with = |opacity: &str| {
+        format!("[colors]\nbackground = \"#204060\"\n{WINDOW}opacity = {opacity}\n")
+    };
+    write(&config, &with("0.5"));
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    // The window's own pixels are premultiplied, as the X server
+    // composites them: each channel at half (alpha 128 of 255).
+    eventually("a half-translucent background", SWITCH_WAIT, || {
+        corner(&koi, &x) == "#102030"
+    });
+    write(&config, &with("0.25"));
+    eventually("a quarter, after a reload", SWITCH_WAIT, || {
+        corner(&koi, &x) == "#081018"
+    });
+    write(&config, &with("1.0"));
+    eventually("opaque again, after a reload", SWITCH_WAIT, || {
+        corner(&koi, &x) == "#204060"
+    });
+    koi.type_line(&x, "exit");
+    let (code, stderr, _) = koi.wait(EXIT_WAIT);
+    assert_eq!(code, Some(0), "{stderr}");
+
+    // A window opened opaque keeps its pixel format: lowering the opacity
+    // says it applies from the next start, and the colours stay whole.
+    write(&config, &with("1.0"));
+    let koi = Koi::start(&x, dir.path(), &config, &[]);
+    eventually("the opaque background", SWITCH_WAIT, || {
+        corner(&koi, &x) == "#204060"
+    });
+    write(&config, &with("0.5"));
+    eventually("the next-start warning", SWITCH_WAIT, || {
+        koi.stderr().contains("applies from the next start")
+    });
+    assert_eq!(corner(&koi, &x), "#204060");
     koi.type_line(&x, "exit");
     let (code, stderr, _) = koi.wait(EXIT_WAIT);
     assert_eq!(code, Some(0), "{stderr}");
