@@ -8,6 +8,7 @@ pub mod app;
 pub mod config;
 pub mod frame;
 pub mod headless;
+pub mod logger;
 pub mod overlay;
 pub mod screenshot;
 pub mod theme;

@@ -72,6 +72,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    term::logger::init();
     // Before any thread starts (see the function).
     koi_terminal::raster_threads::reserve_a_core_for_the_parser();
     // The API key lives in this process: no tool process may read it.

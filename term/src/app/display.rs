@@ -164,9 +164,8 @@ impl Display {
         if self.translucent {
             self.renderer.set_background_opacity(config.window.opacity);
         } else if config.window.translucent() {
-            eprintln!(
-                "koi: warning: window.opacity = {} applies from the next start: this window \
-                 was opened opaque",
+            log::warn!(
+                "window.opacity = {} applies from the next start: this window was opened opaque",
                 config.window.opacity
             );
         }
