@@ -276,43 +276,40 @@ fn window_opacity_makes_the_background_translucent_and_reloads_live() {
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("koi.toml");
-    let with = |opacity: &str| {
-        format!("[colors]\nbackground = \"#204060\"\n{WINDOW}opacity = {opacity}\n")
+    let set_opacity = |opacity: &str| {
+        let colors = "[colors]\nbackground = \"#204060\"\n";
+        write(&config, &format!("{colors}{WINDOW}opacity = {opacity}\n"));
     };
-    write(&config, &with("0.5"));
+    let shows = |koi: &Koi, what: &str, want: &str| {
+        eventually(what, SWITCH_WAIT, || corner(koi, &x) == want);
+    };
+    let exit = |koi: Koi| {
+        koi.type_line(&x, "exit");
+        let (code, stderr, _) = koi.wait(EXIT_WAIT);
+        assert_eq!(code, Some(0), "{stderr}");
+    };
+
+    set_opacity("0.5");
     let koi = Koi::start(&x, dir.path(), &config, &[]);
     // The window's own pixels are premultiplied, as the X server
     // composites them: each channel at half (alpha 128 of 255).
-    eventually("a half-translucent background", SWITCH_WAIT, || {
-        corner(&koi, &x) == "#102030"
-    });
-    write(&config, &with("0.25"));
-    eventually("a quarter, after a reload", SWITCH_WAIT, || {
-        corner(&koi, &x) == "#081018"
-    });
-    write(&config, &with("1.0"));
-    eventually("opaque again, after a reload", SWITCH_WAIT, || {
-        corner(&koi, &x) == "#204060"
-    });
-    koi.type_line(&x, "exit");
-    let (code, stderr, _) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
+    shows(&koi, "a half-translucent background", "#102030");
+    set_opacity("0.25");
+    shows(&koi, "a quarter, after a reload", "#081018");
+    set_opacity("1.0");
+    shows(&koi, "opaque again, after a reload", "#204060");
+    exit(koi);
 
     // A window opened opaque keeps its pixel format: lowering the opacity
     // says it applies from the next start, and the colours stay whole.
-    write(&config, &with("1.0"));
     let koi = Koi::start(&x, dir.path(), &config, &[]);
-    eventually("the opaque background", SWITCH_WAIT, || {
-        corner(&koi, &x) == "#204060"
-    });
-    write(&config, &with("0.5"));
+    shows(&koi, "the opaque background", "#204060");
+    set_opacity("0.5");
     eventually("the next-start warning", SWITCH_WAIT, || {
         koi.stderr().contains("applies from the next start")
     });
     assert_eq!(corner(&koi, &x), "#204060");
-    koi.type_line(&x, "exit");
-    let (code, stderr, _) = koi.wait(EXIT_WAIT);
-    assert_eq!(code, Some(0), "{stderr}");
+    exit(koi);
 }
 
 /// The median of `runs` start-to-exit times of `koi -e true` with
